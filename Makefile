@@ -1,0 +1,31 @@
+# The front door. `make demo` runs the main job, `make test` runs every test.
+# Both install what is missing (Debian's apt) and build first.
+BUILD ?= build
+JOBS ?= 2
+SEEDS ?= 1-200
+WERROR ?= $(if $(CI),ON,OFF)
+CMAKE_FLAGS ?=
+
+.PHONY: deps configure build demo test asan-test clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DLEASESIM_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/leasesim run scenarios/ci.json --seeds $(SEEDS) --out out
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan-test:
+	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_FLAGS="-DLEASESIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
+
+clean:
+	rm -rf $(BUILD) build-asan out

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs, from Debian's apt, whatever the build and tests need and is missing.
+# Idempotent: a second run installs nothing and takes well under a second.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build make pkg-config
+  libboost-context-dev libabsl-dev librapidcheck-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
