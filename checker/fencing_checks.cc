@@ -1,0 +1,104 @@
+#include "checker/fencing_checks.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "checker/format.h"
+
+namespace leasesim::checker {
+namespace {
+
+// Applied writes in the order the ledger applied them (arrival, then id).
+std::vector<const LedgerWrite*> AppliedInLedgerOrder(const History& history) {
+  std::vector<const LedgerWrite*> applied;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (write.result == LedgerResult::kApplied) applied.push_back(&write);
+  }
+  std::stable_sort(applied.begin(), applied.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
+    if (a->arrived_ns != b->arrived_ns) return a->arrived_ns < b->arrived_ns;
+    return a->id < b->id;
+  });
+  return applied;
+}
+
+std::string Describe(const LedgerWrite& write) {
+  return "node " + std::to_string(write.node) + " (" + write.holder + ", token " +
+         std::to_string(write.token) + ", window " + std::to_string(write.window) +
+         ", sent " + FormatTime(write.sent_ns) + ", applied " + FormatTime(write.arrived_ns) + ")";
+}
+
+}  // namespace
+
+void CheckStaleTokenWrites(const History& history, Verdict& verdict) {
+  const LedgerWrite* highest = nullptr;
+  for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
+    if (highest != nullptr && write->token < highest->token) {
+      verdict.violations.push_back(Violation{
+          .kind = "stale_token_write",
+          .message = "The ledger applied a write from " + Describe(*write) +
+                     " after it had already applied token " + std::to_string(highest->token) +
+                     " from " + Describe(*highest) + ".",
+          .at_ns = write->arrived_ns,
+          .nodes = {write->node, highest->node},
+      });
+    }
+    if (highest == nullptr || write->token > highest->token) highest = write;
+  }
+}
+
+void CheckDualWriters(const History& history, Verdict& verdict) {
+  // One holder per token among applied writes.
+  std::map<std::int64_t, const LedgerWrite*> first_by_token;
+  // Once a holder has been succeeded by another, it must never write again.
+  std::map<std::string, const LedgerWrite*> superseded_by;
+  const LedgerWrite* previous = nullptr;
+  for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
+    auto [it, inserted] = first_by_token.emplace(write->token, write);
+    if (!inserted && it->second->holder != write->holder) {
+      verdict.violations.push_back(Violation{
+          .kind = "dual_writer",
+          .message = "Two holders applied writes under one token: " + Describe(*it->second) +
+                     " and " + Describe(*write) + ".",
+          .at_ns = write->arrived_ns,
+          .nodes = {it->second->node, write->node},
+      });
+    }
+    auto superseded = superseded_by.find(write->holder);
+    if (superseded != superseded_by.end()) {
+      verdict.violations.push_back(Violation{
+          .kind = "dual_writer",
+          .message = "Writes of two holders interleave: " + Describe(*write) +
+                     " was applied after its successor " + Describe(*superseded->second) + ".",
+          .at_ns = write->arrived_ns,
+          .nodes = {superseded->second->node, write->node},
+      });
+      superseded_by.erase(superseded);  // report each interleaving once
+    }
+    if (previous != nullptr && previous->holder != write->holder) {
+      superseded_by.emplace(previous->holder, write);
+    }
+    previous = write;
+  }
+}
+
+void CheckDuplicateSettlements(const History& history, Verdict& verdict) {
+  std::map<std::int64_t, const LedgerWrite*> first_by_window;
+  for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
+    auto [it, inserted] = first_by_window.emplace(write->window, write);
+    if (!inserted) {
+      verdict.violations.push_back(Violation{
+          .kind = "duplicate_settlement",
+          .message = "Settlement window " + std::to_string(write->window) +
+                     " was applied twice: first by " + Describe(*it->second) + ", again by " +
+                     Describe(*write) + ".",
+          .at_ns = write->arrived_ns,
+          .nodes = {it->second->node, write->node},
+      });
+    }
+  }
+}
+
+}  // namespace leasesim::checker

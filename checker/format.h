@@ -1,0 +1,13 @@
+#pragma once
+// Human-readable rendering of true times for violation messages.
+
+#include <string>
+
+#include "checker/history.h"
+
+namespace leasesim::checker {
+
+// "12.345s" (milliseconds precision; exact nanoseconds are in the history).
+std::string FormatTime(TimeNs ns);
+
+}  // namespace leasesim::checker

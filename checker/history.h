@@ -1,0 +1,129 @@
+#pragma once
+// The recorded history of one run: what the checker judges. It is plain data
+// with no link to the simulator or the protocol core, so a history can come
+// from a simulated run, a live run, or another tool (Jepsen) alike.
+//
+// Times are true times in integer nanoseconds since the start of the run.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace leasesim::checker {
+
+using TimeNs = std::int64_t;
+inline constexpr TimeNs kNeverNs = std::numeric_limits<TimeNs>::max();
+
+// What a client learned of an operation it sent.
+enum class Outcome {
+  kOk,       // took effect (or, for a read, returned a value)
+  kFail,     // definitely did not take effect
+  kUnknown,  // may have taken effect at any point after its invocation, or never
+};
+
+// The value part of a lease record as the store holds it.
+struct LeaseValue {
+  std::string holder;  // empty = released
+  std::int64_t term = 0;
+  std::int64_t duration_ns = 0;
+  friend bool operator==(const LeaseValue&, const LeaseValue&) = default;
+};
+
+enum class StoreOpKind { kRead, kCreate, kCas };
+
+// One operation on the coordination store, as its client saw it. Versions
+// are per key: 1 after create, +1 on every successful CAS.
+struct StoreOp {
+  std::int64_t id = 0;
+  int node = 0;             // node number, 1-based
+  std::string process;      // the client's unique identity (node and incarnation)
+  std::string key;
+  StoreOpKind kind = StoreOpKind::kRead;
+  // Inputs.
+  std::int64_t expected_version = 0;  // kCas only
+  LeaseValue value;                   // kCreate and kCas: the value written
+  // Outputs (meaningful when outcome == kOk; for kFail of kCas/kCreate the
+  // store's current record, when the store reported it).
+  Outcome outcome = Outcome::kUnknown;
+  bool found = false;                 // kRead: whether the key existed
+  std::int64_t version = 0;           // kRead: version read; kCreate/kCas: version written
+  LeaseValue read_value;              // kRead: value read
+  TimeNs invoke_ns = 0;
+  TimeNs complete_ns = kNeverNs;      // kNeverNs when the outcome is unknown
+  // The store's own application order (0-based), when the recorder knows it
+  // (the simulator does); -1 when not applied or not known.
+  std::int64_t applied_seq = -1;
+};
+
+// An interval during which a node believed it held the lease. until_ns is
+// the earlier of its self-demotion and the true instant its own validity
+// deadline passed on its own clock.
+struct LeadershipBelief {
+  int node = 0;
+  std::string holder;
+  std::int64_t term = 0;
+  TimeNs from_ns = 0;
+  TimeNs until_ns = 0;
+  std::string end_reason;  // "deadline", "conflict", "released", "crash", "end_of_run", ...
+};
+
+enum class LedgerResult {
+  kApplied,           // the ledger accepted and applied the batch
+  kRejectedStale,     // token below the highest accepted: fenced
+  kDuplicate,         // idempotency key already applied: earlier result returned
+  kLost,              // never reached the ledger (loss, partition, crash, end of run)
+};
+
+// One attempt of a business write (a settlement batch) at the ledger.
+struct LedgerWrite {
+  std::int64_t id = 0;
+  int node = 0;
+  std::string holder;
+  std::int64_t token = 0;          // the fencing token (the lease term)
+  std::string idempotency_key;     // empty when the writer sent none
+  std::int64_t window = 0;         // settlement window index
+  TimeNs sent_ns = 0;
+  TimeNs arrived_ns = kNeverNs;    // when the ledger received it (kNeverNs if lost)
+  LedgerResult result = LedgerResult::kLost;
+  // The writer's own view at send time: it believed its lease valid.
+  bool lease_valid_at_send = true;
+};
+
+// One injected fault, as it happened.
+struct FaultRecord {
+  std::string kind;         // "crash", "restart", "pause", "partition", ...
+  std::vector<int> nodes;   // the nodes it hit (empty for store-wide faults)
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;        // == start_ns for instantaneous faults
+  bool within_assumptions = true;
+  std::string description;
+};
+
+// What the protocol promises under, and the figures checks derive bounds from.
+struct Assumptions {
+  std::int64_t drift_bound_ppm = 0;
+  std::int64_t pause_budget_ns = 0;
+  std::int64_t lease_duration_ns = 0;
+  std::int64_t renew_interval_ns = 0;
+  std::int64_t retry_ns = 0;
+  std::int64_t settlement_period_ns = 0;
+  // After the last fault heals, a leader must hold the lease within this bound.
+  std::int64_t recovery_bound_ns = 0;
+};
+
+struct History {
+  static constexpr int kFormatVersion = 1;
+  Assumptions assumptions;
+  int node_count = 0;
+  TimeNs end_ns = 0;                       // true time the run stopped
+  std::vector<StoreOp> store_ops;
+  std::vector<LeadershipBelief> beliefs;
+  std::vector<LedgerWrite> ledger_writes;
+  std::vector<FaultRecord> faults;
+  // Settlement windows that fell due during the run (a due window must be
+  // applied by the end of a run whose faults healed).
+  std::vector<std::int64_t> due_windows;
+};
+
+}  // namespace leasesim::checker

@@ -1,0 +1,27 @@
+#pragma once
+// The checker's output: a list of violations, each explained in words.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checker/history.h"
+
+namespace leasesim::checker {
+
+struct Violation {
+  std::string kind;     // "stale_token_write", "dual_writer", ...
+  std::string message;  // one or two sentences naming nodes, terms, true times
+  TimeNs at_ns = 0;     // where on the timeline it happened
+  std::vector<int> nodes;
+};
+
+struct Verdict {
+  std::vector<Violation> violations;
+  // Notes that are not violations (e.g. "lease overlap outside the stated
+  // assumptions; fencing held").
+  std::vector<std::string> notes;
+  bool ok() const { return violations.empty(); }
+};
+
+}  // namespace leasesim::checker
