@@ -1,0 +1,66 @@
+#pragma once
+// The simulated network between hosts: per-message latency (base, jitter and
+// a rare tail), loss, and one-way blocks from which symmetric partitions are
+// built. A message is a closure run on the receiving host when it arrives;
+// replies travel the same way, so a request can be applied and its reply
+// lost, leaving the sender with an unknown outcome.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/prng.h"
+#include "sim/time.h"
+#include "sim/world.h"
+
+namespace leasesim::sim {
+
+// One-way latency of a message: base + uniform[0, jitter], and with
+// probability tail_ppm an extra uniform[0, tail].
+struct LatencyModel {
+  Nanos base_ns = 0;
+  Nanos jitter_ns = 0;
+  std::uint32_t tail_ppm = 0;
+  Nanos tail_ns = 0;
+};
+
+struct NetworkConfig {
+  LatencyModel latency;
+  std::uint32_t loss_ppm = 0;  // probability a message is dropped
+};
+
+// Deliveries to a host's current incarnation, whichever it is on arrival.
+inline constexpr std::uint64_t kAnyIncarnation = 0;
+
+class Network {
+ public:
+  Network(World& world, Prng prng, NetworkConfig config);
+
+  // Sends a message from `from` to `to`; on_arrival runs on `to` (for
+  // incarnation `to_incarnation`, or any when kAnyIncarnation) when it arrives.
+  void Send(HostId from, HostId to, std::uint64_t to_incarnation, std::function<void()> on_arrival);
+
+  // One-way block: messages from `from` to `to` are dropped (in flight too).
+  void SetBlocked(HostId from, HostId to, bool blocked);
+  bool blocked(HostId from, HostId to) const;
+
+  Nanos DrawLatency(const LatencyModel& model);
+
+  std::uint64_t sent() const { return sent_; }
+  std::uint64_t delivered() const { return delivered_; }
+  std::uint64_t dropped() const { return dropped_; }
+
+ private:
+  std::size_t Index(HostId from, HostId to) const;
+
+  World& world_;
+  Prng prng_;
+  NetworkConfig config_;
+  std::vector<bool> blocked_;  // host_count x host_count, grown on demand
+  int dimension_ = 0;
+  std::uint64_t sent_ = 0;
+  std::uint64_t delivered_ = 0;
+  std::uint64_t dropped_ = 0;
+};
+
+}  // namespace leasesim::sim

@@ -1,0 +1,79 @@
+#include "sim/network.h"
+
+#include <gtest/gtest.h>
+
+namespace leasesim::sim {
+namespace {
+
+struct TwoHosts {
+  World world{1, false};
+  HostId a = world.AddHost({.name = "a"});
+  HostId b = world.AddHost({.name = "b"});
+  TwoHosts() {
+    world.Start(a);
+    world.Start(b);
+  }
+};
+
+TEST(Network, DeliversWithinTheLatencyBounds) {
+  TwoHosts hosts;
+  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(2), .jitter_ns = Millis(3)}});
+  std::vector<Nanos> arrivals;
+  for (int i = 0; i < 100; ++i) {
+    net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { arrivals.push_back(hosts.world.now()); });
+  }
+  hosts.world.RunUntil(Seconds(1));
+  ASSERT_EQ(arrivals.size(), 100u);
+  for (Nanos t : arrivals) {
+    EXPECT_GE(t, Millis(2));
+    EXPECT_LE(t, Millis(5));
+  }
+}
+
+TEST(Network, APartitionedMessageNeverArrives) {
+  TwoHosts hosts;
+  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(1)}});
+  net.SetBlocked(hosts.a, hosts.b, true);
+  int arrived = 0;
+  net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { ++arrived; });
+  net.Send(hosts.b, hosts.a, kAnyIncarnation, [&] { ++arrived; });  // one-way: this way is open
+  hosts.world.RunUntil(Seconds(1));
+  EXPECT_EQ(arrived, 1);
+  EXPECT_EQ(net.dropped(), 1u);
+}
+
+TEST(Network, APartitionStartingInFlightDropsTheMessage) {
+  TwoHosts hosts;
+  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(10)}});
+  int arrived = 0;
+  net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { ++arrived; });
+  hosts.world.At(Millis(5), [&] { net.SetBlocked(hosts.a, hosts.b, true); });
+  hosts.world.RunUntil(Seconds(1));
+  EXPECT_EQ(arrived, 0);
+}
+
+TEST(Network, TotalLossDropsEverything) {
+  TwoHosts hosts;
+  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(1)}, .loss_ppm = kPpmOne});
+  int arrived = 0;
+  for (int i = 0; i < 10; ++i) net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { ++arrived; });
+  hosts.world.RunUntil(Seconds(1));
+  EXPECT_EQ(arrived, 0);
+}
+
+TEST(Network, MessagesToACrashedIncarnationAreDropped) {
+  TwoHosts hosts;
+  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(10)}});
+  int arrived = 0;
+  net.Send(hosts.a, hosts.b, hosts.world.incarnation(hosts.b), [&] { ++arrived; });
+  hosts.world.At(Millis(1), [&] {
+    hosts.world.Crash(hosts.b);
+    hosts.world.Restart(hosts.b);
+  });
+  hosts.world.RunUntil(Seconds(1));
+  EXPECT_EQ(arrived, 0);
+  EXPECT_EQ(hosts.world.incarnation(hosts.b), 2u);
+}
+
+}  // namespace
+}  // namespace leasesim::sim

@@ -1,0 +1,45 @@
+#pragma once
+// The trace of a run: every observable step folds into a running 64-bit
+// hash that identifies the run (same seed and scenario, same hash). When
+// retention is on, the steps are also kept, to print them or to find the
+// first step at which two runs diverge.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace leasesim::sim {
+
+struct TraceEvent {
+  Nanos time;
+  std::int32_t host;
+  const char* kind;  // a string literal: what happened
+  std::int64_t a;
+  std::int64_t b;
+  std::string ToJson() const;
+  friend bool operator==(const TraceEvent& x, const TraceEvent& y);
+};
+
+class Trace {
+ public:
+  explicit Trace(bool retain_events) : retain_(retain_events) {}
+
+  void Record(Nanos time, std::int32_t host, const char* kind, std::int64_t a = 0,
+              std::int64_t b = 0);
+  std::uint64_t hash() const { return hash_; }
+  std::uint64_t count() const { return count_; }
+  const std::vector<TraceEvent>& events() const { return events_; }
+
+ private:
+  static constexpr std::size_t kRetainedEventsMax = 20'000'000;
+  bool retain_;
+  std::uint64_t hash_ = 0x6a09e667f3bcc909ULL;
+  std::uint64_t count_ = 0;
+  std::vector<TraceEvent> events_;
+};
+
+std::string FormatHash(std::uint64_t hash);
+
+}  // namespace leasesim::sim

@@ -1,0 +1,173 @@
+#pragma once
+// The simulated world: one true clock, an event queue ordered by (time,
+// sequence), hosts with their own clocks, and the fibers their processes run
+// on. Everything happens on one OS thread, in an order fixed by the seed, so
+// a run can be replayed exactly. The world knows nothing about leases: a
+// host's process is whatever its boot function builds.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/clock.h"
+#include "sim/fiber.h"
+#include "sim/prng.h"
+#include "sim/time.h"
+#include "sim/trace.h"
+
+namespace leasesim::sim {
+
+using HostId = std::int32_t;
+using FiberId = std::uint64_t;
+
+// Whatever a host's process holds in memory; a crash destroys it.
+class ProcessState {
+ public:
+  virtual ~ProcessState() = default;
+};
+
+enum class HostState { kUp, kPaused, kSuspended, kCrashed };
+
+struct HostConfig {
+  std::string name;
+  Nanos monotonic_start = 0;
+  Nanos wall_start = 0;
+  std::int64_t drift_ppm = 0;
+};
+
+// Called at start and at every restart with the new incarnation number.
+using BootFn = std::function<std::unique_ptr<ProcessState>(HostId, std::uint64_t incarnation)>;
+
+struct WaitToken {
+  FiberId fiber = 0;
+  std::uint64_t generation = 0;
+};
+
+class World {
+ public:
+  World(std::uint64_t master_seed, bool retain_trace);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  Nanos now() const { return now_; }
+  std::uint64_t master_seed() const { return master_seed_; }
+  Prng MakePrng(std::string_view layer) const { return Prng(DeriveSeed(master_seed_, layer)); }
+  Trace& trace() { return trace_; }
+  std::uint64_t events_processed() const { return events_processed_; }
+
+  // --- hosts ---------------------------------------------------------------
+  HostId AddHost(const HostConfig& config);
+  int host_count() const { return static_cast<int>(hosts_.size()); }
+  const std::string& host_name(HostId host) const { return Get(host).name; }
+  NodeClock& clock(HostId host) { return Get(host).clock; }
+  const NodeClock& clock(HostId host) const { return Get(host).clock; }
+  HostState state(HostId host) const { return Get(host).state; }
+  std::uint64_t incarnation(HostId host) const { return Get(host).incarnation; }
+  bool running(HostId host) const { return Get(host).state == HostState::kUp; }
+  ProcessState* process(HostId host) { return Get(host).process.get(); }
+
+  void SetBoot(HostId host, BootFn boot);
+  void Start(HostId host);    // boots incarnation 1
+  void Crash(HostId host);    // fibers unwound, memory lost, pending work dropped
+  void Restart(HostId host);  // a new incarnation boots
+  void Pause(HostId host);    // nothing runs; clocks go on; work queues
+  void Unpause(HostId host);
+  void Suspend(HostId host);  // as Pause, and the monotonic clock stands still
+  void Unsuspend(HostId host);
+
+  // --- scheduling ------------------------------------------------------------
+  // Runs fn at true time `when` (>= now) in the world's own context.
+  void At(Nanos when, std::function<void()> fn);
+  // Runs fn on `host` while `incarnation` lives: at once if the host is up,
+  // when it resumes if paused or suspended, never if it crashed meanwhile.
+  void RunOnHost(HostId host, std::uint64_t incarnation, std::function<void()> fn);
+  // As RunOnHost, once the host's monotonic clock reads >= local_deadline.
+  void AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline,
+               std::function<void()> fn);
+
+  // --- fibers ----------------------------------------------------------------
+  // A fiber of the host's current incarnation; it first runs at the current time.
+  FiberId Spawn(HostId host, std::function<void()> body);
+  bool in_fiber() const { return current_ != 0; }
+  HostId current_host() const;
+  // Inside a fiber: prepare, arrange for Signal(token), then Wait(token, ...).
+  WaitToken PrepareWait();
+  void Signal(WaitToken token);
+  // True when signalled, false when the local deadline passed first.
+  bool Wait(WaitToken token, Nanos local_deadline);
+  void SleepUntilLocal(Nanos local_deadline);
+
+  // --- running ---------------------------------------------------------------
+  // Processes every event up to and including true time `end`; now() == end after.
+  void RunUntil(Nanos end);
+
+ private:
+  struct Host {
+    std::string name;
+    NodeClock clock;
+    HostState state = HostState::kCrashed;
+    std::uint64_t incarnation = 0;
+    BootFn boot;
+    std::unique_ptr<ProcessState> process;
+    std::vector<FiberId> fibers;
+    std::vector<std::function<void()>> deferred;  // work queued while not running
+    struct FrozenTimer {
+      std::uint64_t incarnation;
+      Nanos local_deadline;
+      std::function<void()> fn;
+    };
+    std::vector<FrozenTimer> frozen_timers;  // timers waiting for the clock to move
+  };
+  struct FiberRecord {
+    std::unique_ptr<Fiber> fiber;
+    HostId host = 0;
+    std::uint64_t generation = 0;
+    bool waiting = false;
+    bool signal_pending = false;
+    bool signalled = false;
+  };
+  struct Event {
+    Nanos time;
+    std::uint64_t sequence;
+    std::function<void()> fn;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      if (a.time != b.time) return a.time > b.time;
+      return a.sequence > b.sequence;
+    }
+  };
+
+  Host& Get(HostId host);
+  const Host& Get(HostId host) const;
+  void ResumeFiber(WaitToken token, bool signalled);
+  void DestroyProcess(Host& host);
+  void FlushDeferred(HostId host);
+  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline,
+                     std::function<void()> fn);
+
+  static constexpr std::size_t kEventsQueuedMax = 10'000'000;
+  static constexpr std::size_t kDeferredMax = 1'000'000;
+  static constexpr std::size_t kHostsMax = 1'000;
+
+  std::uint64_t master_seed_;
+  Trace trace_;
+  Nanos now_ = 0;
+  std::uint64_t next_sequence_ = 0;
+  std::uint64_t events_processed_ = 0;
+  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::vector<Host> hosts_;
+  StackPool stacks_;
+  // Ordered map: fibers are looked up by id; iteration order is by id.
+  std::map<FiberId, FiberRecord> fibers_;
+  FiberId next_fiber_ = 1;
+  FiberId current_ = 0;
+};
+
+}  // namespace leasesim::sim

@@ -1,0 +1,135 @@
+#include "sim/world.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace leasesim::sim {
+namespace {
+
+TEST(World, EventsRunInTimeThenSequenceOrder) {
+  World world(1, false);
+  std::vector<int> order;
+  world.At(Millis(5), [&] { order.push_back(2); });
+  world.At(Millis(1), [&] { order.push_back(0); });
+  world.At(Millis(5), [&] { order.push_back(3); });
+  world.At(Millis(1), [&] { order.push_back(1); });
+  world.RunUntil(Seconds(1));
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(world.now(), Seconds(1));
+}
+
+TEST(World, SleepFollowsTheNodesOwnDriftingClock) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n", .monotonic_start = Seconds(50), .drift_ppm = -100'000});
+  Nanos woke = -1;
+  world.Start(host);
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(world.clock(host).Monotonic(world.now()) + Seconds(9));
+    woke = world.now();
+  });
+  world.RunUntil(Seconds(20));
+  // 9 s on a clock running 10% slow take 10 s of true time.
+  EXPECT_EQ(woke, Seconds(10));
+}
+
+TEST(World, APausedNodesTimerFiresLate) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  Nanos woke = -1;
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(Seconds(1));
+    woke = world.now();
+  });
+  world.At(Millis(500), [&] { world.Pause(host); });
+  world.At(Seconds(4), [&] { world.Unpause(host); });
+  world.RunUntil(Seconds(10));
+  EXPECT_EQ(woke, Seconds(4));
+  // A pause does not stop the clock.
+  EXPECT_EQ(world.clock(host).Monotonic(Seconds(4)), Seconds(4));
+}
+
+TEST(World, ASuspendedNodesMonotonicClockStandsStill) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  Nanos woke = -1;
+  Nanos local_at_wake = -1;
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(Seconds(2));
+    woke = world.now();
+    local_at_wake = world.clock(host).Monotonic(world.now());
+  });
+  world.At(Seconds(1), [&] { world.Suspend(host); });
+  world.At(Seconds(6), [&] { world.Unsuspend(host); });
+  world.RunUntil(Seconds(10));
+  // 1 s ran before the suspend, 5 s stood still, the remaining 1 s after.
+  EXPECT_EQ(woke, Seconds(7));
+  EXPECT_EQ(local_at_wake, Seconds(2));
+}
+
+struct Counter : ProcessState {
+  int* destroyed;
+  explicit Counter(int* d) : destroyed(d) {}
+  ~Counter() override { ++*destroyed; }
+};
+
+TEST(World, CrashLosesMemoryAndRestartBootsANewIncarnation) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  int destroyed = 0;
+  std::vector<std::uint64_t> boots;
+  int ran_after_crash = 0;
+  world.SetBoot(host, [&](HostId id, std::uint64_t incarnation) {
+    boots.push_back(incarnation);
+    world.Spawn(id, [&, incarnation] {
+      world.SleepUntilLocal(Seconds(5));
+      if (incarnation == 1) ++ran_after_crash;
+    });
+    return std::make_unique<Counter>(&destroyed);
+  });
+  world.Start(host);
+  world.At(Seconds(1), [&] { world.Crash(host); });
+  world.At(Seconds(2), [&] { world.Restart(host); });
+  world.RunUntil(Seconds(20));
+  EXPECT_EQ(boots, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(destroyed, 1);
+  EXPECT_EQ(ran_after_crash, 0);
+}
+
+TEST(World, SignalWinsOverTimeoutAndStaleTimeoutsAreIgnored) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  std::vector<std::string> log;
+  world.Spawn(host, [&] {
+    WaitToken token = world.PrepareWait();
+    world.At(Millis(100), [&, token] { world.Signal(token); });
+    log.push_back(world.Wait(token, Seconds(1)) ? "signalled" : "timeout");
+    WaitToken second = world.PrepareWait();
+    log.push_back(world.Wait(second, Millis(300)) ? "signalled" : "timeout");
+    log.push_back(std::to_string(world.now() / kNanosPerMilli));
+  });
+  world.RunUntil(Seconds(5));
+  EXPECT_EQ(log, (std::vector<std::string>{"signalled", "timeout", "300"}));
+}
+
+TEST(World, SameSeedSameTraceHash) {
+  auto run = [](std::uint64_t seed) {
+    World world(seed, false);
+    Prng prng = world.MakePrng("test");
+    for (int i = 0; i < 100; ++i) {
+      const Nanos at = prng.UniformRange(0, Seconds(1));
+      world.At(at, [&world, i] { world.trace().Record(world.now(), 0, "tick", i); });
+    }
+    world.RunUntil(Seconds(2));
+    return world.trace().hash();
+  };
+  EXPECT_EQ(run(11), run(11));
+  EXPECT_NE(run(11), run(12));
+}
+
+}  // namespace
+}  // namespace leasesim::sim
