@@ -1,0 +1,108 @@
+#pragma once
+// The one seam between the lease protocol and the world it runs in. core/
+// sees nothing else: the simulator and the real world (threads, clocks,
+// etcd) each implement it in backends/. Calls block the calling task; in
+// simulation a task is a fiber, so blocking is deterministic.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/lease_record.h"
+
+namespace leasesim::core {
+
+enum class StoreStatus {
+  kOk,
+  kConflict,     // version mismatch (CAS) or key exists (create): not applied
+  kUnavailable,  // definitely not applied
+  kTimeout,      // outcome unknown: may or may not have been applied
+};
+
+struct StoreResult {
+  StoreStatus status = StoreStatus::kTimeout;
+  // kOk: the record now stored (Read: as read; Create/CAS: as written, with
+  // its new version). kConflict: the store's current record, when it said.
+  VersionedRecord current;
+};
+
+// The coordination store holding lease records. Reads are linearizable.
+class StoreClient {
+ public:
+  virtual ~StoreClient() = default;
+  virtual StoreResult Read(std::string_view key, Nanos timeout) = 0;
+  virtual StoreResult Create(std::string_view key, const LeaseRecord& record, Nanos timeout) = 0;
+  virtual StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version,
+                                    const LeaseRecord& record, Nanos timeout) = 0;
+};
+
+struct SettlementItem {
+  std::int64_t window = 0;
+  std::int64_t index = 0;
+  std::int64_t amount = 0;
+};
+
+// One settlement window's batch: applied as one transaction or not at all.
+struct SettlementBatch {
+  std::int64_t token = 0;          // fencing token: the lease term
+  std::string idempotency_key;     // one per window; empty only in the no-key bug variant
+  std::int64_t window = 0;
+  std::vector<SettlementItem> items;
+  Nanos lease_deadline = 0;        // the writer's own validity deadline (monotonic), for the record
+};
+
+enum class LedgerStatus {
+  kApplied,
+  kRejectedStale,  // fenced: a higher token was already accepted
+  kDuplicate,      // the key was applied before; nothing changed
+  kUnavailable,
+  kTimeout,        // outcome unknown; a retry is safe thanks to the key
+};
+
+struct LedgerResult {
+  LedgerStatus status = LedgerStatus::kTimeout;
+  std::int64_t highest_token = 0;   // the ledger's fence after the call, when known
+  std::int64_t last_window = -1;    // LastAppliedWindow: highest window applied, -1 if none
+};
+
+// The business resource: a fenced, idempotent ledger.
+class LedgerClient {
+ public:
+  virtual ~LedgerClient() = default;
+  virtual LedgerResult Commit(const SettlementBatch& batch, Nanos timeout) = 0;
+  virtual LedgerResult LastAppliedWindow(Nanos timeout) = 0;
+};
+
+struct LeaseEvent;
+
+// Structured events out of the protocol ("acquired", "renewed", ...).
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void Emit(const LeaseEvent& event) = 0;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  // The node's own monotonic clock: only differences of it mean anything.
+  virtual Nanos MonotonicNow() = 0;
+  // The node's wall clock: may jump, either way. Used for scheduling and for
+  // informational timestamps, never for judging another node's lease.
+  virtual Nanos WallNow() = 0;
+  // Blocks the calling task until the monotonic clock reads >= deadline.
+  virtual void SleepUntil(Nanos monotonic_deadline) = 0;
+  // Starts a concurrent task of the same process.
+  virtual void Spawn(std::string_view name, std::function<void()> task) = 0;
+  virtual StoreClient& store() = 0;
+  virtual LedgerClient& ledger() = 0;
+  virtual EventSink& events() = 0;
+  // Randomness for jitter only (never for correctness).
+  virtual std::uint64_t Random() = 0;
+  // A named point where the world may strike (pause, crash) in tests.
+  virtual void FaultPoint(std::string_view name) { (void)name; }
+};
+
+}  // namespace leasesim::core

@@ -1,0 +1,52 @@
+#pragma once
+// Structured events the protocol emits, one JSON object per line when
+// rendered. Operators read them; the simulator turns them into the history's
+// leadership beliefs.
+
+#include <cstdint>
+#include <string>
+
+#include "core/lease_record.h"
+
+namespace leasesim::core {
+
+enum class EventKind {
+  kAcquired,        // became leader: term, valid_until
+  kRenewed,         // lease extended: valid_until
+  kRenewFailed,     // a renewal attempt failed: reason
+  kDemoted,         // stopped leading: reason
+  kReleased,        // gave the lease up gracefully
+  kObservedLeader,  // saw another holder in the record
+  kSettled,         // a window's batch was applied (or found already applied)
+  kFenced,          // the ledger rejected our token
+};
+
+const char* EventKindName(EventKind kind);
+
+// Why a leader stopped leading.
+enum class DemotionReason {
+  kDeadline,          // validity deadline passed without a successful renewal
+  kConflict,          // the record changed under us
+  kStoreUnavailable,  // the store refused long enough that the lease may have lapsed
+  kPauseDetected,     // a timer fired far later than asked: the lease may have lapsed
+  kFenced,            // the ledger saw a higher token
+  kReleased,          // graceful handoff
+};
+
+const char* DemotionReasonName(DemotionReason reason);
+
+struct LeaseEvent {
+  EventKind kind = EventKind::kAcquired;
+  std::string holder;
+  std::int64_t term = 0;
+  std::int64_t version = 0;
+  Nanos monotonic_ns = 0;    // the node's clock when it happened
+  Nanos valid_until_ns = 0;  // monotonic validity deadline (acquired, renewed)
+  std::string reason;        // demoted, renew_failed
+  std::string other;         // observed_leader: the other holder
+  std::int64_t window = -1;  // settled, fenced
+};
+
+std::string ToJson(const LeaseEvent& event);
+
+}  // namespace leasesim::core

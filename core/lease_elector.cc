@@ -1,0 +1,232 @@
+#include "core/lease_elector.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace leasesim::core {
+namespace {
+
+// Bounds on loops that would otherwise spin on a misbehaving store.
+constexpr int kTakeAttemptsPerCampaignRound = 4;
+
+}  // namespace
+
+LeaseElector::LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics)
+    : env_(env), config_(std::move(config)), metrics_(metrics) {
+  assert(!config_.identity.empty());
+  assert(!config_.key.empty());
+  assert(ValidateTiming(config_.timing).empty());
+}
+
+void LeaseElector::Run() {
+  for (;;) {
+    Campaign();
+    Lead();
+  }
+}
+
+std::optional<LeaseGrant> LeaseElector::ValidLease() {
+  if (!leading_) return std::nullopt;
+  if (env_.MonotonicNow() >= valid_until_) {
+    Demote(DemotionReason::kDeadline);
+    return std::nullopt;
+  }
+  return LeaseGrant{term_, valid_until_};
+}
+
+void LeaseElector::ReportFenced() {
+  if (!leading_) return;
+  metrics_.fenced_writes_rejected += 1;
+  Demote(DemotionReason::kFenced);
+}
+
+Nanos LeaseElector::JitteredRetry() {
+  // Uniform in [retry/2, retry]: spreads candidates apart.
+  const Nanos half = config_.timing.retry / 2;
+  return half + static_cast<Nanos>(env_.Random() % static_cast<std::uint64_t>(half + 1));
+}
+
+LeaseRecord LeaseElector::RecordFor(std::int64_t term) const {
+  LeaseRecord record;
+  record.holder = config_.identity;
+  record.term = term;
+  record.duration_ns = config_.timing.lease_duration;
+  record.acquired_wall_ns = acquired_wall_;
+  record.renewed_wall_ns = env_.WallNow();
+  return record;
+}
+
+void LeaseElector::Emit(EventKind kind, std::string reason, std::string other) {
+  LeaseEvent event;
+  event.kind = kind;
+  event.holder = config_.identity;
+  event.term = term_;
+  event.version = version_;
+  event.monotonic_ns = env_.MonotonicNow();
+  if (kind == EventKind::kAcquired || kind == EventKind::kRenewed) event.valid_until_ns = valid_until_;
+  event.reason = std::move(reason);
+  event.other = std::move(other);
+  env_.events().Emit(event);
+}
+
+void LeaseElector::BecomeLeader(std::int64_t term, std::int64_t version, Nanos sent,
+                                Nanos acquired_wall) {
+  assert(!leading_);
+  leading_ = true;
+  term_ = term;
+  version_ = version;
+  last_renew_sent_ = sent;
+  valid_until_ = sent + config_.timing.renew_deadline;
+  acquired_wall_ = acquired_wall;
+  metrics_.is_leader = true;
+  metrics_.term = term;
+  metrics_.acquisitions += 1;
+  Emit(EventKind::kAcquired);
+}
+
+void LeaseElector::Demote(DemotionReason reason) {
+  if (!leading_) return;
+  leading_ = false;
+  metrics_.is_leader = false;
+  metrics_.CountDemotion(reason);
+  Emit(EventKind::kDemoted, DemotionReasonName(reason));
+}
+
+bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term) {
+  const Nanos sent = env_.MonotonicNow();
+  const Nanos wall = env_.WallNow();
+  acquired_wall_ = wall;
+  const LeaseRecord wanted = RecordFor(term);
+  const StoreResult result =
+      observed.found
+          ? env_.store().CompareAndSet(config_.key, observed.version, wanted, config_.timing.request_timeout)
+          : env_.store().Create(config_.key, wanted, config_.timing.request_timeout);
+  env_.FaultPoint("after_cas_reply");
+  if (result.status != StoreStatus::kOk) return false;
+  assert(result.current.found);
+  assert(result.current.record.holder == config_.identity);
+  BecomeLeader(term, result.current.version, sent, wall);
+  return true;
+}
+
+void LeaseElector::Campaign() {
+  assert(!leading_);
+  // Expiry of another holder is judged only from our own monotonic clock:
+  // the version must stay unchanged for the holder's full lease duration
+  // (plus drift) since we first saw it.
+  std::int64_t watched_version = -1;
+  Nanos watched_since = 0;
+  for (;;) {
+    const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
+    if (read.status == StoreStatus::kOk) {
+      const VersionedRecord& seen = read.current;
+      const Nanos now = env_.MonotonicNow();
+      if (!seen.found) {
+        if (TryTake(seen, 1)) return;
+      } else if (seen.record.holder.empty()) {
+        if (TryTake(seen, seen.record.term + 1)) return;
+      } else if (seen.record.holder == config_.identity) {
+        // Our own write whose reply was lost, or a lease we demoted from that
+        // nobody took: confirm it by CAS; validity counts from this send.
+        if (TryTake(seen, seen.record.term)) return;
+      } else {
+        metrics_.term = std::max(metrics_.term, seen.record.term);
+        if (seen.record.holder != last_observed_holder_) {
+          last_observed_holder_ = seen.record.holder;
+          metrics_.leader_changes_observed += 1;
+          Emit(EventKind::kObservedLeader, {}, seen.record.holder);
+        }
+        if (seen.version != watched_version) {
+          watched_version = seen.version;
+          watched_since = now;
+        } else if (now - watched_since >=
+                   TakeoverWait(seen.record.duration_ns, config_.timing.drift_bound_ppm)) {
+          if (TryTake(seen, seen.record.term + 1)) return;
+          watched_version = -1;  // re-observe whatever is there now
+        }
+      }
+    }
+    env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
+  }
+}
+
+bool LeaseElector::SleepDetectingPause(Nanos target) {
+  const Nanos mono_before = env_.MonotonicNow();
+  const Nanos wall_before = env_.WallNow();
+  env_.SleepUntil(target);
+  const Nanos late = env_.MonotonicNow() - target;
+  // A suspended machine's monotonic clock stands still while its wall clock
+  // goes on: wall progress far beyond monotonic progress means we were out.
+  const Nanos unseen = (env_.WallNow() - wall_before) - (env_.MonotonicNow() - mono_before);
+  return late > config_.timing.safety_margin || unseen > config_.timing.safety_margin;
+}
+
+void LeaseElector::Lead() {
+  const TimingConfig& timing = config_.timing;
+  Nanos next_attempt = last_renew_sent_ + timing.renew_interval;
+  bool last_attempt_unavailable = false;
+  while (leading_) {
+    const bool paused = SleepDetectingPause(std::min(next_attempt, valid_until_));
+    if (!leading_) return;  // demoted meanwhile (fenced, or the job saw the deadline)
+    if (paused) {
+      Demote(DemotionReason::kPauseDetected);
+      return;
+    }
+    Nanos now = env_.MonotonicNow();
+    if (now >= valid_until_) {
+      Demote(last_attempt_unavailable ? DemotionReason::kStoreUnavailable : DemotionReason::kDeadline);
+      return;
+    }
+    env_.FaultPoint("before_renew");
+    const Nanos sent = env_.MonotonicNow();
+    const Nanos timeout = std::min(timing.request_timeout, valid_until_ - sent);
+    const StoreResult result = env_.store().CompareAndSet(config_.key, version_, RecordFor(term_), timeout);
+    env_.FaultPoint("after_cas_reply");
+    if (!leading_) return;
+    now = env_.MonotonicNow();
+    last_attempt_unavailable = result.status == StoreStatus::kUnavailable;
+    switch (result.status) {
+      case StoreStatus::kOk: {
+        const Nanos margin = valid_until_ - now;
+        version_ = result.current.version;
+        last_renew_sent_ = sent;
+        valid_until_ = sent + timing.renew_deadline;
+        metrics_.renewals_ok += 1;
+        metrics_.renewal_latency_ns_sum += now - sent;
+        metrics_.renewal_latency_ns_max = std::max(metrics_.renewal_latency_ns_max, now - sent);
+        metrics_.lease_margin_ns_min = std::min(metrics_.lease_margin_ns_min, margin);
+        Emit(EventKind::kRenewed);
+        next_attempt = sent + timing.renew_interval;
+        break;
+      }
+      case StoreStatus::kConflict: {
+        const VersionedRecord& current = result.current;
+        if (current.found && current.record.holder == config_.identity &&
+            current.record.term == term_) {
+          // Our previous renewal was applied but its reply lost: adopt the
+          // version, keep the old (earlier) deadline, renew again at once.
+          version_ = current.version;
+          next_attempt = now;
+          break;
+        }
+        metrics_.renewals_failed_conflict += 1;
+        Emit(EventKind::kRenewFailed, "conflict");
+        Demote(DemotionReason::kConflict);
+        return;
+      }
+      case StoreStatus::kUnavailable:
+        metrics_.renewals_failed_unavailable += 1;
+        Emit(EventKind::kRenewFailed, "unavailable");
+        next_attempt = now + JitteredRetry();
+        break;
+      case StoreStatus::kTimeout:
+        metrics_.renewals_failed_timeout += 1;
+        Emit(EventKind::kRenewFailed, "timeout");
+        next_attempt = now + JitteredRetry();
+        break;
+    }
+  }
+}
+
+}  // namespace leasesim::core

@@ -1,0 +1,75 @@
+#pragma once
+// The lease protocol of one process incarnation: campaign for the lease by
+// compare-and-set, renew it well inside its duration, and demote itself the
+// instant validity can no longer be proven. Runs as one task; other tasks of
+// the process ask ValidLease() before every side effect.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/env.h"
+#include "core/events.h"
+#include "core/metrics.h"
+#include "core/timing.h"
+
+namespace leasesim::core {
+
+struct ElectorConfig {
+  std::string key;       // the store key of the job's lease record
+  std::string identity;  // unique per process incarnation
+  TimingConfig timing;
+};
+
+// A lease the process may act under: its term (the fencing token) and the
+// monotonic instant its validity ends.
+struct LeaseGrant {
+  std::int64_t term = 0;
+  Nanos valid_until = 0;
+};
+
+class LeaseElector {
+ public:
+  LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics);
+
+  // Campaigns and leads until the process dies; never returns.
+  void Run();
+
+  // The lease, if this process holds one that is valid at this instant.
+  std::optional<LeaseGrant> ValidLease();
+
+  // The ledger rejected our token: someone holds a newer term. Demote now.
+  void ReportFenced();
+
+  const std::string& identity() const { return config_.identity; }
+
+ private:
+  // Returns once this process holds the lease.
+  void Campaign();
+  // Returns once this process no longer leads.
+  void Lead();
+  // Sleeps; true when the wake-up came far later than asked or the machine
+  // was suspended meanwhile, so the lease may have lapsed unnoticed.
+  bool SleepDetectingPause(Nanos target);
+  // Tries to take the record at `observed` with `term`; true on success.
+  bool TryTake(const VersionedRecord& observed, std::int64_t term);
+  void BecomeLeader(std::int64_t term, std::int64_t version, Nanos sent, Nanos acquired_wall);
+  void Demote(DemotionReason reason);
+  void Emit(EventKind kind, std::string reason = {}, std::string other = {});
+  LeaseRecord RecordFor(std::int64_t term) const;
+  Nanos JitteredRetry();
+
+  Env& env_;
+  ElectorConfig config_;
+  LeaseMetrics& metrics_;
+
+  bool leading_ = false;
+  std::int64_t term_ = 0;
+  std::int64_t version_ = 0;
+  Nanos valid_until_ = 0;       // monotonic: last successful renewal sent + renew_deadline
+  Nanos last_renew_sent_ = 0;
+  Nanos acquired_wall_ = 0;
+  std::string last_observed_holder_;
+};
+
+}  // namespace leasesim::core

@@ -1,0 +1,212 @@
+#include "core/lease_elector.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/events.h"
+
+namespace leasesim::core {
+namespace {
+
+constexpr Nanos kMs = 1'000'000;
+
+// Ends a test's otherwise endless protocol loop.
+struct StopTest {};
+
+// An in-memory linearizable store with per-key versions.
+class FakeStore : public StoreClient {
+ public:
+  StoreResult Read(std::string_view key, Nanos) override {
+    ++reads;
+    if (unavailable) return {StoreStatus::kUnavailable, {}};
+    return {StoreStatus::kOk, Get(key)};
+  }
+  StoreResult Create(std::string_view key, const LeaseRecord& record, Nanos) override {
+    if (unavailable) return {StoreStatus::kUnavailable, {}};
+    VersionedRecord& slot = records[std::string(key)];
+    if (slot.found) return {StoreStatus::kConflict, slot};
+    slot = {true, 1, record};
+    return {StoreStatus::kOk, slot};
+  }
+  StoreResult CompareAndSet(std::string_view key, std::int64_t expected, const LeaseRecord& record,
+                            Nanos) override {
+    cas_terms.push_back(record.term);
+    if (unavailable) return {StoreStatus::kUnavailable, {}};
+    VersionedRecord& slot = records[std::string(key)];
+    if (!slot.found || slot.version != expected) return {StoreStatus::kConflict, slot};
+    slot = {true, slot.version + 1, record};
+    return {StoreStatus::kOk, slot};
+  }
+  VersionedRecord Get(std::string_view key) {
+    auto it = records.find(std::string(key));
+    return it == records.end() ? VersionedRecord{} : it->second;
+  }
+  std::map<std::string, VersionedRecord> records;
+  std::vector<std::int64_t> cas_terms;
+  bool unavailable = false;
+  int reads = 0;
+};
+
+class NoLedger : public LedgerClient {
+ public:
+  LedgerResult Commit(const SettlementBatch&, Nanos) override { return {}; }
+  LedgerResult LastAppliedWindow(Nanos) override { return {}; }
+};
+
+// A single-task environment: sleeping advances the clock; after `stop_at`
+// the test's loop ends. Hooks let a test change the world at a given time.
+class FakeEnv : public Env, public EventSink {
+ public:
+  Nanos MonotonicNow() override { return now; }
+  Nanos WallNow() override { return 1'000'000 * kMs + now + wall_offset; }
+  void SleepUntil(Nanos deadline) override {
+    if (deadline > now) now = deadline;
+    if (on_sleep) on_sleep(now);
+    if (now >= stop_at) throw StopTest{};
+  }
+  void Spawn(std::string_view, std::function<void()>) override {}
+  StoreClient& store() override { return store_; }
+  LedgerClient& ledger() override { return ledger_; }
+  EventSink& events() override { return *this; }
+  std::uint64_t Random() override { return 0; }
+  void Emit(const LeaseEvent& event) override {
+    std::string line = EventKindName(event.kind);
+    if (!event.reason.empty()) line += ":" + event.reason;
+    log.push_back(line);
+    times.push_back(now);
+  }
+
+  Nanos now = 0;
+  Nanos wall_offset = 0;
+  Nanos stop_at = 60'000 * kMs;
+  std::function<void(Nanos)> on_sleep;
+  FakeStore store_;
+  NoLedger ledger_;
+  std::vector<std::string> log;
+  std::vector<Nanos> times;
+};
+
+TimingConfig Timing() {
+  return TimingConfig{.lease_duration = 10'000 * kMs,
+                      .renew_interval = 3'000 * kMs,
+                      .renew_deadline = 7'000 * kMs,
+                      .retry = 1'000 * kMs,
+                      .request_timeout = 1'000 * kMs,
+                      .drift_bound_ppm = 1'000,
+                      .safety_margin = 500 * kMs};
+}
+
+void RunUntilStopped(LeaseElector& elector) {
+  try {
+    elector.Run();
+  } catch (const StopTest&) {
+  }
+}
+
+TEST(LeaseElector, FirstCandidateCreatesTermOneAndRenews) {
+  FakeEnv env;
+  env.stop_at = 10'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  const VersionedRecord record = env.store_.Get("job");
+  EXPECT_EQ(record.record.holder, "a#1");
+  EXPECT_EQ(record.record.term, 1);
+  EXPECT_GE(metrics.renewals_ok, 3);
+  ASSERT_FALSE(env.log.empty());
+  EXPECT_EQ(env.log[0], "acquired");
+  ASSERT_TRUE(elector.ValidLease().has_value());
+  EXPECT_EQ(elector.ValidLease()->term, 1);
+}
+
+TEST(LeaseElector, TakesOverOnlyAfterTheVersionStoodStillForTheHoldersDuration) {
+  FakeEnv env;
+  env.store_.records["job"] = {true, 5, LeaseRecord{.holder = "b#1", .term = 4, .duration_ns = 10'000 * kMs}};
+  Nanos took_over_at = -1;
+  env.on_sleep = [&](Nanos now) {
+    if (took_over_at < 0 && env.store_.Get("job").record.holder == "a#1") took_over_at = now;
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  const VersionedRecord record = env.store_.Get("job");
+  EXPECT_EQ(record.record.holder, "a#1");
+  EXPECT_EQ(record.record.term, 5);  // term + 1
+  // First saw version 5 at t=0; 10 s + 10 ms of drift allowance must pass.
+  EXPECT_GE(took_over_at, 10'010 * kMs);
+  // Never judged from the record's wall-clock timestamps (they are zero here).
+}
+
+TEST(LeaseElector, ARenewingHolderIsNeverTakenOver) {
+  FakeEnv env;
+  env.store_.records["job"] = {true, 1, LeaseRecord{.holder = "b#1", .term = 1, .duration_ns = 10'000 * kMs}};
+  env.on_sleep = [&](Nanos now) {
+    // b renews every 3 s.
+    if (now % (3'000 * kMs) < 1'000 * kMs) {
+      VersionedRecord& slot = env.store_.records["job"];
+      if (slot.record.holder == "b#1") slot.version += 1;
+    }
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  EXPECT_EQ(env.store_.Get("job").record.holder, "b#1");
+  EXPECT_EQ(metrics.acquisitions, 0);
+}
+
+TEST(LeaseElector, ConflictDemotesAndCampaignsAgainAfterReReading) {
+  FakeEnv env;
+  env.stop_at = 5'000 * kMs;
+  env.on_sleep = [&](Nanos now) {
+    if (now >= 2'000 * kMs) {
+      VersionedRecord& slot = env.store_.records["job"];
+      if (slot.record.holder == "a#1") slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = 10'000 * kMs}};
+    }
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kConflict), 1);
+  EXPECT_FALSE(elector.ValidLease().has_value());
+  EXPECT_NE(std::find(env.log.begin(), env.log.end(), "demoted:conflict"), env.log.end());
+}
+
+TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {
+  FakeEnv env;
+  env.stop_at = 20'000 * kMs;
+  env.on_sleep = [&](Nanos now) {
+    if (now >= 1 * kMs) env.store_.unavailable = true;
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  // Acquired by the create sent at t=0: valid until 7 s, never renewed.
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kStoreUnavailable), 1);
+  EXPECT_EQ(metrics.renewals_ok, 0);
+  const auto demoted = std::find(env.log.begin(), env.log.end(), "demoted:store_unavailable");
+  ASSERT_NE(demoted, env.log.end());
+  EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], 7'000 * kMs);
+}
+
+TEST(LeaseElector, ASuspendDetectedByTheWallClockDemotes) {
+  FakeEnv env;
+  env.stop_at = 8'000 * kMs;
+  bool suspended = false;
+  env.on_sleep = [&](Nanos now) {
+    if (!suspended && now >= 3'000 * kMs) {
+      suspended = true;
+      env.wall_offset += 20'000 * kMs;  // 20 s passed that the monotonic clock never saw
+    }
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
+}
+
+}  // namespace
+}  // namespace leasesim::core

@@ -1,0 +1,103 @@
+#include "core/settlement_job.h"
+
+#include <cassert>
+#include <utility>
+
+#include "core/events.h"
+
+namespace leasesim::core {
+
+SettlementJob::SettlementJob(Env& env, SettlementConfig config, LeaseElector& elector,
+                             LeaseMetrics& metrics)
+    : env_(env), config_(std::move(config)), elector_(elector), metrics_(metrics) {
+  assert(config_.period > 0);
+  assert(config_.poll > 0);
+  assert(config_.batch_items > 0);
+  assert(config_.request_timeout > 0);
+}
+
+std::string SettlementJob::IdempotencyKey(std::int64_t window) {
+  return "settlement/window-" + std::to_string(window);
+}
+
+void SettlementJob::Run() {
+  for (;;) {
+    env_.SleepUntil(env_.MonotonicNow() + config_.poll);
+    SettleDueWindows();
+  }
+}
+
+std::int64_t SettlementJob::LastDueWindow() {
+  // Window k covers [epoch + k*period, epoch + (k+1)*period): due once over.
+  const Nanos since_epoch = env_.WallNow() - config_.schedule_epoch_wall;
+  if (since_epoch < config_.period) return -1;
+  return since_epoch / config_.period - 1;
+}
+
+void SettlementJob::SettleDueWindows() {
+  std::optional<LeaseGrant> grant = elector_.ValidLease();
+  if (!grant) return;
+  if (grant->term != known_term_) {
+    // New leadership: learn from the ledger where the schedule stands.
+    const LedgerResult last = env_.ledger().LastAppliedWindow(config_.request_timeout);
+    if (last.status != LedgerStatus::kApplied) return;
+    known_term_ = grant->term;
+    next_window_ = last.last_window + 1;
+  }
+  const std::int64_t due = LastDueWindow();
+  for (int round = 0; round < kWindowsPerRoundMax && next_window_ <= due; ++round) {
+    if (!SettleWindow(next_window_)) return;
+    next_window_ += 1;
+  }
+}
+
+bool SettlementJob::SettleWindow(std::int64_t window) {
+  SettlementBatch batch;
+  batch.window = window;
+  batch.idempotency_key = IdempotencyKey(window);
+  for (int i = 0; i < config_.batch_items; ++i) {
+    // Side effects stop the instant the lease cannot be proven, including
+    // in the middle of preparing a batch.
+    std::optional<LeaseGrant> grant = elector_.ValidLease();
+    if (!grant || grant->term != known_term_) return false;
+    batch.token = grant->term;
+    batch.lease_deadline = grant->valid_until;
+    batch.items.push_back(SettlementItem{window, i, (window + 1) * 100 + i});
+    env_.FaultPoint("between_batch_items");
+  }
+  std::optional<LeaseGrant> grant = elector_.ValidLease();
+  if (!grant || grant->term != known_term_) return false;
+  batch.lease_deadline = grant->valid_until;
+  env_.FaultPoint("before_ledger_write");
+  const LedgerResult result = env_.ledger().Commit(batch, config_.request_timeout);
+  LeaseEvent event;
+  event.holder = elector_.identity();
+  event.term = batch.token;
+  event.monotonic_ns = env_.MonotonicNow();
+  event.window = window;
+  switch (result.status) {
+    case LedgerStatus::kApplied:
+      metrics_.settlements_applied += 1;
+      event.kind = EventKind::kSettled;
+      env_.events().Emit(event);
+      return true;
+    case LedgerStatus::kDuplicate:
+      metrics_.duplicate_settlements_suppressed += 1;
+      event.kind = EventKind::kSettled;
+      event.reason = "duplicate";
+      env_.events().Emit(event);
+      return true;
+    case LedgerStatus::kRejectedStale:
+      event.kind = EventKind::kFenced;
+      env_.events().Emit(event);
+      elector_.ReportFenced();
+      known_term_ = 0;
+      return false;
+    case LedgerStatus::kUnavailable:
+    case LedgerStatus::kTimeout:
+      return false;  // retried next round; the idempotency key makes that safe
+  }
+  return false;
+}
+
+}  // namespace leasesim::core

@@ -1,0 +1,80 @@
+#include "core/timing.h"
+
+namespace leasesim::core {
+namespace {
+
+constexpr std::int64_t kMillion = 1'000'000;
+
+std::string Ms(Nanos ns) {
+  // Exact when whole milliseconds, else three decimals.
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + " ms";
+  return std::to_string(ns / 1'000'000) + "." + std::to_string((ns % 1'000'000) / 1000) + " ms";
+}
+
+}  // namespace
+
+std::vector<TimingError> ValidateTiming(const TimingConfig& t) {
+  std::vector<TimingError> errors;
+  auto positive = [&](const char* field, Nanos value) {
+    if (value <= 0) errors.push_back({field, "must be positive (got " + Ms(value) + ")"});
+  };
+  positive("lease_duration", t.lease_duration);
+  positive("renew_interval", t.renew_interval);
+  positive("renew_deadline", t.renew_deadline);
+  positive("retry", t.retry);
+  positive("request_timeout", t.request_timeout);
+  if (t.drift_bound_ppm < 0 || t.drift_bound_ppm >= 100'000) {
+    errors.push_back({"drift_bound_ppm", "must be in [0, 100000) ppm (got " +
+                                             std::to_string(t.drift_bound_ppm) + ")"});
+  }
+  if (t.safety_margin < 0) {
+    errors.push_back({"safety_margin", "must not be negative (got " + Ms(t.safety_margin) + ")"});
+  }
+  if (t.pause_budget < 0) {
+    errors.push_back({"pause_budget", "must not be negative (got " + Ms(t.pause_budget) + ")"});
+  }
+  if (!errors.empty()) return errors;
+
+  if (t.renew_interval >= t.renew_deadline) {
+    errors.push_back({"renew_interval", "must be < renew_deadline (" + Ms(t.renew_interval) +
+                                            " >= " + Ms(t.renew_deadline) + ")"});
+  }
+  const Nanos shrunk = t.lease_duration - t.lease_duration * t.drift_bound_ppm / kMillion - t.safety_margin;
+  if (t.renew_deadline >= shrunk) {
+    errors.push_back({"renew_deadline",
+                      "must be < lease_duration*(1 - drift_bound) - safety_margin (" +
+                          Ms(t.renew_deadline) + " >= " + Ms(shrunk) + ")"});
+  }
+  if (t.request_timeout >= t.renew_interval) {
+    errors.push_back({"request_timeout", "must be < renew_interval (" + Ms(t.request_timeout) +
+                                             " >= " + Ms(t.renew_interval) + ")"});
+  }
+  if (t.retry >= t.renew_deadline - t.renew_interval && t.renew_interval < t.renew_deadline) {
+    errors.push_back({"retry", "must be < renew_deadline - renew_interval, or a failed renewal "
+                               "never gets a retry before the deadline (" +
+                                   Ms(t.retry) + " >= " + Ms(t.renew_deadline - t.renew_interval) + ")"});
+  }
+  if (t.pause_budget > 0 && t.pause_budget >= shrunk - t.renew_deadline) {
+    errors.push_back({"pause_budget",
+                      "must be < lease_duration*(1 - drift_bound) - safety_margin - renew_deadline, "
+                      "or a pause within budget can outlive the lease unnoticed (" +
+                          Ms(t.pause_budget) + " >= " + Ms(shrunk - t.renew_deadline) + ")"});
+  }
+  return errors;
+}
+
+Nanos TakeoverWait(Nanos holder_duration, std::int64_t drift_bound_ppm) {
+  // The holder's deadline is at most holder_duration of true time after it
+  // sent the renewal that made this version; our clock may run fast by the
+  // drift bound, so wait that much longer on it.
+  return holder_duration + (holder_duration * drift_bound_ppm + kMillion - 1) / kMillion;
+}
+
+Nanos RecoveryBound(const TimingConfig& t) {
+  // A dead holder's lease runs out (takeover wait), a candidate notices
+  // within a retry period and its CAS completes within a request timeout;
+  // double the drift allowance and one extra retry cover jitter.
+  return TakeoverWait(t.lease_duration, t.drift_bound_ppm) + 2 * t.retry + 2 * t.request_timeout;
+}
+
+}  // namespace leasesim::core

@@ -1,0 +1,41 @@
+#pragma once
+// The protocol's timing, validated as a whole: each value is only safe in
+// relation to the others. See docs/TIMING.md for how to derive them from the
+// failure-detection target, the store's p99 latency and the pause budget.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/lease_record.h"
+
+namespace leasesim::core {
+
+struct TimingConfig {
+  Nanos lease_duration = 0;    // how long a lease lasts after its last renewal was sent
+  Nanos renew_interval = 0;    // a leader renews this often
+  Nanos renew_deadline = 0;    // a leader gives up (demotes) this long after its last successful renewal was sent
+  Nanos retry = 0;             // followers re-read, and failed renewals retry, this often
+  Nanos request_timeout = 0;   // every store call gives up after this long
+  std::int64_t drift_bound_ppm = 0;  // the most any two clocks' rates may differ from true time
+  Nanos safety_margin = 0;     // slack subtracted from every validity window
+  Nanos pause_budget = 0;      // the longest stop-the-world pause the deployment promises
+};
+
+// One broken rule: the field it is about and the rule in words with values.
+struct TimingError {
+  std::string field;
+  std::string rule;
+};
+
+// Every broken rule, in a fixed order; empty when the configuration is sound.
+std::vector<TimingError> ValidateTiming(const TimingConfig& timing);
+
+// How long a candidate must see one version unchanged, on its own clock,
+// before it may take over a lease of `holder_duration`.
+Nanos TakeoverWait(Nanos holder_duration, std::int64_t drift_bound_ppm);
+
+// The bound within which, after faults heal, some node must lead again.
+Nanos RecoveryBound(const TimingConfig& timing);
+
+}  // namespace leasesim::core
