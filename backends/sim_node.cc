@@ -1,0 +1,151 @@
+#include "backends/sim_node.h"
+
+#include <cassert>
+#include <utility>
+
+namespace leasesim::backends {
+namespace {
+
+// Shared between a blocked caller and the reply closure, which may outlive
+// the call (a late reply) or the caller's process (a crash).
+template <typename Result>
+struct PendingReply {
+  bool done = false;
+  Result result;
+};
+
+}  // namespace
+
+std::string NodeIdentity(int node, std::uint64_t incarnation) {
+  return "n" + std::to_string(node) + "#" + std::to_string(incarnation);
+}
+
+SimNodeEnv::SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId host, int node,
+                       std::string identity, SimStoreServer& store, SimLedgerServer& ledger,
+                       SimObserver& observer)
+    : world_(world),
+      network_(network),
+      host_(host),
+      incarnation_(world.incarnation(host)),
+      node_(node),
+      identity_(std::move(identity)),
+      store_(store),
+      ledger_(ledger),
+      observer_(observer),
+      prng_(world.MakePrng("node/" + std::to_string(node) + "/" + std::to_string(world.incarnation(host)))) {}
+
+core::Nanos SimNodeEnv::MonotonicNow() { return world_.clock(host_).Monotonic(world_.now()); }
+
+core::Nanos SimNodeEnv::WallNow() { return world_.clock(host_).Wall(world_.now()); }
+
+void SimNodeEnv::SleepUntil(core::Nanos monotonic_deadline) {
+  assert(world_.in_fiber());
+  world_.SleepUntilLocal(monotonic_deadline);
+}
+
+void SimNodeEnv::Spawn(std::string_view name, std::function<void()> task) {
+  (void)name;
+  world_.Spawn(host_, std::move(task));
+}
+
+core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(timeout > 0);
+  request.op = observer_.StoreInvoked(node_, identity_, request.kind, request.key,
+                                      request.expected_version, request.record);
+  const std::int64_t op = request.op;
+  auto pending = std::make_shared<PendingReply<core::StoreResult>>();
+  const sim::WaitToken token = world_.PrepareWait();
+  const sim::HostId me = host_;
+  const std::uint64_t incarnation = incarnation_;
+  sim::World* world = &world_;
+  sim::Network* network = &network_;
+  SimStoreServer* server = &store_;
+  network_.Send(me, server->host(), sim::kAnyIncarnation,
+                [=, request = std::move(request)] {
+                  server->Handle(request, [=](const core::StoreResult& result) {
+                    network->Send(server->host(), me, incarnation, [=] {
+                      pending->done = true;
+                      pending->result = result;
+                      world->Signal(token);
+                    });
+                  });
+                });
+  world_.Wait(token, MonotonicNow() + timeout);
+  core::StoreResult result;  // kTimeout: outcome unknown
+  if (pending->done) result = pending->result;
+  observer_.StoreCompleted(op, result);
+  return result;
+}
+
+core::StoreResult SimNodeEnv::Read(std::string_view key, core::Nanos timeout) {
+  return CallStore(StoreRequest{.kind = StoreOpKind::kRead, .key = std::string(key)}, timeout);
+}
+
+core::StoreResult SimNodeEnv::Create(std::string_view key, const core::LeaseRecord& record,
+                                     core::Nanos timeout) {
+  return CallStore(StoreRequest{.kind = StoreOpKind::kCreate, .key = std::string(key), .record = record},
+                   timeout);
+}
+
+core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t expected_version,
+                                            const core::LeaseRecord& record, core::Nanos timeout) {
+  return CallStore(StoreRequest{.kind = StoreOpKind::kCas,
+                                .key = std::string(key),
+                                .expected_version = expected_version,
+                                .record = record},
+                   timeout);
+}
+
+core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(timeout > 0);
+  auto pending = std::make_shared<PendingReply<core::LedgerResult>>();
+  const sim::WaitToken token = world_.PrepareWait();
+  const sim::HostId me = host_;
+  const std::uint64_t incarnation = incarnation_;
+  sim::World* world = &world_;
+  sim::Network* network = &network_;
+  SimLedgerServer* server = &ledger_;
+  network_.Send(me, server->host(), sim::kAnyIncarnation,
+                [=, request = std::move(request)] {
+                  server->Handle(request, [=](const core::LedgerResult& result) {
+                    network->Send(server->host(), me, incarnation, [=] {
+                      pending->done = true;
+                      pending->result = result;
+                      world->Signal(token);
+                    });
+                  });
+                });
+  world_.Wait(token, MonotonicNow() + timeout);
+  if (pending->done) return pending->result;
+  return core::LedgerResult{};  // kTimeout
+}
+
+core::LedgerResult SimNodeEnv::Commit(const core::SettlementBatch& batch, core::Nanos timeout) {
+  const bool lease_valid = MonotonicNow() < batch.lease_deadline;
+  const std::int64_t write = observer_.LedgerSent(node_, identity_, batch, lease_valid);
+  return CallLedger(LedgerRequest{.write = write, .batch = batch}, timeout);
+}
+
+core::LedgerResult SimNodeEnv::LastAppliedWindow(core::Nanos timeout) {
+  return CallLedger(LedgerRequest{.write = -1}, timeout);
+}
+
+void SimNodeEnv::Emit(const core::LeaseEvent& event) {
+  world_.trace().Record(world_.now(), host_, core::EventKindName(event.kind), event.term, event.version);
+  observer_.ProtocolEvent(node_, event);
+}
+
+SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::HostId host,
+                               const SimNodeConfig& config, SimStoreServer& store,
+                               SimLedgerServer& ledger, SimObserver& observer) {
+  const std::string identity = NodeIdentity(config.node, world.incarnation(host));
+  env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
+  core::ElectorConfig elector = config.elector;
+  elector.identity = identity;
+  node_ = std::make_unique<core::LeaseNode>(*env_, std::move(elector), config.settlement);
+  node_->Start();
+}
+
+}  // namespace leasesim::backends

@@ -1,0 +1,95 @@
+#pragma once
+// One replica process in the simulated world: the core's Env implemented
+// over sim/ (its host's clocks, fibers, the simulated network to the store
+// and ledger servers), and the core LeaseNode running on it. A crash destroys
+// the whole object: memory lost, as in a real process.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backends/sim_observer.h"
+#include "backends/sim_services.h"
+#include "core/env.h"
+#include "core/lease_node.h"
+#include "sim/network.h"
+#include "sim/prng.h"
+#include "sim/world.h"
+
+namespace leasesim::backends {
+
+struct SimNodeConfig {
+  int node = 0;               // 1-based node number
+  core::ElectorConfig elector;  // identity filled in per incarnation
+  core::SettlementConfig settlement;
+};
+
+// The core's Env for one node incarnation.
+class SimNodeEnv final : public core::Env,
+                         public core::StoreClient,
+                         public core::LedgerClient,
+                         public core::EventSink {
+ public:
+  SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId host, int node,
+             std::string identity, SimStoreServer& store, SimLedgerServer& ledger,
+             SimObserver& observer);
+
+  // Env
+  core::Nanos MonotonicNow() override;
+  core::Nanos WallNow() override;
+  void SleepUntil(core::Nanos monotonic_deadline) override;
+  void Spawn(std::string_view name, std::function<void()> task) override;
+  core::StoreClient& store() override { return *this; }
+  core::LedgerClient& ledger() override { return *this; }
+  core::EventSink& events() override { return *this; }
+  std::uint64_t Random() override { return prng_.Next(); }
+
+  // StoreClient
+  core::StoreResult Read(std::string_view key, core::Nanos timeout) override;
+  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record,
+                           core::Nanos timeout) override;
+  core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version,
+                                  const core::LeaseRecord& record, core::Nanos timeout) override;
+
+  // LedgerClient
+  core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
+  core::LedgerResult LastAppliedWindow(core::Nanos timeout) override;
+
+  // EventSink
+  void Emit(const core::LeaseEvent& event) override;
+
+ private:
+  core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
+  core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
+
+  sim::World& world_;
+  sim::Network& network_;
+  sim::HostId host_;
+  std::uint64_t incarnation_;
+  int node_;
+  std::string identity_;
+  SimStoreServer& store_;
+  SimLedgerServer& ledger_;
+  SimObserver& observer_;
+  sim::Prng prng_;
+};
+
+// The process state of a node incarnation: its Env and the core on top.
+class SimNodeProcess final : public sim::ProcessState {
+ public:
+  SimNodeProcess(sim::World& world, sim::Network& network, sim::HostId host,
+                 const SimNodeConfig& config, SimStoreServer& store, SimLedgerServer& ledger,
+                 SimObserver& observer);
+
+  const core::LeaseNode& node() const { return *node_; }
+  core::LeaseNode& node() { return *node_; }
+
+ private:
+  std::unique_ptr<SimNodeEnv> env_;
+  std::unique_ptr<core::LeaseNode> node_;
+};
+
+// The identity of a node incarnation: unique per incarnation, never a bare name.
+std::string NodeIdentity(int node, std::uint64_t incarnation);
+
+}  // namespace leasesim::backends

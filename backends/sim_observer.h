@@ -1,0 +1,39 @@
+#pragma once
+// What the simulated backends report as they run, so a recorder (the
+// scenario runner) can build the history the checker judges. backends/ does
+// not know the checker; the runner implements this interface.
+
+#include <cstdint>
+#include <string>
+
+#include "core/env.h"
+#include "core/events.h"
+
+namespace leasesim::backends {
+
+using Nanos = std::int64_t;
+
+enum class StoreOpKind { kRead, kCreate, kCas };
+
+class SimObserver {
+ public:
+  virtual ~SimObserver() = default;
+  // A client sent a store operation; returns an id for the later calls.
+  virtual std::int64_t StoreInvoked(int node, const std::string& process, StoreOpKind kind,
+                                    const std::string& key, std::int64_t expected_version,
+                                    const core::LeaseRecord& value) = 0;
+  // The store applied (or evaluated) the operation, in this global order.
+  virtual void StoreApplied(std::int64_t op, std::int64_t applied_seq) = 0;
+  // The client learned the outcome; kTimeout means unknown.
+  virtual void StoreCompleted(std::int64_t op, const core::StoreResult& result) = 0;
+
+  // A node sent a settlement batch; lease_valid is its own view at send time.
+  virtual std::int64_t LedgerSent(int node, const std::string& holder,
+                                  const core::SettlementBatch& batch, bool lease_valid) = 0;
+  virtual void LedgerArrived(std::int64_t write, core::LedgerStatus status) = 0;
+
+  // A protocol event from a node (acquired, renewed, demoted, ...).
+  virtual void ProtocolEvent(int node, const core::LeaseEvent& event) = 0;
+};
+
+}  // namespace leasesim::backends

@@ -1,0 +1,94 @@
+#include "backends/sim_services.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "backends/sim_node.h"
+
+namespace leasesim::backends {
+namespace {
+
+// Records what the backends report.
+class RecordingObserver : public SimObserver {
+ public:
+  std::int64_t StoreInvoked(int, const std::string&, StoreOpKind, const std::string&, std::int64_t,
+                            const core::LeaseRecord&) override {
+    invoked.push_back(true);
+    return static_cast<std::int64_t>(invoked.size() - 1);
+  }
+  void StoreApplied(std::int64_t op, std::int64_t) override { applied.push_back(op); }
+  void StoreCompleted(std::int64_t, const core::StoreResult& result) override {
+    completed.push_back(result.status);
+  }
+  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, bool) override { return 0; }
+  void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
+  void ProtocolEvent(int, const core::LeaseEvent&) override {}
+
+  std::vector<bool> invoked;
+  std::vector<std::int64_t> applied;
+  std::vector<core::StoreStatus> completed;
+};
+
+struct Rig {
+  sim::World world{5, false};
+  sim::HostId client = world.AddHost({.name = "n1"});
+  sim::HostId store_host = world.AddHost({.name = "store"});
+  sim::HostId ledger_host = world.AddHost({.name = "ledger"});
+  sim::Network network{world, sim::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
+  RecordingObserver observer;
+  SimStoreServer store{world, store_host, sim::Prng(2), {.base_ns = sim::Millis(2)}, observer};
+  SimLedgerServer ledger{world, ledger_host, sim::Prng(3), {.base_ns = sim::Millis(2)}, observer, {}};
+  std::unique_ptr<SimNodeEnv> env;
+  Rig() {
+    world.Start(client);
+    world.Start(store_host);
+    world.Start(ledger_host);
+    env = std::make_unique<SimNodeEnv>(world, network, client, 1, "n1#1", store, ledger, observer);
+  }
+};
+
+TEST(SimStore, ARequestAppliedWhoseReplyIsLostTimesOutWithTheEffectInPlace) {
+  Rig rig;
+  core::StoreResult result;
+  rig.network.SetBlocked(rig.store_host, rig.client, true);  // replies are lost
+  rig.world.Spawn(rig.client, [&] {
+    result = rig.env->Create("job", core::LeaseRecord{.holder = "n1#1", .term = 1}, sim::Millis(100));
+  });
+  rig.world.RunUntil(sim::Seconds(1));
+  EXPECT_EQ(result.status, core::StoreStatus::kTimeout);  // the client cannot know
+  ASSERT_EQ(rig.observer.applied.size(), 1u);              // but the store applied it
+  EXPECT_TRUE(rig.store.state().Read("job").current.found);
+  EXPECT_EQ(rig.observer.completed, (std::vector<core::StoreStatus>{core::StoreStatus::kTimeout}));
+}
+
+TEST(SimStore, RoundTripTakesTwoHopsAndTheServiceTime) {
+  Rig rig;
+  core::StoreResult result;
+  sim::Nanos done = -1;
+  rig.world.Spawn(rig.client, [&] {
+    result = rig.env->Create("job", core::LeaseRecord{.holder = "n1#1", .term = 1}, sim::Millis(100));
+    done = rig.world.now();
+  });
+  rig.world.RunUntil(sim::Seconds(1));
+  EXPECT_EQ(result.status, core::StoreStatus::kOk);
+  EXPECT_EQ(result.current.version, 1);
+  EXPECT_EQ(done, sim::Millis(4));
+}
+
+TEST(SimLedger, ARequestThatNeverArrivesIsNeverApplied) {
+  Rig rig;
+  core::LedgerResult result;
+  rig.network.SetBlocked(rig.client, rig.ledger_host, true);
+  rig.world.Spawn(rig.client, [&] {
+    core::SettlementBatch batch{.token = 1, .idempotency_key = "w0", .window = 0};
+    batch.lease_deadline = rig.env->MonotonicNow() + sim::Seconds(5);
+    result = rig.env->Commit(batch, sim::Millis(100));
+  });
+  rig.world.RunUntil(sim::Seconds(1));
+  EXPECT_EQ(result.status, core::LedgerStatus::kTimeout);
+  EXPECT_EQ(rig.ledger.state().LastAppliedWindow().last_window, -1);
+}
+
+}  // namespace
+}  // namespace leasesim::backends
