@@ -6,7 +6,7 @@ SEEDS ?= 1-200
 WERROR ?= $(if $(CI),ON,OFF)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build demo test asan-test clean
+.PHONY: deps configure build demo test asan-test bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -29,3 +29,6 @@ asan-test:
 
 clean:
 	rm -rf $(BUILD) build-asan out
+
+bench: build
+	$(BUILD)/bench/sim_bench

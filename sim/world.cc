@@ -1,5 +1,6 @@
 #include "sim/world.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -138,7 +139,17 @@ void World::FlushDeferred(HostId id) {
 void World::At(Nanos when, std::function<void()> fn) {
   assert(when >= now_);
   assert(queue_.size() < kEventsQueuedMax);
-  queue_.push(Event{when, next_sequence_++, std::move(fn)});
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(callbacks_.size());
+    callbacks_.push_back(std::move(fn));
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    callbacks_[slot] = std::move(fn);
+  }
+  queue_.push_back(Event{when, next_sequence_++, slot});
+  std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
 void World::RunOnHost(HostId id, std::uint64_t incarnation, std::function<void()> fn) {
@@ -275,14 +286,17 @@ void World::ResumeFiber(WaitToken token, bool signalled) {
 
 void World::RunUntil(Nanos end) {
   assert(end >= now_);
-  while (!queue_.empty() && queue_.top().time <= end) {
-    // Moving out of a priority_queue's top is safe: pop() follows at once.
-    Event event = std::move(const_cast<Event&>(queue_.top()));
-    queue_.pop();
+  while (!queue_.empty() && queue_.front().time <= end) {
+    std::pop_heap(queue_.begin(), queue_.end(), Later{});
+    const Event event = queue_.back();
+    queue_.pop_back();
     assert(event.time >= now_);
     now_ = event.time;
     ++events_processed_;
-    event.fn();
+    std::function<void()> fn = std::move(callbacks_[event.slot]);
+    callbacks_[event.slot] = nullptr;
+    free_slots_.push_back(event.slot);
+    fn();
   }
   now_ = end;
 }

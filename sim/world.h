@@ -9,7 +9,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <queue>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,10 +131,12 @@ class World {
     bool signal_pending = false;
     bool signalled = false;
   };
+  // Heap entries stay small and trivially movable; the callbacks live in a
+  // slab indexed by slot, so sifting the heap never moves a std::function.
   struct Event {
     Nanos time;
     std::uint64_t sequence;
-    std::function<void()> fn;
+    std::uint32_t slot;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -161,7 +162,9 @@ class World {
   Nanos now_ = 0;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::vector<Event> queue_;  // a binary heap under Later
+  std::vector<std::function<void()>> callbacks_;
+  std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
   StackPool stacks_;
   // Ordered map: fibers are looked up by id; iteration order is by id.

@@ -1,0 +1,18 @@
+#pragma once
+// The leasesim subcommands. Each returns the process exit code:
+// 0 all good, 1 a violation was found, 2 bad input or usage.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace leasesim::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitViolation = 1;
+inline constexpr int kExitBadInput = 2;
+
+int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int ReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace leasesim::cli

@@ -1,0 +1,33 @@
+// leasesim: deterministic simulation and fault injection for lease-based
+// leader election. See README.md.
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: leasesim COMMAND ...\n"
+    "  run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--quiet]\n"
+    "      run every scenario of FILE for every seed; exit 1 on any violation\n"
+    "  replay FILE --scenario NAME --seed N [--trace FILE]\n"
+    "      run one seed again, exactly; print its trace hash and verdict\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? leasesim::cli::kExitBadInput : leasesim::cli::kExitOk;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "run") return leasesim::cli::RunCommand(args, std::cout, std::cerr);
+  if (command == "replay") return leasesim::cli::ReplayCommand(args, std::cout, std::cerr);
+  std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;
+  return leasesim::cli::kExitBadInput;
+}

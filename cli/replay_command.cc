@@ -1,0 +1,71 @@
+#include <fstream>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/timing.h"
+#include "runner/run.h"
+#include "runner/scenario_parser.h"
+#include "runner/seeds.h"
+#include "sim/trace.h"
+
+namespace leasesim::cli {
+
+int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  const Args args(argv, {"--scenario", "--seed", "--trace"}, {});
+  if (!args.ok()) {
+    err << "leasesim replay: " << args.error() << "\n";
+    return kExitBadInput;
+  }
+  if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
+    err << "usage: leasesim replay FILE --scenario NAME --seed N [--trace FILE]\n";
+    return kExitBadInput;
+  }
+  auto seeds = runner::ParseSeeds(*args.value("--seed"));
+  if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
+    err << "leasesim replay: --seed must be one non-negative integer\n";
+    return kExitBadInput;
+  }
+  const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
+  const std::string file_path = args.positional()[0];
+  auto loaded = runner::LoadScenarioFile(file_path);
+  if (std::holds_alternative<runner::ParseError>(loaded)) {
+    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+    return kExitBadInput;
+  }
+  const runner::Scenario* scenario = nullptr;
+  for (const runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
+    if (candidate.name == *args.value("--scenario")) scenario = &candidate;
+  }
+  if (scenario == nullptr) {
+    err << "leasesim replay: " << file_path << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
+    return kExitBadInput;
+  }
+  const std::optional<std::string> trace_path = args.value("--trace");
+  const runner::RunResult result =
+      runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});
+  out << "scenario " << result.scenario << " seed " << result.seed << "\n";
+  out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
+  for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
+  for (const checker::LeadershipBelief& belief : result.history.beliefs) {
+    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / 1'000'000
+        << " ms until " << belief.until_ns / 1'000'000 << " ms (" << belief.end_reason << ")\n";
+  }
+  for (const std::string& note : result.verdict.notes) out << "note: " << note << "\n";
+  if (result.verdict.violations.empty()) out << "no violations\n";
+  for (const checker::Violation& violation : result.verdict.violations) {
+    out << "violation " << violation.kind << ": " << violation.message << "\n";
+  }
+  if (trace_path) {
+    std::ofstream trace(*trace_path, std::ios::trunc);
+    if (!trace) {
+      err << "leasesim replay: --trace " << *trace_path << ": cannot write\n";
+      return kExitBadInput;
+    }
+    for (const sim::TraceEvent& event : result.trace) trace << event.ToJson() << "\n";
+    out << "wrote " << result.trace.size() << " trace events to " << *trace_path << "\n";
+  }
+  return result.ok() ? kExitOk : kExitViolation;
+}
+
+}  // namespace leasesim::cli

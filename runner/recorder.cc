@@ -1,0 +1,178 @@
+#include "runner/recorder.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace leasesim::runner {
+namespace {
+
+checker::LeaseValue ToValue(const core::LeaseRecord& record) {
+  return checker::LeaseValue{record.holder, record.term, record.duration_ns};
+}
+
+}  // namespace
+
+Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
+    : world_(world), node_hosts_(std::move(node_hosts)) {
+  history_.node_count = static_cast<int>(node_hosts_.size());
+}
+
+std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
+                                    const std::string& key, std::int64_t expected_version,
+                                    const core::LeaseRecord& value) {
+  checker::StoreOp op;
+  op.id = static_cast<std::int64_t>(history_.store_ops.size());
+  op.node = node;
+  op.process = process;
+  op.key = key;
+  switch (kind) {
+    case backends::StoreOpKind::kRead: op.kind = checker::StoreOpKind::kRead; break;
+    case backends::StoreOpKind::kCreate: op.kind = checker::StoreOpKind::kCreate; break;
+    case backends::StoreOpKind::kCas: op.kind = checker::StoreOpKind::kCas; break;
+  }
+  op.expected_version = expected_version;
+  if (kind != backends::StoreOpKind::kRead) op.value = ToValue(value);
+  op.invoke_ns = world_.now();
+  history_.store_ops.push_back(std::move(op));
+  return history_.store_ops.back().id;
+}
+
+void Recorder::StoreApplied(std::int64_t op, std::int64_t applied_seq) {
+  assert(op >= 0);
+  assert(op < static_cast<std::int64_t>(history_.store_ops.size()));
+  history_.store_ops[static_cast<std::size_t>(op)].applied_seq = applied_seq;
+}
+
+void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) {
+  assert(id >= 0);
+  assert(id < static_cast<std::int64_t>(history_.store_ops.size()));
+  checker::StoreOp& op = history_.store_ops[static_cast<std::size_t>(id)];
+  switch (result.status) {
+    case core::StoreStatus::kOk:
+      op.outcome = checker::Outcome::kOk;
+      op.complete_ns = world_.now();
+      op.found = result.current.found;
+      op.version = result.current.version;
+      if (op.kind == checker::StoreOpKind::kRead) op.read_value = ToValue(result.current.record);
+      break;
+    case core::StoreStatus::kConflict:
+    case core::StoreStatus::kUnavailable:
+      op.outcome = checker::Outcome::kFail;
+      op.complete_ns = world_.now();
+      op.found = result.current.found;
+      op.version = result.current.version;
+      op.read_value = ToValue(result.current.record);
+      break;
+    case core::StoreStatus::kTimeout:
+      op.outcome = checker::Outcome::kUnknown;
+      op.complete_ns = checker::kNeverNs;
+      break;
+  }
+}
+
+std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
+                                  bool lease_valid) {
+  checker::LedgerWrite write;
+  write.id = static_cast<std::int64_t>(history_.ledger_writes.size());
+  write.node = node;
+  write.holder = holder;
+  write.token = batch.token;
+  write.idempotency_key = batch.idempotency_key;
+  write.window = batch.window;
+  write.sent_ns = world_.now();
+  write.lease_valid_at_send = lease_valid;
+  history_.ledger_writes.push_back(std::move(write));
+  return history_.ledger_writes.back().id;
+}
+
+void Recorder::LedgerArrived(std::int64_t id, core::LedgerStatus status) {
+  assert(id >= 0);
+  assert(id < static_cast<std::int64_t>(history_.ledger_writes.size()));
+  checker::LedgerWrite& write = history_.ledger_writes[static_cast<std::size_t>(id)];
+  write.arrived_ns = world_.now();
+  switch (status) {
+    case core::LedgerStatus::kApplied: write.result = checker::LedgerResult::kApplied; break;
+    case core::LedgerStatus::kRejectedStale: write.result = checker::LedgerResult::kRejectedStale; break;
+    case core::LedgerStatus::kDuplicate: write.result = checker::LedgerResult::kDuplicate; break;
+    case core::LedgerStatus::kUnavailable:
+    case core::LedgerStatus::kTimeout: write.result = checker::LedgerResult::kLost; break;
+  }
+}
+
+sim::Nanos Recorder::DeadlineInTrueTime(int node, sim::Nanos local_deadline) const {
+  const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
+  return world_.clock(host).TrueTimeAtMonotonic(local_deadline);
+}
+
+void Recorder::CloseBelief(int node, const std::string& reason) {
+  auto it = open_beliefs_.find(node);
+  if (it == open_beliefs_.end()) return;
+  checker::LeadershipBelief belief = it->second.belief;
+  belief.until_ns = std::min(world_.now(), DeadlineInTrueTime(node, it->second.local_deadline));
+  belief.until_ns = std::max(belief.until_ns, belief.from_ns);
+  belief.end_reason = reason;
+  history_.beliefs.push_back(std::move(belief));
+  open_beliefs_.erase(it);
+}
+
+void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
+  switch (event.kind) {
+    case core::EventKind::kAcquired: {
+      CloseBelief(node, "reacquired");
+      OpenBelief open;
+      open.belief.node = node;
+      open.belief.holder = event.holder;
+      open.belief.term = event.term;
+      open.belief.from_ns = world_.now();
+      open.local_deadline = event.valid_until_ns;
+      open_beliefs_[node] = std::move(open);
+      break;
+    }
+    case core::EventKind::kRenewed: {
+      auto it = open_beliefs_.find(node);
+      if (it != open_beliefs_.end()) it->second.local_deadline = event.valid_until_ns;
+      break;
+    }
+    case core::EventKind::kDemoted:
+      CloseBelief(node, event.reason);
+      break;
+    case core::EventKind::kReleased:
+      CloseBelief(node, "released");
+      break;
+    default:
+      break;
+  }
+}
+
+void Recorder::NodeCrashed(int node) { CloseBelief(node, "crash"); }
+
+void Recorder::AddFault(checker::FaultRecord fault) { history_.faults.push_back(std::move(fault)); }
+
+std::optional<int> Recorder::CurrentLeader() const {
+  std::optional<int> leader;
+  std::int64_t best_term = -1;
+  for (const auto& [node, open] : open_beliefs_) {
+    if (DeadlineInTrueTime(node, open.local_deadline) <= world_.now()) continue;
+    if (open.belief.term > best_term) {
+      best_term = open.belief.term;
+      leader = node;
+    }
+  }
+  return leader;
+}
+
+checker::History Recorder::Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows) {
+  std::vector<int> open;
+  for (const auto& [node, belief] : open_beliefs_) open.push_back(node);
+  for (int node : open) CloseBelief(node, "end_of_run");
+  std::stable_sort(history_.beliefs.begin(), history_.beliefs.end(),
+                   [](const checker::LeadershipBelief& a, const checker::LeadershipBelief& b) {
+                     return a.from_ns < b.from_ns;
+                   });
+  history_.assumptions = assumptions;
+  history_.end_ns = world_.now();
+  history_.due_windows = std::move(due_windows);
+  return std::move(history_);
+}
+
+}  // namespace leasesim::runner

@@ -1,0 +1,57 @@
+#pragma once
+// Builds the checker's history from what the simulated backends report:
+// store operations with their true invoke/complete times, ledger write
+// attempts, each node's leadership beliefs (converted from the node's own
+// clock to true time, exactly), and the fault log.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/sim_observer.h"
+#include "checker/history.h"
+#include "sim/world.h"
+
+namespace leasesim::runner {
+
+class Recorder final : public backends::SimObserver {
+ public:
+  // node_hosts[i] is the host of node i+1.
+  Recorder(sim::World& world, std::vector<sim::HostId> node_hosts);
+
+  std::int64_t StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
+                            const std::string& key, std::int64_t expected_version,
+                            const core::LeaseRecord& value) override;
+  void StoreApplied(std::int64_t op, std::int64_t applied_seq) override;
+  void StoreCompleted(std::int64_t op, const core::StoreResult& result) override;
+  std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
+                          bool lease_valid) override;
+  void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;
+  void ProtocolEvent(int node, const core::LeaseEvent& event) override;
+
+  // The node's process died: its belief, if any, ends now.
+  void NodeCrashed(int node);
+  void AddFault(checker::FaultRecord fault);
+  // The node that believes it holds the lease now (highest term), if any.
+  std::optional<int> CurrentLeader() const;
+
+  // Closes open beliefs at the end of the run and hands the history over.
+  checker::History Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows);
+
+ private:
+  struct OpenBelief {
+    checker::LeadershipBelief belief;
+    sim::Nanos local_deadline = 0;
+  };
+  void CloseBelief(int node, const std::string& reason);
+  sim::Nanos DeadlineInTrueTime(int node, sim::Nanos local_deadline) const;
+
+  sim::World& world_;
+  std::vector<sim::HostId> node_hosts_;
+  checker::History history_;
+  std::map<int, OpenBelief> open_beliefs_;  // by node
+};
+
+}  // namespace leasesim::runner

@@ -1,0 +1,374 @@
+#include "runner/scenario_parser.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace leasesim::runner {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kNodesMax = 64;
+constexpr std::int64_t kDurationMsMax = 100LL * 24 * 3600 * 1000;  // 100 days
+constexpr std::size_t kFaultsMax = 10'000;
+constexpr std::size_t kScenariosMax = 10'000;
+
+struct Failure {
+  std::string path;
+  std::string rule;
+};
+
+// Walks one JSON object, remembering which fields were read so that any
+// field left over is reported as unknown rather than silently ignored.
+class ObjectReader {
+ public:
+  ObjectReader(const Json& json, std::string path) : json_(json), path_(std::move(path)) {
+    if (!json_.is_object()) throw Failure{path_, "must be an object"};
+  }
+
+  bool Has(const std::string& key) const { return json_.contains(key); }
+  std::string PathOf(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  const Json& Field(const std::string& key) {
+    if (!json_.contains(key)) throw Failure{PathOf(key), "is required"};
+    read_.insert(key);
+    return json_.at(key);
+  }
+
+  std::string String(const std::string& key) {
+    const Json& value = Field(key);
+    if (!value.is_string()) throw Failure{PathOf(key), "must be a string"};
+    return value.get<std::string>();
+  }
+
+  std::int64_t Integer(const std::string& key, std::int64_t min, std::int64_t max) {
+    const Json& value = Field(key);
+    if (!value.is_number_integer()) throw Failure{PathOf(key), "must be an integer"};
+    const std::int64_t n = value.get<std::int64_t>();
+    if (n < min || n > max) {
+      throw Failure{PathOf(key), "must be in [" + std::to_string(min) + ", " + std::to_string(max) +
+                                     "] (got " + std::to_string(n) + ")"};
+    }
+    return n;
+  }
+
+  std::int64_t IntegerOr(const std::string& key, std::int64_t min, std::int64_t max, std::int64_t fallback) {
+    return Has(key) ? Integer(key, min, max) : fallback;
+  }
+
+  Nanos Millis(const std::string& key, std::int64_t min_ms) {
+    return Integer(key, min_ms, kDurationMsMax) * sim::kNanosPerMilli;
+  }
+
+  // A probability written as a decimal in [0, 1], kept as parts per million.
+  std::uint32_t Probability(const std::string& key) {
+    const Json& value = Field(key);
+    if (!value.is_number()) throw Failure{PathOf(key), "must be a number in [0, 1]"};
+    const double p = value.get<double>();
+    if (!(p >= 0.0 && p <= 1.0)) throw Failure{PathOf(key), "must be a probability in [0, 1]"};
+    return static_cast<std::uint32_t>(std::llround(p * 1'000'000.0));
+  }
+
+  const Json& Array(const std::string& key) {
+    const Json& value = Field(key);
+    if (!value.is_array()) throw Failure{PathOf(key), "must be an array"};
+    return value;
+  }
+
+  void Finish() const {
+    for (auto it = json_.begin(); it != json_.end(); ++it) {
+      if (!read_.contains(it.key())) throw Failure{PathOf(it.key()), "is not a known field"};
+    }
+  }
+
+ private:
+  const Json& json_;
+  std::string path_;
+  std::set<std::string> read_;
+};
+
+sim::LatencyModel ParseLatency(ObjectReader& parent, const std::string& key) {
+  ObjectReader reader(parent.Field(key), parent.PathOf(key));
+  sim::LatencyModel model;
+  model.base_ns = reader.Millis("base", 0);
+  model.jitter_ns = reader.Millis("jitter", 0);
+  if (reader.Has("tail_p") != reader.Has("tail")) {
+    throw Failure{parent.PathOf(key), "tail_p and tail must be given together"};
+  }
+  if (reader.Has("tail_p")) {
+    model.tail_ppm = reader.Probability("tail_p");
+    model.tail_ns = reader.Millis("tail", 0);
+  }
+  reader.Finish();
+  return model;
+}
+
+NodeRef ParseNodeRef(const Json& value, const std::string& path, int nodes) {
+  if (value.is_string()) {
+    if (value.get<std::string>() == "leader") return NodeRef{.leader = true};
+    throw Failure{path, "must be a node number or \"leader\""};
+  }
+  if (!value.is_number_integer()) throw Failure{path, "must be a node number or \"leader\""};
+  const std::int64_t node = value.get<std::int64_t>();
+  if (node < 1 || node > nodes) {
+    throw Failure{path, "names node " + std::to_string(node) + ", but the scenario has nodes 1.." +
+                            std::to_string(nodes)};
+  }
+  return NodeRef{.leader = false, .node = static_cast<int>(node)};
+}
+
+Fault ParseFault(const Json& json, const std::string& path, const Scenario& scenario) {
+  ObjectReader reader(json, path);
+  Fault fault;
+  fault.at = reader.Millis("at_ms", 0);
+  if (fault.at > scenario.duration) {
+    throw Failure{reader.PathOf("at_ms"), "must not be after the scenario's duration_ms"};
+  }
+  const std::string kind = reader.String("kind");
+  auto node = [&] { fault.node = ParseNodeRef(reader.Field("node"), reader.PathOf("node"), scenario.nodes); };
+  auto duration = [&] { fault.duration = reader.Millis("duration_ms", 1); };
+  if (kind == "crash") {
+    fault.kind = FaultKind::kCrash;
+    node();
+  } else if (kind == "restart") {
+    fault.kind = FaultKind::kRestart;
+    node();
+    if (fault.node.leader) throw Failure{reader.PathOf("node"), "a restart must name a node number"};
+  } else if (kind == "pause") {
+    fault.kind = FaultKind::kPause;
+    node();
+    duration();
+  } else if (kind == "suspend") {
+    fault.kind = FaultKind::kSuspend;
+    node();
+    duration();
+  } else if (kind == "partition") {
+    fault.kind = FaultKind::kPartition;
+    duration();
+    const Json& groups = reader.Array("groups");
+    if (groups.size() < 2) throw Failure{reader.PathOf("groups"), "needs at least two groups"};
+    std::set<std::string> seen;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string group_path = reader.PathOf("groups") + "[" + std::to_string(g) + "]";
+      if (!groups[g].is_array() || groups[g].empty()) throw Failure{group_path, "must be a non-empty array"};
+      std::vector<Member> members;
+      for (std::size_t m = 0; m < groups[g].size(); ++m) {
+        const Json& item = groups[g][m];
+        const std::string item_path = group_path + "[" + std::to_string(m) + "]";
+        Member member;
+        if (item.is_string() && item.get<std::string>() == "store") {
+          member.kind = Member::Kind::kStore;
+        } else if (item.is_string() && item.get<std::string>() == "ledger") {
+          member.kind = Member::Kind::kLedger;
+        } else {
+          const NodeRef ref = ParseNodeRef(item, item_path, scenario.nodes);
+          if (ref.leader) throw Failure{item_path, "partition groups name node numbers, \"store\" or \"ledger\""};
+          member.node = ref.node;
+        }
+        const std::string id = item.dump();
+        if (!seen.insert(id).second) throw Failure{item_path, "appears in more than one group"};
+        members.push_back(member);
+      }
+      fault.groups.push_back(std::move(members));
+    }
+  } else if (kind == "clock_drift") {
+    fault.kind = FaultKind::kClockDrift;
+    node();
+    fault.drift_ppm = reader.Integer("drift_ppm", -500'000, 500'000);
+  } else if (kind == "clock_step") {
+    fault.kind = FaultKind::kClockStep;
+    node();
+    fault.step = reader.Integer("step_ms", -kDurationMsMax, kDurationMsMax) * sim::kNanosPerMilli;
+  } else {
+    throw Failure{reader.PathOf("kind"),
+                  "unknown fault kind \"" + kind +
+                      "\" (known: crash, restart, pause, suspend, partition, clock_drift, clock_step)"};
+  }
+  reader.Finish();
+  return fault;
+}
+
+const std::map<std::string, std::string>& TimingFieldNames() {
+  static const std::map<std::string, std::string> names = {
+      {"lease_duration", "duration_ms"},     {"renew_interval", "renew_interval_ms"},
+      {"renew_deadline", "renew_deadline_ms"}, {"retry", "retry_ms"},
+      {"request_timeout", "request_timeout_ms"}, {"drift_bound_ppm", "drift_bound_ppm"},
+      {"safety_margin", "safety_margin_ms"}, {"pause_budget", "pause_budget_ms"}};
+  return names;
+}
+
+Scenario ParseScenario(const Json& json, const std::string& path) {
+  ObjectReader reader(json, path);
+  Scenario scenario;
+  scenario.name = reader.String("name");
+  if (scenario.name.empty()) throw Failure{reader.PathOf("name"), "must not be empty"};
+  for (char c : scenario.name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      throw Failure{reader.PathOf("name"), "may hold only letters, digits, '-', '_' and '.'"};
+    }
+  }
+  if (reader.Has("description")) scenario.description = reader.String("description");
+  scenario.nodes = static_cast<int>(reader.Integer("nodes", 1, kNodesMax));
+  scenario.duration = reader.Millis("duration_ms", 1);
+
+  {
+    ObjectReader lease(reader.Field("lease"), reader.PathOf("lease"));
+    if (lease.Has("key")) scenario.lease_key = lease.String("key");
+    core::TimingConfig& t = scenario.timing;
+    t.lease_duration = lease.Millis("duration_ms", 1);
+    t.renew_interval = lease.Millis("renew_interval_ms", 1);
+    t.renew_deadline = lease.Millis("renew_deadline_ms", 1);
+    t.retry = lease.Millis("retry_ms", 1);
+    t.request_timeout = lease.Millis("request_timeout_ms", 1);
+    t.drift_bound_ppm = lease.Integer("drift_bound_ppm", 0, 99'999);
+    t.safety_margin = lease.Millis("safety_margin_ms", 0);
+    t.pause_budget = lease.Has("pause_budget_ms") ? lease.Millis("pause_budget_ms", 0) : 0;
+    lease.Finish();
+    const std::vector<core::TimingError> errors = core::ValidateTiming(t);
+    if (!errors.empty()) {
+      throw Failure{lease.PathOf(TimingFieldNames().at(errors.front().field)), errors.front().rule};
+    }
+  }
+  {
+    ObjectReader settlement(reader.Field("settlement"), reader.PathOf("settlement"));
+    scenario.settlement_period = settlement.Millis("period_ms", 1);
+    scenario.batch_items = static_cast<int>(settlement.Integer("batch_items", 1, 10'000));
+    const std::int64_t default_poll_ms = std::max<std::int64_t>(1, scenario.settlement_period / sim::kNanosPerMilli / 10);
+    scenario.settlement_poll = settlement.IntegerOr("poll_ms", 1, kDurationMsMax, default_poll_ms) * sim::kNanosPerMilli;
+    settlement.Finish();
+  }
+  {
+    ObjectReader store(reader.Field("store"), reader.PathOf("store"));
+    const std::string kind = store.String("kind");
+    if (kind != "linearizable") {
+      throw Failure{store.PathOf("kind"), "unknown store kind \"" + kind + "\" (known: linearizable)"};
+    }
+    scenario.store_latency = ParseLatency(store, "latency_ms");
+    store.Finish();
+  }
+  {
+    ObjectReader network(reader.Field("network"), reader.PathOf("network"));
+    scenario.network.latency = ParseLatency(network, "latency_ms");
+    if (network.Has("loss")) scenario.network.loss_ppm = network.Probability("loss");
+    network.Finish();
+  }
+  if (reader.Has("clocks")) {
+    const Json& clocks = reader.Array("clocks");
+    std::set<int> seen;
+    for (std::size_t i = 0; i < clocks.size(); ++i) {
+      const std::string item_path = reader.PathOf("clocks") + "[" + std::to_string(i) + "]";
+      ObjectReader clock(clocks[i], item_path);
+      ClockSetting setting;
+      const NodeRef ref = ParseNodeRef(clock.Field("node"), clock.PathOf("node"), scenario.nodes);
+      if (ref.leader) throw Failure{clock.PathOf("node"), "clocks name node numbers"};
+      setting.node = ref.node;
+      if (!seen.insert(setting.node).second) throw Failure{clock.PathOf("node"), "node set twice"};
+      setting.drift_ppm = clock.IntegerOr("drift_ppm", -500'000, 500'000, 0);
+      setting.wall_offset = clock.IntegerOr("wall_offset_ms", -kDurationMsMax, kDurationMsMax, 0) * sim::kNanosPerMilli;
+      clock.Finish();
+      scenario.clocks.push_back(setting);
+    }
+  }
+  if (reader.Has("faults")) {
+    const Json& faults = reader.Array("faults");
+    if (faults.size() > kFaultsMax) throw Failure{reader.PathOf("faults"), "has more than 10000 faults"};
+    for (std::size_t i = 0; i < faults.size(); ++i) {
+      scenario.faults.push_back(
+          ParseFault(faults[i], reader.PathOf("faults") + "[" + std::to_string(i) + "]", scenario));
+    }
+  }
+  if (reader.Has("expect")) {
+    ObjectReader expect(reader.Field("expect"), reader.PathOf("expect"));
+    const Json& violations = expect.Array("violations");
+    for (std::size_t i = 0; i < violations.size(); ++i) {
+      if (!violations[i].is_string()) {
+        throw Failure{expect.PathOf("violations") + "[" + std::to_string(i) + "]", "must be a violation kind"};
+      }
+      scenario.expect_violations.push_back(violations[i].get<std::string>());
+    }
+    expect.Finish();
+  }
+  reader.Finish();
+  return scenario;
+}
+
+std::pair<int, int> LineAndColumn(const std::string& text, std::size_t byte) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+}  // namespace
+
+std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path, const std::string& text) {
+  Json json;
+  try {
+    // Duplicate keys would silently drop what the user wrote first: refuse them.
+    std::vector<std::set<std::string>> keys_by_depth;
+    std::string duplicate;
+    Json::parser_callback_t reject_duplicates = [&](int, Json::parse_event_t event, Json& parsed) {
+      if (event == Json::parse_event_t::object_start) keys_by_depth.emplace_back();
+      if (event == Json::parse_event_t::object_end && !keys_by_depth.empty()) keys_by_depth.pop_back();
+      if (event == Json::parse_event_t::key && !keys_by_depth.empty()) {
+        const std::string key = parsed.get<std::string>();
+        if (!keys_by_depth.back().insert(key).second && duplicate.empty()) duplicate = key;
+      }
+      return true;
+    };
+    json = Json::parse(text, reject_duplicates);
+    if (!duplicate.empty()) {
+      return ParseError{path + ": field \"" + duplicate + "\" appears twice in one object"};
+    }
+  } catch (const Json::parse_error& error) {
+    const auto [line, column] = LineAndColumn(text, error.byte == 0 ? 0 : error.byte - 1);
+    return ParseError{path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                      ": not valid JSON: " + error.what()};
+  }
+  try {
+    ObjectReader top(json, "");
+    ScenarioFile file;
+    file.path = path;
+    const Json& scenarios = top.Array("scenarios");
+    if (scenarios.empty()) throw Failure{"scenarios", "must hold at least one scenario"};
+    if (scenarios.size() > kScenariosMax) throw Failure{"scenarios", "holds too many scenarios"};
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      const std::string item_path = "scenarios[" + std::to_string(i) + "]";
+      Scenario scenario = ParseScenario(scenarios[i], item_path);
+      if (!names.insert(scenario.name).second) {
+        throw Failure{item_path + ".name", "\"" + scenario.name + "\" is used by an earlier scenario"};
+      }
+      file.scenarios.push_back(std::move(scenario));
+    }
+    top.Finish();
+    return file;
+  } catch (const Failure& failure) {
+    return ParseError{path + ": " + failure.path + ": " + failure.rule};
+  } catch (const Json::exception& error) {
+    return ParseError{path + ": " + error.what()};
+  }
+}
+
+std::variant<ScenarioFile, ParseError> LoadScenarioFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ParseError{path + ": cannot be read"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseScenarioText(path, text.str());
+}
+
+}  // namespace leasesim::runner

@@ -1,0 +1,47 @@
+#include "runner/seeds.h"
+
+#include <charconv>
+
+namespace leasesim::runner {
+namespace {
+
+bool ParseNumber(std::string_view text, std::uint64_t& out) {
+  if (text.empty()) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+std::variant<std::vector<std::uint64_t>, std::string> ParseSeeds(const std::string& text) {
+  std::vector<std::uint64_t> seeds;
+  std::string_view rest = text;
+  if (rest.empty()) return std::string("seed list is empty");
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const std::size_t dash = part.find('-');
+    std::uint64_t first = 0;
+    std::uint64_t last = 0;
+    if (dash == std::string_view::npos) {
+      if (!ParseNumber(part, first)) return "\"" + std::string(part) + "\" is not a seed (a non-negative integer)";
+      last = first;
+    } else {
+      if (!ParseNumber(part.substr(0, dash), first) || !ParseNumber(part.substr(dash + 1), last)) {
+        return "\"" + std::string(part) + "\" is not a seed range A-B";
+      }
+      if (last < first) return "\"" + std::string(part) + "\": a range must not run backwards";
+    }
+    if (last - first >= kSeedsMax || seeds.size() + (last - first + 1) > kSeedsMax) {
+      return std::string("more than 10000000 seeds");
+    }
+    for (std::uint64_t seed = first;; ++seed) {
+      seeds.push_back(seed);
+      if (seed == last) break;
+    }
+  }
+  return seeds;
+}
+
+}  // namespace leasesim::runner

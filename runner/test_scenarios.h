@@ -1,0 +1,20 @@
+#pragma once
+// Scenario texts shared by the runner's tests.
+
+#include <string>
+
+namespace leasesim::runner::testing {
+
+// A sound scenario; `extra` is spliced in as further top-level fields.
+inline std::string ScenarioJson(const std::string& extra = "", int nodes = 3, int duration_ms = 60000) {
+  return R"({"scenarios": [{
+    "name": "t", "nodes": )" + std::to_string(nodes) + R"(, "duration_ms": )" + std::to_string(duration_ms) + R"(,
+    "lease": {"duration_ms": 10000, "renew_interval_ms": 3000, "renew_deadline_ms": 7000,
+              "retry_ms": 1000, "request_timeout_ms": 1000, "drift_bound_ppm": 1000, "safety_margin_ms": 500},
+    "settlement": {"period_ms": 5000, "batch_items": 3},
+    "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
+    "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001})" +
+         (extra.empty() ? "" : ", " + extra) + "}]}";
+}
+
+}  // namespace leasesim::runner::testing
