@@ -1,14 +1,24 @@
 #include "checker/checker.h"
 
 #include "checker/fencing_checks.h"
+#include "checker/lease_checks.h"
+#include "checker/liveness_checks.h"
 
 namespace leasesim::checker {
 
-Verdict CheckHistory(const History& history) {
+Verdict CheckHistory(const History& history) { return CheckHistory(history, CheckOptions{}); }
+
+Verdict CheckHistory(const History& history, const CheckOptions& options) {
   Verdict verdict;
   CheckStaleTokenWrites(history, verdict);
   CheckDualWriters(history, verdict);
   CheckDuplicateSettlements(history, verdict);
+  CheckTermReuse(history, verdict);
+  CheckLeaseOverlap(history, verdict);
+  CheckWriteOutsideLease(history, verdict);
+  CheckMissedSettlements(history, verdict);
+  CheckSlowRecovery(history, verdict);
+  CheckStoreLinearizable(history, options.store, verdict);
   return verdict;
 }
 

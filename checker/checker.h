@@ -2,10 +2,20 @@
 // The checker's entry point: every check over a history, in a fixed order.
 
 #include "checker/history.h"
+#include "checker/store_checks.h"
 #include "checker/verdict.h"
 
 namespace leasesim::checker {
 
+struct CheckOptions {
+  StoreCheckOptions store;
+};
+
+// Runs, in order: stale_token_write, dual_writer, duplicate_settlement,
+// term_reuse, lease_overlap (after the fencing checks, whose outcome its
+// note reports), write_outside_lease, missed_settlement, slow_recovery and
+// not_linearizable (the store's recorded order first, the search if needed).
 Verdict CheckHistory(const History& history);
+Verdict CheckHistory(const History& history, const CheckOptions& options);
 
 }  // namespace leasesim::checker

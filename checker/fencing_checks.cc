@@ -52,8 +52,10 @@ void CheckStaleTokenWrites(const History& history, Verdict& verdict) {
 void CheckDualWriters(const History& history, Verdict& verdict) {
   // One holder per token among applied writes.
   std::map<std::int64_t, const LedgerWrite*> first_by_token;
-  // Once a holder has been succeeded by another, it must never write again.
-  std::map<std::string, const LedgerWrite*> superseded_by;
+  // Once a holder's leadership (holder, token) has been succeeded by another,
+  // it must never write again; the same holder returning under a newer token
+  // is a new leadership, not an interleaving.
+  std::map<std::pair<std::string, std::int64_t>, const LedgerWrite*> superseded_by;
   const LedgerWrite* previous = nullptr;
   for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
     auto [it, inserted] = first_by_token.emplace(write->token, write);
@@ -66,7 +68,7 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
           .nodes = {it->second->node, write->node},
       });
     }
-    auto superseded = superseded_by.find(write->holder);
+    auto superseded = superseded_by.find({write->holder, write->token});
     if (superseded != superseded_by.end()) {
       verdict.violations.push_back(Violation{
           .kind = "dual_writer",
@@ -77,8 +79,8 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
       });
       superseded_by.erase(superseded);  // report each interleaving once
     }
-    if (previous != nullptr && previous->holder != write->holder) {
-      superseded_by.emplace(previous->holder, write);
+    if (previous != nullptr && (previous->holder != write->holder || previous->token != write->token)) {
+      superseded_by.emplace(std::make_pair(previous->holder, previous->token), write);
     }
     previous = write;
   }

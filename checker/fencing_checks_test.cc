@@ -58,6 +58,20 @@ TEST(FencingChecks, InterleavedHoldersAreDualWriters) {
   for (const Violation& v : verdict.violations) EXPECT_EQ(v.kind, "dual_writer");
 }
 
+TEST(FencingChecks, AHolderReturningUnderANewerTermIsNotADualWriter) {
+  History history;
+  // n1 leads in term 1, n2 in term 2, then n1 (same incarnation) wins term 3.
+  history.ledger_writes = {Applied(1, 1, "n1.1", 1, 0, 1'000), Applied(2, 2, "n2.1", 2, 1, 2'000),
+                           Applied(3, 1, "n1.1", 3, 2, 3'000)};
+  Verdict verdict;
+  CheckDualWriters(history, verdict);
+  EXPECT_TRUE(verdict.ok()) << verdict.violations[0].message;
+  // ... but returning under its old term is.
+  history.ledger_writes.push_back(Applied(4, 2, "n2.1", 2, 3, 4'000));
+  CheckDualWriters(history, verdict);
+  EXPECT_FALSE(verdict.ok());
+}
+
 TEST(FencingChecks, DuplicateSettlementIsFlaggedAndSuppressedRepeatIsNot) {
   History history;
   history.ledger_writes = {Applied(1, 1, "n1.1", 1, 7, 1'000), Applied(2, 2, "n2.1", 2, 7, 2'000)};

@@ -44,7 +44,9 @@ struct StoreOp {
   std::int64_t expected_version = 0;  // kCas only
   LeaseValue value;                   // kCreate and kCas: the value written
   // Outputs (meaningful when outcome == kOk; for kFail of kCas/kCreate the
-  // store's current record, when the store reported it).
+  // store's current record, when the store reported it: found = true then.
+  // A failure without a reported record says nothing about the store's state
+  // — it may have been an outage — so the linearizability check ignores it).
   Outcome outcome = Outcome::kUnknown;
   bool found = false;                 // kRead: whether the key existed
   std::int64_t version = 0;           // kRead: version read; kCreate/kCas: version written
@@ -124,6 +126,10 @@ struct History {
   // Settlement windows that fell due during the run (a due window must be
   // applied by the end of a run whose faults healed).
   std::vector<std::int64_t> due_windows;
+  // Optional, parallel to due_windows: the true time each fell due. When
+  // absent (empty), window w is taken to fall due at (w + 1) *
+  // assumptions.settlement_period_ns, the latest it could.
+  std::vector<TimeNs> due_window_ns;
 };
 
 }  // namespace leasesim::checker

@@ -21,6 +21,9 @@ struct Verdict {
   // Notes that are not violations (e.g. "lease overlap outside the stated
   // assumptions; fencing held").
   std::vector<std::string> notes;
+  // The linearizability search ran out of its step budget: the store history
+  // is neither proven linearizable nor proven not to be.
+  bool linearizability_unknown = false;
   bool ok() const { return violations.empty(); }
 };
 

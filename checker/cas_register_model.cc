@@ -1,0 +1,99 @@
+#include "checker/cas_register_model.h"
+
+#include <limits>
+#include <vector>
+
+namespace leasesim::checker {
+namespace {
+
+constexpr std::int64_t kNil = std::numeric_limits<std::int64_t>::min();
+
+std::string ValueText(std::int64_t value) {
+  return value == kNil ? "nil" : std::to_string(value);
+}
+
+// The search-side model: the state is the register's value (kNil = absent).
+class CasRegisterModel {
+ public:
+  using State = std::int64_t;
+  using Op = const CasRegisterOp*;
+
+  State Init() const { return kNil; }
+
+  bool Step(State state, Op op, State& next) const {
+    switch (op->kind) {
+      case CasRegisterOp::Kind::kRead:
+        next = state;
+        if (op->outcome != Outcome::kOk) return true;
+        return state == (op->read_found ? op->read_value : kNil);
+      case CasRegisterOp::Kind::kWrite:
+        next = op->value;
+        return true;
+      case CasRegisterOp::Kind::kCas: {
+        const bool match = state == op->expected;
+        next = match ? op->value : state;
+        if (op->outcome == Outcome::kOk) return match;
+        if (op->outcome == Outcome::kFail) return !match;
+        return true;  // unknown: whatever the register held
+      }
+    }
+    return false;
+  }
+
+  static bool Equal(State a, State b) { return a == b; }
+  static std::uint64_t Hash(State state) { return static_cast<std::uint64_t>(state); }
+  bool ReadOnly(Op op) const {
+    return op->kind == CasRegisterOp::Kind::kRead ||
+           (op->kind == CasRegisterOp::Kind::kCas && op->outcome == Outcome::kFail);
+  }
+
+  std::string DescribeOp(Op op) const { return DescribeCasRegisterOp(*op); }
+  std::string DescribeState(State state) const { return "value " + ValueText(state); }
+};
+
+}  // namespace
+
+std::string DescribeCasRegisterOp(const CasRegisterOp& op) {
+  std::string text = "process " + std::to_string(op.process) + "'s ";
+  switch (op.kind) {
+    case CasRegisterOp::Kind::kRead:
+      text += "read";
+      if (op.outcome == Outcome::kOk) {
+        text += " of " + (op.read_found ? std::to_string(op.read_value) : std::string("nil"));
+      }
+      break;
+    case CasRegisterOp::Kind::kWrite:
+      text += "write " + std::to_string(op.value);
+      break;
+    case CasRegisterOp::Kind::kCas:
+      text += "cas " + std::to_string(op.expected) + "->" + std::to_string(op.value);
+      break;
+  }
+  if (op.outcome == Outcome::kFail) text += " (failed)";
+  if (op.outcome == Outcome::kUnknown) text += " (outcome unknown)";
+  if (op.invoke_line > 0) {
+    text += " (line " + std::to_string(op.invoke_line);
+    if (op.return_line > 0) text += "-" + std::to_string(op.return_line);
+    text += ")";
+  }
+  return text;
+}
+
+LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options) {
+  std::vector<LinPartition<CasRegisterModel>> partitions(1);
+  partitions[0].key = "register";
+  std::vector<LinOp<CasRegisterModel::Op>>& lin = partitions[0].ops;
+  lin.reserve(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const CasRegisterOp& op = ops[i];
+    const bool no_effect_no_check =
+        (op.kind == CasRegisterOp::Kind::kRead && op.outcome != Outcome::kOk) ||
+        (op.kind == CasRegisterOp::Kind::kWrite && op.outcome == Outcome::kFail);
+    if (no_effect_no_check) continue;
+    lin.push_back({&op, op.call_ns, op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns,
+                   static_cast<std::int64_t>(i)});
+  }
+  return SearchPartitions(partitions, options);
+}
+
+}  // namespace leasesim::checker

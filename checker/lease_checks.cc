@@ -1,0 +1,239 @@
+#include "checker/lease_checks.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/format.h"
+
+namespace leasesim::checker {
+namespace {
+
+constexpr int kMaxOverlapsSpelledOut = 5;
+
+TimeNs EndOf(const LeadershipBelief& belief, const History& history) {
+  return belief.until_ns == kNeverNs ? std::max(history.end_ns, belief.from_ns) : belief.until_ns;
+}
+
+std::string DescribeBelief(const LeadershipBelief& belief, const History& history) {
+  return "node " + std::to_string(belief.node) + " (" + belief.holder + ", term " +
+         std::to_string(belief.term) + ", leader from " + FormatTime(belief.from_ns) + " to " +
+         FormatTime(EndOf(belief, history)) + ")";
+}
+
+// One claim of a term by a holder, and where it was seen.
+struct Claim {
+  std::string holder;
+  int node;
+  TimeNs at_ns;
+};
+
+void ReportTermClaims(const std::map<std::int64_t, std::vector<Claim>>& claims, const char* source,
+                      Verdict& verdict) {
+  for (const auto& [term, list] : claims) {
+    for (const Claim& claim : list) {
+      if (claim.holder == list.front().holder) continue;
+      const Claim& first = list.front();
+      verdict.violations.push_back(Violation{
+          .kind = "term_reuse",
+          .message = "Term " + std::to_string(term) + " has two holders in the " + source + ": " +
+                     first.holder + " on node " + std::to_string(first.node) + " at " +
+                     FormatTime(first.at_ns) + ", then " + claim.holder + " on node " +
+                     std::to_string(claim.node) + " at " + FormatTime(claim.at_ns) + ".",
+          .at_ns = claim.at_ns,
+          .nodes = {first.node, claim.node},
+      });
+      break;  // one report per term
+    }
+  }
+}
+
+}  // namespace
+
+void CheckTermReuse(const History& history, Verdict& verdict) {
+  std::map<std::int64_t, std::vector<Claim>> from_beliefs;
+  std::vector<const LeadershipBelief*> beliefs;
+  for (const LeadershipBelief& belief : history.beliefs) beliefs.push_back(&belief);
+  std::stable_sort(beliefs.begin(), beliefs.end(), [](const auto* a, const auto* b) {
+    return a->from_ns < b->from_ns;
+  });
+  for (const LeadershipBelief* belief : beliefs) {
+    if (belief->holder.empty()) continue;
+    from_beliefs[belief->term].push_back({belief->holder, belief->node, belief->from_ns});
+  }
+  ReportTermClaims(from_beliefs, "leadership beliefs", verdict);
+
+  std::map<std::int64_t, std::vector<Claim>> from_store;
+  std::vector<const StoreOp*> writes;
+  for (const StoreOp& op : history.store_ops) {
+    if (op.kind != StoreOpKind::kRead && op.outcome == Outcome::kOk && !op.value.holder.empty()) {
+      writes.push_back(&op);
+    }
+  }
+  std::stable_sort(writes.begin(), writes.end(), [](const StoreOp* a, const StoreOp* b) {
+    if (a->applied_seq >= 0 && b->applied_seq >= 0) return a->applied_seq < b->applied_seq;
+    return a->complete_ns < b->complete_ns;
+  });
+  for (const StoreOp* op : writes) {
+    from_store[op->value.term].push_back({op->value.holder, op->node, op->complete_ns});
+  }
+  ReportTermClaims(from_store, "lease records written to the store", verdict);
+}
+
+void CheckLeaseOverlap(const History& history, Verdict& verdict) {
+  std::vector<const LeadershipBelief*> beliefs;
+  for (const LeadershipBelief& belief : history.beliefs) {
+    if (EndOf(belief, history) > belief.from_ns) beliefs.push_back(&belief);
+  }
+  std::stable_sort(beliefs.begin(), beliefs.end(), [](const auto* a, const auto* b) {
+    return a->from_ns < b->from_ns;
+  });
+  bool fencing_failed = false;
+  for (const Violation& v : verdict.violations) {
+    if (v.kind == "stale_token_write" || v.kind == "dual_writer") fencing_failed = true;
+  }
+  int violations = 0, excused = 0;
+  // Sweep in start order; `active` holds beliefs that may still be running.
+  std::vector<const LeadershipBelief*> active;
+  for (const LeadershipBelief* belief : beliefs) {
+    std::erase_if(active, [&](const LeadershipBelief* other) {
+      return EndOf(*other, history) <= belief->from_ns;
+    });
+    for (const LeadershipBelief* other : active) {
+      if (other->holder == belief->holder) continue;
+      const TimeNs overlap_from = belief->from_ns;
+      const TimeNs overlap_until = std::min(EndOf(*belief, history), EndOf(*other, history));
+      // Faults that could explain it: outside the assumptions and begun by
+      // the time the overlap ended.
+      const FaultRecord* cause = nullptr;
+      for (const FaultRecord& fault : history.faults) {
+        if (!fault.within_assumptions && fault.start_ns <= overlap_until) {
+          cause = &fault;
+          break;
+        }
+      }
+      const std::string what = DescribeBelief(*other, history) + " and " +
+                               DescribeBelief(*belief, history) + " both believed they led from " +
+                               FormatTime(overlap_from) + " to " + FormatTime(overlap_until);
+      if (cause == nullptr) {
+        if (++violations <= kMaxOverlapsSpelledOut) {
+          verdict.violations.push_back(Violation{
+              .kind = "lease_overlap",
+              .message = what + ", although every fault stayed within the stated assumptions.",
+              .at_ns = overlap_from,
+              .nodes = {other->node, belief->node},
+          });
+        }
+      } else if (++excused <= kMaxOverlapsSpelledOut) {
+        verdict.notes.push_back(
+            std::string(fencing_failed ? "lease overlap outside the assumptions, NOT fenced: "
+                                       : "lease overlap, expected-and-fenced: ") +
+            what + "; the " + cause->kind + " fault at " + FormatTime(cause->start_ns) +
+            " exceeded the stated assumptions" +
+            (fencing_failed ? ", and fencing did not hold." : ", and fencing held."));
+      }
+    }
+    active.push_back(belief);
+  }
+  if (violations > kMaxOverlapsSpelledOut) {
+    verdict.notes.push_back(std::to_string(violations - kMaxOverlapsSpelledOut) +
+                            " further lease overlaps within the assumptions not listed.");
+  }
+  if (excused > kMaxOverlapsSpelledOut) {
+    verdict.notes.push_back(std::to_string(excused - kMaxOverlapsSpelledOut) +
+                            " further expected lease overlaps not listed.");
+  }
+}
+
+void CheckWriteOutsideLease(const History& history, Verdict& verdict) {
+  // A buggy node usually writes outside its lease many times; the first few
+  // are spelled out and the rest counted, so the report stays readable.
+  constexpr int kMaxSpelledOut = 10;
+  int found = 0;
+  auto report = [&](Violation violation) {
+    if (++found <= kMaxSpelledOut) verdict.violations.push_back(std::move(violation));
+  };
+  // Beliefs by (holder, term), and the holders the history has beliefs for.
+  std::map<std::pair<std::string, std::int64_t>, std::vector<const LeadershipBelief*>> by_lease;
+  std::set<std::string> holders_with_beliefs;
+  for (const LeadershipBelief& belief : history.beliefs) {
+    by_lease[{belief.holder, belief.term}].push_back(&belief);
+    holders_with_beliefs.insert(belief.holder);
+  }
+  // A node hit by a fault beyond the stated assumptions (a pause longer than
+  // the budget, between its lease check and its write) is expected to write
+  // late: that is what fencing is for. Such writes are noted, not violations.
+  auto excusing_fault = [&](const LedgerWrite& write) -> const FaultRecord* {
+    for (const FaultRecord& fault : history.faults) {
+      if (fault.within_assumptions || fault.start_ns > write.sent_ns) continue;
+      if (fault.nodes.empty() || std::find(fault.nodes.begin(), fault.nodes.end(), write.node) != fault.nodes.end()) {
+        return &fault;
+      }
+    }
+    return nullptr;
+  };
+  int excused = 0;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    const std::string writer = "node " + std::to_string(write.node) + " (" + write.holder +
+                               ", term " + std::to_string(write.token) + ")";
+    if (const FaultRecord* cause = excusing_fault(write); cause != nullptr) {
+      const bool late = !write.lease_valid_at_send;
+      if (late && ++excused <= kMaxSpelledOut) {
+        verdict.notes.push_back("write outside lease, expected: " + writer + " sent window " +
+                                std::to_string(write.window) + " at " + FormatTime(write.sent_ns) +
+                                " after the " + cause->kind + " fault at " + FormatTime(cause->start_ns) +
+                                " exceeded the stated assumptions" +
+                                (write.result == LedgerResult::kApplied ? "; the ledger APPLIED it."
+                                                                        : "; the ledger did not apply it."));
+      }
+      if (late) continue;
+    }
+    const std::string outcome =
+        write.result == LedgerResult::kApplied ? "the ledger applied it"
+        : write.result == LedgerResult::kRejectedStale ? "the ledger fenced it"
+        : write.result == LedgerResult::kDuplicate ? "the ledger returned an earlier result"
+                                                   : "it never reached the ledger";
+    if (!write.lease_valid_at_send) {
+      report(Violation{
+          .kind = "write_outside_lease",
+          .message = writer + " sent the write for window " + std::to_string(write.window) +
+                     " at " + FormatTime(write.sent_ns) +
+                     " although by its own clock its lease was no longer valid; " + outcome + ".",
+          .at_ns = write.sent_ns,
+          .nodes = {write.node},
+      });
+      continue;
+    }
+    if (!holders_with_beliefs.contains(write.holder)) continue;  // no beliefs recorded: cannot judge
+    bool covered = false;
+    TimeNs last_until = kNeverNs;
+    if (auto it = by_lease.find({write.holder, write.token}); it != by_lease.end()) {
+      for (const LeadershipBelief* belief : it->second) {
+        if (belief->from_ns <= write.sent_ns && write.sent_ns <= EndOf(*belief, history)) {
+          covered = true;
+          break;
+        }
+        if (EndOf(*belief, history) < write.sent_ns) last_until = EndOf(*belief, history);
+      }
+    }
+    if (covered) continue;
+    report(Violation{
+        .kind = "write_outside_lease",
+        .message = writer + " sent the write for window " + std::to_string(write.window) + " at " +
+                   FormatTime(write.sent_ns) + ", outside every interval in which it believed it led" +
+                   (last_until != kNeverNs ? " (its lease in that term ended at " + FormatTime(last_until) + ")"
+                                           : " under that term") +
+                   "; " + outcome + ".",
+        .at_ns = write.sent_ns,
+        .nodes = {write.node},
+    });
+  }
+  if (found > kMaxSpelledOut) {
+    verdict.notes.push_back(std::to_string(found - kMaxSpelledOut) +
+                            " further writes outside a lease not listed.");
+  }
+}
+
+}  // namespace leasesim::checker

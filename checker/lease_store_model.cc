@@ -1,0 +1,139 @@
+#include "checker/lease_store_model.h"
+
+#include "checker/format.h"
+
+namespace leasesim::checker {
+namespace {
+
+std::string ValueText(const LeaseValue& value) {
+  return "{holder " + (value.holder.empty() ? std::string("(released)") : value.holder) +
+         ", term " + std::to_string(value.term) + "}";
+}
+
+}  // namespace
+
+std::string DescribeStoreOp(const StoreOp& op) {
+  std::string text = "node " + std::to_string(op.node);
+  if (!op.process.empty()) text += " (" + op.process + ")";
+  switch (op.kind) {
+    case StoreOpKind::kRead:
+      text += " read of " + op.key;
+      if (op.outcome == Outcome::kOk) {
+        text += op.found ? " -> v" + std::to_string(op.version) + " " + ValueText(op.read_value)
+                         : " -> absent";
+      }
+      break;
+    case StoreOpKind::kCreate:
+      text += " create of " + op.key + " " + ValueText(op.value);
+      break;
+    case StoreOpKind::kCas:
+      text += " cas of " + op.key + " at v" + std::to_string(op.expected_version) + " to " +
+              ValueText(op.value);
+      break;
+  }
+  if (op.outcome == Outcome::kFail) {
+    text += " (failed";
+    if (op.found) text += "; store held v" + std::to_string(op.version);
+    text += ")";
+  }
+  if (op.outcome == Outcome::kUnknown) text += " (outcome unknown)";
+  text += " [" + FormatTime(op.invoke_ns) + ", " +
+          (op.outcome == Outcome::kUnknown ? std::string("?") : FormatTime(op.complete_ns)) + "]";
+  return text;
+}
+
+bool StoreOpMatters(const StoreOp& op) {
+  if (op.kind == StoreOpKind::kRead) return op.outcome == Outcome::kOk;
+  if (op.outcome == Outcome::kFail) return op.found;
+  return true;
+}
+
+std::int64_t LeaseStoreKeyModel::Intern(const LeaseValue& value) {
+  auto [it, inserted] = ids_.emplace(std::make_tuple(value.holder, value.term, value.duration_ns),
+                                     static_cast<std::int64_t>(values_.size()));
+  if (inserted) values_.push_back(&value);
+  return it->second;
+}
+
+LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {
+  Op compiled{};
+  compiled.kind = op.kind;
+  compiled.outcome = op.outcome;
+  compiled.expected_version = op.expected_version;
+  compiled.written = op.kind == StoreOpKind::kRead ? -1 : Intern(op.value);
+  compiled.found = op.found;
+  compiled.version = op.version;
+  compiled.read_value = op.found ? Intern(op.read_value) : -1;
+  compiled.source = &op;
+  return compiled;
+}
+
+bool LeaseStoreKeyModel::Step(const State& state, const Op& op, State& next) const {
+  next = state;
+  const bool exists = state.version > 0;
+  // A result that reports the record (a read, or a failure that says what
+  // the store held) must match the state.
+  auto matches_report = [&] {
+    if (!op.found) return !exists;
+    return exists && state.version == op.version && state.value == op.read_value;
+  };
+  switch (op.kind) {
+    case StoreOpKind::kRead:
+      return op.outcome != Outcome::kOk || matches_report();
+    case StoreOpKind::kCreate:
+      if (op.outcome == Outcome::kFail) return exists && matches_report();
+      if (!exists) next = State{1, op.written};
+      if (op.outcome == Outcome::kOk) return !exists && (op.version == 0 || op.version == 1);
+      return true;
+    case StoreOpKind::kCas: {
+      const bool match = exists && state.version == op.expected_version;
+      if (op.outcome == Outcome::kFail) return !match && matches_report();
+      if (match) next = State{op.expected_version + 1, op.written};
+      if (op.outcome == Outcome::kOk) {
+        return match && (op.version == 0 || op.version == op.expected_version + 1);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool LeaseStoreKeyModel::Unreachable(const State& state, const Op& op) const {
+  if (op.outcome == Outcome::kUnknown) return false;
+  if (op.kind == StoreOpKind::kRead || op.outcome == Outcome::kFail) {
+    // It must see the reported record: absent, or exactly op.version.
+    if (!op.found) return state.version > 0;
+    return state.version > op.version;
+  }
+  if (op.kind == StoreOpKind::kCreate) return state.version > 0;
+  return state.version > op.expected_version;
+}
+
+std::string LeaseStoreKeyModel::DescribeState(const State& state) const {
+  if (state.version == 0) return "absent";
+  return "v" + std::to_string(state.version) + " " +
+         ValueText(*values_[static_cast<std::size_t>(state.value)]);
+}
+
+LinResult CheckLeaseStore(std::span<const StoreOp> ops, const LinOptions& options) {
+  std::map<std::string, std::vector<std::size_t>> by_key;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (StoreOpMatters(ops[i])) by_key[ops[i].key].push_back(i);
+  }
+  std::vector<LinPartition<LeaseStoreKeyModel>> partitions(by_key.size());
+  std::size_t index = 0;
+  for (const auto& [key, indices] : by_key) {
+    LinPartition<LeaseStoreKeyModel>& partition = partitions[index++];
+    partition.key = key;
+    partition.ops.reserve(indices.size());
+    for (std::size_t i : indices) {
+      const StoreOp& op = ops[i];
+      partition.ops.push_back({partition.model.Compile(op), op.invoke_ns,
+                               op.outcome == Outcome::kUnknown ? kNeverNs : op.complete_ns,
+                               static_cast<std::int64_t>(i)});
+    }
+  }
+  return SearchPartitions(partitions, options);
+}
+
+}  // namespace leasesim::checker

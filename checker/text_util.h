@@ -1,0 +1,45 @@
+#pragma once
+// Small string helpers shared by the importers: line splitting and strict
+// integer parsing (no exceptions, no locale).
+
+#include <charconv>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace leasesim::checker {
+
+inline std::string_view TrimView(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// Lines without their terminators; a final line without '\n' counts too.
+inline std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    if (end == std::string_view::npos) {
+      lines.push_back(text);
+      break;
+    }
+    lines.push_back(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+// The whole of `text` as a decimal integer (optional leading '-').
+inline bool ParseInt64(std::string_view text, std::int64_t& out) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+}  // namespace leasesim::checker
