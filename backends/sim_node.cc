@@ -48,6 +48,14 @@ void SimNodeEnv::Spawn(std::string_view name, std::function<void()> task) {
   world_.Spawn(host_, std::move(task));
 }
 
+void SimNodeEnv::FaultPoint(std::string_view name) {
+  world_.trace().Record(world_.now(), host_, "fault_point", static_cast<std::int64_t>(name.size()));
+  if (!observer_.FaultPointReached(node_, name)) return;
+  // The host was just paused, suspended or marked to crash: yield, so that
+  // nothing more runs until the fault is over (or the crash unwinds us).
+  world_.SleepUntilLocal(MonotonicNow());
+}
+
 core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
@@ -144,8 +152,16 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
   core::ElectorConfig elector = config.elector;
   elector.identity = identity;
+  elector.node_name = "n" + std::to_string(config.node);
   node_ = std::make_unique<core::LeaseNode>(*env_, std::move(elector), config.settlement);
   node_->Start();
+}
+
+void SimNodeProcess::BeginShutdown(std::string successor, std::function<void()> on_released) {
+  env_->Spawn("shutdown", [this, successor = std::move(successor), on_released = std::move(on_released)] {
+    node_->Shutdown(successor);
+    on_released();
+  });
 }
 
 }  // namespace leasesim::backends

@@ -43,6 +43,7 @@ class SimNodeEnv final : public core::Env,
   core::LedgerClient& ledger() override { return *this; }
   core::EventSink& events() override { return *this; }
   std::uint64_t Random() override { return prng_.Next(); }
+  void FaultPoint(std::string_view name) override;
 
   // StoreClient
   core::StoreResult Read(std::string_view key, core::Nanos timeout) override;
@@ -83,6 +84,10 @@ class SimNodeProcess final : public sim::ProcessState {
 
   const core::LeaseNode& node() const { return *node_; }
   core::LeaseNode& node() { return *node_; }
+
+  // Graceful shutdown on a task of its own: releases the lease (to the node
+  // named `successor`, if any), then calls on_released (from that task).
+  void BeginShutdown(std::string successor, std::function<void()> on_released);
 
  private:
   std::unique_ptr<SimNodeEnv> env_;

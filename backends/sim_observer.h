@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/env.h"
 #include "core/events.h"
@@ -34,6 +35,11 @@ class SimObserver {
 
   // A protocol event from a node (acquired, renewed, demoted, ...).
   virtual void ProtocolEvent(int node, const core::LeaseEvent& event) = 0;
+
+  // A node reached a named fault point. The observer may pause, suspend or
+  // crash the node's host right here; it returns true when it did, and the
+  // node then yields so the fault takes effect at exactly this point.
+  virtual bool FaultPointReached(int node, std::string_view point) = 0;
 };
 
 }  // namespace leasesim::backends

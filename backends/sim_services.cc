@@ -1,5 +1,6 @@
 #include "backends/sim_services.h"
 
+#include <cassert>
 #include <utility>
 
 namespace leasesim::backends {
@@ -15,22 +16,63 @@ sim::Nanos DrawService(sim::Prng& prng, const sim::LatencyModel& model) {
 }  // namespace
 
 SimStoreServer::SimStoreServer(sim::World& world, sim::HostId host, sim::Prng prng,
-                               sim::LatencyModel service, SimObserver& observer)
-    : world_(world), host_(host), prng_(prng), service_(service), observer_(observer) {}
+                               StoreServerConfig config, SimObserver& observer)
+    : world_(world), host_(host), prng_(prng), config_(config), observer_(observer) {
+  assert(config_.stale_read_ppm <= sim::kPpmOne);
+  assert(config_.stale_lag_ns_max >= 0);
+}
+
+void SimStoreServer::SetOutage(StoreOutage outage) {
+  outage_ = outage;
+  world_.trace().Record(world_.now(), host_, "store_outage", static_cast<std::int64_t>(outage));
+}
+
+core::StoreResult SimStoreServer::StaleRead(const std::string& key, sim::Nanos as_of) const {
+  // The newest change to `key` the replica had received by `as_of`.
+  for (auto it = replica_log_.rbegin(); it != replica_log_.rend(); ++it) {
+    if (it->key == key && it->at <= as_of) return {core::StoreStatus::kOk, it->record};
+  }
+  return {core::StoreStatus::kOk, core::VersionedRecord{}};
+}
 
 void SimStoreServer::Handle(const StoreRequest& request,
                             std::function<void(const core::StoreResult&)> reply) {
-  const sim::Nanos apply_at = world_.now() + DrawService(prng_, service_);
+  if (!seen_requests_.insert(request.op).second) {
+    world_.trace().Record(world_.now(), host_, "store_duplicate_dropped", request.op);
+    return;
+  }
+  if (outage_ == StoreOutage::kBlackhole) {
+    world_.trace().Record(world_.now(), host_, "store_blackhole", request.op);
+    return;
+  }
+  if (outage_ == StoreOutage::kUnavailable) {
+    world_.trace().Record(world_.now(), host_, "store_reject", request.op);
+    reply(core::StoreResult{core::StoreStatus::kUnavailable, {}});
+    return;
+  }
+  const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
   const std::uint64_t incarnation = world_.incarnation(host_);
   world_.At(apply_at, [this, incarnation, request, reply = std::move(reply)]() mutable {
     world_.RunOnHost(host_, incarnation, [this, request, reply = std::move(reply)] {
       core::StoreResult result;
       switch (request.kind) {
-        case StoreOpKind::kRead: result = store_.Read(request.key); break;
+        case StoreOpKind::kRead:
+          if (config_.stale_read_ppm > 0 && prng_.ChancePpm(config_.stale_read_ppm)) {
+            const sim::Nanos lag = prng_.UniformRange(0, config_.stale_lag_ns_max);
+            result = StaleRead(request.key, world_.now() - lag);
+          } else {
+            result = store_.Read(request.key);
+          }
+          break;
         case StoreOpKind::kCreate: result = store_.Create(request.key, request.record); break;
         case StoreOpKind::kCas:
           result = store_.CompareAndSet(request.key, request.expected_version, request.record);
           break;
+      }
+      if (request.kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk &&
+          config_.stale_read_ppm > 0) {
+        if (replica_log_.size() >= kReplicaLogMax) replica_log_.erase(replica_log_.begin());
+        replica_log_.push_back(Change{world_.now(), request.key, result.current});
       }
       const std::int64_t seq = next_applied_seq_++;
       observer_.StoreApplied(request.op, seq);
@@ -47,6 +89,10 @@ SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng 
 
 void SimLedgerServer::Handle(const LedgerRequest& request,
                              std::function<void(const core::LedgerResult&)> reply) {
+  if (request.write >= 0 && !seen_writes_.insert(request.write).second) {
+    world_.trace().Record(world_.now(), host_, "ledger_duplicate_dropped", request.write);
+    return;
+  }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, service_);
   const std::uint64_t incarnation = world_.incarnation(host_);
   world_.At(apply_at, [this, incarnation, request, reply = std::move(reply)]() mutable {

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "backends/fenced_ledger.h"
 #include "backends/lease_store.h"
@@ -26,11 +28,32 @@ struct StoreRequest {
   core::LeaseRecord record;
 };
 
-// A single linearizable store server: every operation applies at one instant.
+// How a store in an outage treats requests.
+enum class StoreOutage {
+  kNone,
+  kUnavailable,  // rejects every request at once: definitely not applied
+  kBlackhole,    // never answers: the client times out, outcome unknown
+};
+
+struct StoreServerConfig {
+  sim::LatencyModel service;     // time from arrival to application
+  // The stale-read variant: with this probability a read is answered from an
+  // asynchronously replicated copy that lags by up to stale_lag_ns_max (like
+  // a cache or a replica). 0 = a linearizable store.
+  std::uint32_t stale_read_ppm = 0;
+  sim::Nanos stale_lag_ns_max = 0;
+};
+
+// The coordination store as one server. Without stale reads every operation
+// applies at one instant between its arrival and its reply: linearizable.
 class SimStoreServer {
  public:
-  SimStoreServer(sim::World& world, sim::HostId host, sim::Prng prng, sim::LatencyModel service,
+  SimStoreServer(sim::World& world, sim::HostId host, sim::Prng prng, StoreServerConfig config,
                  SimObserver& observer);
+
+  void SetOutage(StoreOutage outage);
+  // Added to every request's service time (a latency spike; a slow disk).
+  void SetExtraLatency(sim::Nanos extra) { extra_latency_ = extra; }
 
   // Runs on the store host when a request arrives; `reply` runs on the store
   // host with the result once the request has been applied.
@@ -39,13 +62,29 @@ class SimStoreServer {
   const LeaseStore& state() const { return store_; }
 
  private:
+  core::StoreResult StaleRead(const std::string& key, sim::Nanos as_of) const;
+
+  static constexpr std::size_t kReplicaLogMax = 4096;
+
   sim::World& world_;
   sim::HostId host_;
   sim::Prng prng_;
-  sim::LatencyModel service_;
+  StoreServerConfig config_;
   SimObserver& observer_;
   LeaseStore store_;
   std::int64_t next_applied_seq_ = 0;
+  StoreOutage outage_ = StoreOutage::kNone;
+  sim::Nanos extra_latency_ = 0;
+  // Committed changes with their times, for the lagging replica.
+  struct Change {
+    sim::Nanos at;
+    std::string key;
+    core::VersionedRecord record;
+  };
+  std::vector<Change> replica_log_;
+  // Request ids seen: a request the network delivered twice is applied once
+  // (as TCP and request ids ensure in real clients).
+  std::set<std::int64_t> seen_requests_;
 };
 
 struct LedgerRequest {
@@ -70,6 +109,7 @@ class SimLedgerServer {
   sim::LatencyModel service_;
   SimObserver& observer_;
   FencedLedger ledger_;
+  std::set<std::int64_t> seen_writes_;
 };
 
 }  // namespace leasesim::backends

@@ -24,6 +24,7 @@ class RecordingObserver : public SimObserver {
   std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, bool) override { return 0; }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
   void ProtocolEvent(int, const core::LeaseEvent&) override {}
+  bool FaultPointReached(int, std::string_view) override { return false; }
 
   std::vector<bool> invoked;
   std::vector<std::int64_t> applied;
@@ -37,7 +38,7 @@ struct Rig {
   sim::HostId ledger_host = world.AddHost({.name = "ledger"});
   sim::Network network{world, sim::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
   RecordingObserver observer;
-  SimStoreServer store{world, store_host, sim::Prng(2), {.base_ns = sim::Millis(2)}, observer};
+  SimStoreServer store{world, store_host, sim::Prng(2), {.service = {.base_ns = sim::Millis(2)}}, observer};
   SimLedgerServer ledger{world, ledger_host, sim::Prng(3), {.base_ns = sim::Millis(2)}, observer, {}};
   std::unique_ptr<SimNodeEnv> env;
   Rig() {

@@ -1,5 +1,7 @@
 #include "core/lease_elector.h"
 
+#include "core/fault_points.h"
+
 #include <algorithm>
 #include <cassert>
 #include <utility>
@@ -12,18 +14,49 @@ constexpr int kTakeAttemptsPerCampaignRound = 4;
 
 }  // namespace
 
+std::vector<TimingError> ValidateElectorConfig(const ElectorConfig& config) {
+  std::vector<TimingError> errors;
+  if (config.key.empty()) errors.push_back({"key", "must not be empty"});
+  if (config.identity.empty()) errors.push_back({"identity", "must not be empty"});
+  if (!config.identity.empty() && config.identity == config.node_name) {
+    errors.push_back({"identity", "must be unique per process incarnation, not the bare node name \"" +
+                                      config.node_name + "\""});
+  }
+  for (TimingError& error : ValidateTiming(config.timing)) errors.push_back(std::move(error));
+  return errors;
+}
+
 LeaseElector::LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics)
     : env_(env), config_(std::move(config)), metrics_(metrics) {
-  assert(!config_.identity.empty());
-  assert(!config_.key.empty());
-  assert(ValidateTiming(config_.timing).empty());
+  assert(ValidateElectorConfig(config_).empty());
 }
 
 void LeaseElector::Run() {
-  for (;;) {
-    Campaign();
+  while (!shutting_down_) {
+    if (!Campaign()) return;
     Lead();
   }
+}
+
+void LeaseElector::Sample() {
+  sampled_mono_ = env_.MonotonicNow();
+  sampled_wall_ = env_.WallNow();
+}
+
+Nanos LeaseElector::PauseThreshold() const {
+  // Pauses within the deployment's promised budget are safe by the timing
+  // rules; anything longer breaks the assumptions the lease rests on.
+  return std::max(config_.timing.safety_margin, config_.timing.pause_budget);
+}
+
+bool LeaseElector::SuspendDetected() {
+  const Nanos mono = env_.MonotonicNow();
+  const Nanos wall = env_.WallNow();
+  const Nanos unseen = (wall - sampled_wall_) - (mono - sampled_mono_);
+  sampled_mono_ = mono;
+  sampled_wall_ = wall;
+  // Time the monotonic clock did not count may have run the lease out.
+  return unseen > PauseThreshold() || (unseen > config_.timing.safety_margin && mono + unseen >= valid_until_);
 }
 
 std::optional<LeaseGrant> LeaseElector::ValidLease() {
@@ -32,13 +65,54 @@ std::optional<LeaseGrant> LeaseElector::ValidLease() {
     Demote(DemotionReason::kDeadline);
     return std::nullopt;
   }
+  // After a VM suspend the monotonic clock says no time passed; the wall
+  // clock knows better. Demote before any write.
+  if (SuspendDetected()) {
+    Demote(DemotionReason::kPauseDetected);
+    return std::nullopt;
+  }
   return LeaseGrant{term_, valid_until_};
+}
+
+void LeaseElector::Release(const std::string& preferred_successor) {
+  shutting_down_ = true;
+  if (!leading_) return;
+  const std::int64_t term = term_;
+  std::int64_t version = version_;
+  Demote(DemotionReason::kReleased);  // side effects stop before the store hears of it
+  Emit(EventKind::kReleased);
+  env_.FaultPoint(fault_points::kDuringRelease);
+  LeaseRecord released;
+  released.term = term;  // same term: the successor bumps it
+  released.duration_ns = config_.timing.lease_duration;
+  released.acquired_wall_ns = acquired_wall_;
+  released.renewed_wall_ns = env_.WallNow();
+  released.preferred_successor = preferred_successor;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const StoreResult result =
+        env_.store().CompareAndSet(config_.key, version, released, config_.timing.request_timeout);
+    if (result.status != StoreStatus::kConflict) return;
+    // A renewal whose reply was lost may have moved the version: release
+    // only if the record is still ours in this term.
+    const VersionedRecord& current = result.current;
+    if (!current.found || current.record.holder != config_.identity || current.record.term != term) return;
+    version = current.version;
+  }
 }
 
 void LeaseElector::ReportFenced() {
   if (!leading_) return;
   metrics_.fenced_writes_rejected += 1;
   Demote(DemotionReason::kFenced);
+}
+
+Nanos LeaseElector::Backoff(int failures) {
+  // Exponential in consecutive failures, capped at four retry periods,
+  // jittered; the caller never sleeps past its validity deadline.
+  const int shift = std::min(failures > 0 ? failures - 1 : 0, 2);
+  const Nanos base = config_.timing.retry << shift;
+  const Nanos half = base / 2;
+  return half + static_cast<Nanos>(env_.Random() % static_cast<std::uint64_t>(half + 1));
 }
 
 Nanos LeaseElector::JitteredRetry() {
@@ -79,6 +153,7 @@ void LeaseElector::BecomeLeader(std::int64_t term, std::int64_t version, Nanos s
   last_renew_sent_ = sent;
   valid_until_ = sent + config_.timing.renew_deadline;
   acquired_wall_ = acquired_wall;
+  Sample();
   metrics_.is_leader = true;
   metrics_.term = term;
   metrics_.acquisitions += 1;
@@ -102,15 +177,16 @@ bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term) {
       observed.found
           ? env_.store().CompareAndSet(config_.key, observed.version, wanted, config_.timing.request_timeout)
           : env_.store().Create(config_.key, wanted, config_.timing.request_timeout);
-  env_.FaultPoint("after_cas_reply");
+  env_.FaultPoint(fault_points::kAfterCasReply);
   if (result.status != StoreStatus::kOk) return false;
+  if (shutting_down_) return false;  // released while the request was out; the record lapses
   assert(result.current.found);
   assert(result.current.record.holder == config_.identity);
   BecomeLeader(term, result.current.version, sent, wall);
   return true;
 }
 
-void LeaseElector::Campaign() {
+bool LeaseElector::Campaign() {
   assert(!leading_);
   // Expiry of another holder is judged only from our own monotonic clock:
   // the version must stay unchanged for the holder's full lease duration
@@ -118,18 +194,28 @@ void LeaseElector::Campaign() {
   std::int64_t watched_version = -1;
   Nanos watched_since = 0;
   for (;;) {
+    if (shutting_down_) return false;
     const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
     if (read.status == StoreStatus::kOk) {
       const VersionedRecord& seen = read.current;
       const Nanos now = env_.MonotonicNow();
+      if (seen.version != watched_version) {
+        watched_version = seen.version;
+        watched_since = now;
+      }
       if (!seen.found) {
-        if (TryTake(seen, 1)) return;
+        if (TryTake(seen, 1)) return true;
       } else if (seen.record.holder.empty()) {
-        if (TryTake(seen, seen.record.term + 1)) return;
+        // Released. A preferred successor takes over at once; anyone else
+        // gives it a few retry periods first.
+        const std::string& preferred = seen.record.preferred_successor;
+        const bool my_turn = preferred.empty() || preferred == config_.node_name ||
+                             now - watched_since >= 3 * config_.timing.retry;
+        if (my_turn && TryTake(seen, seen.record.term + 1)) return true;
       } else if (seen.record.holder == config_.identity) {
         // Our own write whose reply was lost, or a lease we demoted from that
         // nobody took: confirm it by CAS; validity counts from this send.
-        if (TryTake(seen, seen.record.term)) return;
+        if (TryTake(seen, seen.record.term)) return true;
       } else {
         metrics_.term = std::max(metrics_.term, seen.record.term);
         if (seen.record.holder != last_observed_holder_) {
@@ -137,12 +223,8 @@ void LeaseElector::Campaign() {
           metrics_.leader_changes_observed += 1;
           Emit(EventKind::kObservedLeader, {}, seen.record.holder);
         }
-        if (seen.version != watched_version) {
-          watched_version = seen.version;
-          watched_since = now;
-        } else if (now - watched_since >=
-                   TakeoverWait(seen.record.duration_ns, config_.timing.drift_bound_ppm)) {
-          if (TryTake(seen, seen.record.term + 1)) return;
+        if (now - watched_since >= TakeoverWait(seen.record.duration_ns, config_.timing.drift_bound_ppm)) {
+          if (TryTake(seen, seen.record.term + 1)) return true;
           watched_version = -1;  // re-observe whatever is there now
         }
       }
@@ -152,20 +234,20 @@ void LeaseElector::Campaign() {
 }
 
 bool LeaseElector::SleepDetectingPause(Nanos target) {
-  const Nanos mono_before = env_.MonotonicNow();
-  const Nanos wall_before = env_.WallNow();
+  Sample();
   env_.SleepUntil(target);
+  // A stop-the-world pause makes the timer fire late; a suspend hides the
+  // time from the monotonic clock, but not from the wall clock.
   const Nanos late = env_.MonotonicNow() - target;
-  // A suspended machine's monotonic clock stands still while its wall clock
-  // goes on: wall progress far beyond monotonic progress means we were out.
-  const Nanos unseen = (env_.WallNow() - wall_before) - (env_.MonotonicNow() - mono_before);
-  return late > config_.timing.safety_margin || unseen > config_.timing.safety_margin;
+  const bool suspended = SuspendDetected();
+  return late > PauseThreshold() || suspended;
 }
 
 void LeaseElector::Lead() {
   const TimingConfig& timing = config_.timing;
   Nanos next_attempt = last_renew_sent_ + timing.renew_interval;
   bool last_attempt_unavailable = false;
+  int consecutive_failures = 0;
   while (leading_) {
     const bool paused = SleepDetectingPause(std::min(next_attempt, valid_until_));
     if (!leading_) return;  // demoted meanwhile (fenced, or the job saw the deadline)
@@ -178,11 +260,11 @@ void LeaseElector::Lead() {
       Demote(last_attempt_unavailable ? DemotionReason::kStoreUnavailable : DemotionReason::kDeadline);
       return;
     }
-    env_.FaultPoint("before_renew");
+    env_.FaultPoint(fault_points::kBeforeRenew);
     const Nanos sent = env_.MonotonicNow();
     const Nanos timeout = std::min(timing.request_timeout, valid_until_ - sent);
     const StoreResult result = env_.store().CompareAndSet(config_.key, version_, RecordFor(term_), timeout);
-    env_.FaultPoint("after_cas_reply");
+    env_.FaultPoint(fault_points::kAfterCasReply);
     if (!leading_) return;
     now = env_.MonotonicNow();
     last_attempt_unavailable = result.status == StoreStatus::kUnavailable;
@@ -197,6 +279,7 @@ void LeaseElector::Lead() {
         metrics_.renewal_latency_ns_max = std::max(metrics_.renewal_latency_ns_max, now - sent);
         metrics_.lease_margin_ns_min = std::min(metrics_.lease_margin_ns_min, margin);
         Emit(EventKind::kRenewed);
+        consecutive_failures = 0;
         next_attempt = sent + timing.renew_interval;
         break;
       }
@@ -218,12 +301,12 @@ void LeaseElector::Lead() {
       case StoreStatus::kUnavailable:
         metrics_.renewals_failed_unavailable += 1;
         Emit(EventKind::kRenewFailed, "unavailable");
-        next_attempt = now + JitteredRetry();
+        next_attempt = now + Backoff(++consecutive_failures);
         break;
       case StoreStatus::kTimeout:
         metrics_.renewals_failed_timeout += 1;
         Emit(EventKind::kRenewFailed, "timeout");
-        next_attempt = now + JitteredRetry();
+        next_attempt = now + Backoff(++consecutive_failures);
         break;
     }
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/env.h"
 #include "core/events.h"
@@ -16,10 +17,14 @@
 namespace leasesim::core {
 
 struct ElectorConfig {
-  std::string key;       // the store key of the job's lease record
-  std::string identity;  // unique per process incarnation
+  std::string key;        // the store key of the job's lease record
+  std::string identity;   // unique per process incarnation, never a bare host name
+  std::string node_name;  // stable across incarnations; names a preferred successor
   TimingConfig timing;
 };
+
+// Every broken rule of an elector configuration (timing included).
+std::vector<TimingError> ValidateElectorConfig(const ElectorConfig& config);
 
 // A lease the process may act under: its term (the fencing token) and the
 // monotonic instant its validity ends.
@@ -32,8 +37,15 @@ class LeaseElector {
  public:
   LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics);
 
-  // Campaigns and leads until the process dies; never returns.
+  // Campaigns and leads until Release() is called (or the process dies).
   void Run();
+
+  // Graceful handoff: stop side effects at once, then release the record with
+  // a version-checked CAS (empty holder, same term) so a successor can take
+  // over without waiting for expiry; `preferred_successor` (a node name, may
+  // be empty) takes over first. Never frees another holder's lease. After it,
+  // this elector never campaigns again.
+  void Release(const std::string& preferred_successor);
 
   // The lease, if this process holds one that is valid at this instant.
   std::optional<LeaseGrant> ValidLease();
@@ -44,8 +56,8 @@ class LeaseElector {
   const std::string& identity() const { return config_.identity; }
 
  private:
-  // Returns once this process holds the lease.
-  void Campaign();
+  // Returns true once this process holds the lease; false on shutdown.
+  bool Campaign();
   // Returns once this process no longer leads.
   void Lead();
   // Sleeps; true when the wake-up came far later than asked or the machine
@@ -58,6 +70,12 @@ class LeaseElector {
   void Emit(EventKind kind, std::string reason = {}, std::string other = {});
   LeaseRecord RecordFor(std::int64_t term) const;
   Nanos JitteredRetry();
+  Nanos Backoff(int failures);
+  // True when wall time ran ahead of monotonic time by more than the safety
+  // margin since the last sample: the machine was suspended meanwhile.
+  bool SuspendDetected();
+  Nanos PauseThreshold() const;
+  void Sample();
 
   Env& env_;
   ElectorConfig config_;
@@ -70,6 +88,9 @@ class LeaseElector {
   Nanos last_renew_sent_ = 0;
   Nanos acquired_wall_ = 0;
   std::string last_observed_holder_;
+  bool shutting_down_ = false;
+  Nanos sampled_mono_ = 0;
+  Nanos sampled_wall_ = 0;
 };
 
 }  // namespace leasesim::core

@@ -111,7 +111,7 @@ TEST(LeaseElector, FirstCandidateCreatesTermOneAndRenews) {
   FakeEnv env;
   env.stop_at = 10'000 * kMs;
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   const VersionedRecord record = env.store_.Get("job");
   EXPECT_EQ(record.record.holder, "a#1");
@@ -131,7 +131,7 @@ TEST(LeaseElector, TakesOverOnlyAfterTheVersionStoodStillForTheHoldersDuration) 
     if (took_over_at < 0 && env.store_.Get("job").record.holder == "a#1") took_over_at = now;
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   const VersionedRecord record = env.store_.Get("job");
   EXPECT_EQ(record.record.holder, "a#1");
@@ -152,7 +152,7 @@ TEST(LeaseElector, ARenewingHolderIsNeverTakenOver) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(env.store_.Get("job").record.holder, "b#1");
   EXPECT_EQ(metrics.acquisitions, 0);
@@ -168,7 +168,7 @@ TEST(LeaseElector, ConflictDemotesAndCampaignsAgainAfterReReading) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kConflict), 1);
   EXPECT_FALSE(elector.ValidLease().has_value());
@@ -182,7 +182,7 @@ TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {
     if (now >= 1 * kMs) env.store_.unavailable = true;
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   // Acquired by the create sent at t=0: valid until 7 s, never renewed.
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kStoreUnavailable), 1);
@@ -203,9 +203,86 @@ TEST(LeaseElector, ASuspendDetectedByTheWallClockDemotes) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
+}
+
+TEST(LeaseElector, ReleaseStopsSideEffectsThenFreesTheRecordInTheSameTerm) {
+  FakeEnv env;
+  env.stop_at = 4'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  ASSERT_TRUE(elector.ValidLease().has_value());
+  const std::int64_t version = env.store_.Get("job").version;
+  elector.Release("b");
+  EXPECT_FALSE(elector.ValidLease().has_value());
+  const VersionedRecord record = env.store_.Get("job");
+  EXPECT_EQ(record.record.holder, "");
+  EXPECT_EQ(record.record.term, 1);
+  EXPECT_EQ(record.record.preferred_successor, "b");
+  EXPECT_EQ(record.version, version + 1);
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kReleased), 1);
+  // Demoted strictly before the store was told.
+  const auto demoted = std::find(env.log.begin(), env.log.end(), "demoted:released");
+  const auto released = std::find(env.log.begin(), env.log.end(), "released");
+  EXPECT_LT(demoted, released);
+}
+
+TEST(LeaseElector, ReleaseNeverFreesAnotherHoldersLease) {
+  FakeEnv env;
+  env.stop_at = 4'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  ASSERT_TRUE(elector.ValidLease().has_value());
+  // Someone else took the record meanwhile (our lease would have lapsed).
+  VersionedRecord& slot = env.store_.records["job"];
+  slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = 10'000 * kMs}};
+  elector.Release("");
+  EXPECT_EQ(env.store_.Get("job").record.holder, "c#1");
+  EXPECT_EQ(env.store_.Get("job").record.term, 2);
+}
+
+TEST(LeaseElector, APreferredSuccessorTakesOverAtOnceOthersWait) {
+  for (const char* name : {"b", "c"}) {
+    FakeEnv env;
+    env.store_.records["job"] = {true, 9, LeaseRecord{.holder = "", .term = 4, .duration_ns = 10'000 * kMs,
+                                                      .preferred_successor = "b"}};
+    env.stop_at = 8'000 * kMs;
+    LeaseMetrics metrics;
+    LeaseElector elector(env, {.key = "job", .identity = std::string(name) + "#1", .node_name = name, .timing = Timing()},
+                         metrics);
+    RunUntilStopped(elector);
+    EXPECT_EQ(env.store_.Get("job").record.term, 5) << name;
+    const auto acquired = std::find(env.log.begin(), env.log.end(), "acquired");
+    ASSERT_NE(acquired, env.log.end());
+    const Nanos took_over_at = env.times[static_cast<std::size_t>(acquired - env.log.begin())];
+    if (std::string(name) == "b") {
+      EXPECT_LE(took_over_at, 1'000 * kMs);
+    } else {
+      EXPECT_GE(took_over_at, 3'000 * kMs);
+    }
+  }
+}
+
+TEST(LeaseElector, ValidLeaseRefusesRightAfterASuspendEvenBeforeTheRenewalLoopWakes) {
+  FakeEnv env;
+  env.stop_at = 1'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  ASSERT_TRUE(elector.ValidLease().has_value());
+  env.wall_offset += 30'000 * kMs;  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
+  EXPECT_FALSE(elector.ValidLease().has_value());
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
+}
+
+TEST(LeaseElector, ConfigValidationRejectsABareNodeNameAsIdentity) {
+  const auto errors = ValidateElectorConfig({.key = "job", .identity = "a", .node_name = "a", .timing = Timing()});
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].field, "identity");
 }
 
 }  // namespace

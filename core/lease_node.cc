@@ -12,4 +12,6 @@ void LeaseNode::Start() {
   env_.Spawn("settlement", [this] { job_.Run(); });
 }
 
+void LeaseNode::Shutdown(const std::string& preferred_successor) { elector_.Release(preferred_successor); }
+
 }  // namespace leasesim::core

@@ -3,6 +3,7 @@
 // job, wired together over one Env. A service embeds exactly this.
 
 #include <memory>
+#include <string>
 
 #include "core/env.h"
 #include "core/lease_elector.h"
@@ -17,6 +18,11 @@ class LeaseNode {
 
   // Spawns the elector and job tasks on the environment.
   void Start();
+
+  // Graceful shutdown: side effects stop, the lease is released (to
+  // `preferred_successor`, a node name, if given). Blocks the calling task
+  // for at most one store request.
+  void Shutdown(const std::string& preferred_successor);
 
   LeaseElector& elector() { return elector_; }
   const LeaseMetrics& metrics() const { return metrics_; }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/events.h"
+#include "core/fault_points.h"
 
 namespace leasesim::core {
 
@@ -63,12 +64,12 @@ bool SettlementJob::SettleWindow(std::int64_t window) {
     batch.token = grant->term;
     batch.lease_deadline = grant->valid_until;
     batch.items.push_back(SettlementItem{window, i, (window + 1) * 100 + i});
-    env_.FaultPoint("between_batch_items");
+    env_.FaultPoint(fault_points::kBetweenBatchItems);
   }
   std::optional<LeaseGrant> grant = elector_.ValidLease();
   if (!grant || grant->term != known_term_) return false;
   batch.lease_deadline = grant->valid_until;
-  env_.FaultPoint("before_ledger_write");
+  env_.FaultPoint(fault_points::kBeforeLedgerWrite);
   const LedgerResult result = env_.ledger().Commit(batch, config_.request_timeout);
   LeaseEvent event;
   event.holder = elector_.identity();

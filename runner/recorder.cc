@@ -116,6 +116,8 @@ void Recorder::CloseBelief(int node, const std::string& reason) {
 }
 
 void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
+  if (event.kind == core::EventKind::kRenewFailed) event_counts_["renew_failed_" + event.reason] += 1;
+  if (event.kind == core::EventKind::kRenewed) event_counts_["renewals_ok"] += 1;
   switch (event.kind) {
     case core::EventKind::kAcquired: {
       CloseBelief(node, "reacquired");
@@ -142,6 +144,11 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
     default:
       break;
   }
+}
+
+bool Recorder::FaultPointReached(int node, std::string_view point) {
+  event_counts_["fault_point_" + std::string(point)] += 1;
+  return fault_point_action_ && fault_point_action_(node, point);
 }
 
 void Recorder::NodeCrashed(int node) { CloseBelief(node, "crash"); }

@@ -5,6 +5,7 @@
 // clock to true time, exactly), and the fault log.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,12 +31,21 @@ class Recorder final : public backends::SimObserver {
                           bool lease_valid) override;
   void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;
   void ProtocolEvent(int node, const core::LeaseEvent& event) override;
+  bool FaultPointReached(int node, std::string_view point) override;
+
+  // What the run does when a node reaches a fault point (true: it struck).
+  void SetFaultPointAction(std::function<bool(int, std::string_view)> action) {
+    fault_point_action_ = std::move(action);
+  }
 
   // The node's process died: its belief, if any, ends now.
   void NodeCrashed(int node);
   void AddFault(checker::FaultRecord fault);
   // The node that believes it holds the lease now (highest term), if any.
   std::optional<int> CurrentLeader() const;
+
+  // Protocol events counted by kind and reason ("renew_failed_timeout", ...).
+  const std::map<std::string, std::int64_t>& event_counts() const { return event_counts_; }
 
   // Closes open beliefs at the end of the run and hands the history over.
   checker::History Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows);
@@ -52,6 +62,8 @@ class Recorder final : public backends::SimObserver {
   std::vector<sim::HostId> node_hosts_;
   checker::History history_;
   std::map<int, OpenBelief> open_beliefs_;  // by node
+  std::map<std::string, std::int64_t> event_counts_;
+  std::function<bool(int, std::string_view)> fault_point_action_;
 };
 
 }  // namespace leasesim::runner

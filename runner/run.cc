@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
 #include <memory>
 #include <set>
 
@@ -15,7 +16,9 @@
 namespace leasesim::runner {
 namespace {
 
-const char* kFaultNames[] = {"crash", "restart", "pause", "suspend", "partition", "clock_drift", "clock_step"};
+const char* kFaultNames[] = {"crash",     "restart",    "pause",         "suspend",          "partition",
+                             "clock_drift", "clock_step", "partition_oneway", "isolate_from_store", "clog",
+                             "store_outage", "store_latency", "shutdown", "isolate"};
 
 // Everything one run builds, torn down in the right order (world last:
 // destroying it unwinds fibers that reference the rest).
@@ -41,11 +44,24 @@ class RunWorld {
     ledger_host_ = world_.AddHost({.name = "ledger", .wall_start = kWallClockBase});
     network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), scenario.network);
     recorder_ = std::make_unique<Recorder>(world_, node_hosts_);
+    recorder_->SetFaultPointAction([this](int node, std::string_view point) { return FaultPointReached(node, point); });
     store_ = std::make_unique<backends::SimStoreServer>(world_, store_host_, world_.MakePrng("store"),
-                                                        scenario.store_latency, *recorder_);
+                                                        scenario.store, *recorder_);
     ledger_ = std::make_unique<backends::SimLedgerServer>(
-        world_, ledger_host_, world_.MakePrng("ledger"), scenario.store_latency, *recorder_,
+        world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
         backends::LedgerOptions{});
+    // Clock settings are faults from the start when they break the drift bound.
+    for (const ClockSetting& setting : scenario.clocks) {
+      if (setting.drift_ppm == 0) continue;
+      checker::FaultRecord record;
+      record.kind = "clock_drift";
+      record.nodes = {setting.node};
+      record.start_ns = 0;
+      record.end_ns = scenario.duration;
+      record.within_assumptions = std::abs(setting.drift_ppm) <= scenario.timing.drift_bound_ppm;
+      record.description = "drift " + std::to_string(setting.drift_ppm) + " ppm from the start";
+      recorder_->AddFault(std::move(record));
+    }
   }
 
   ~RunWorld() {
@@ -77,6 +93,14 @@ class RunWorld {
       world_.At(fault.at, [this, &fault] { Inject(fault); });
     }
     world_.RunUntil(scenario_.duration);
+    for (const Armed& armed : armed_) {
+      recorder_->AddFault(checker::FaultRecord{.kind = kFaultNames[static_cast<int>(armed.fault->kind)],
+                                               .nodes = {armed.node},
+                                               .start_ns = world_.now(),
+                                               .end_ns = world_.now(),
+                                               .description = "never struck: node " + std::to_string(armed.node) +
+                                                              " did not reach " + armed.fault->at_point});
+    }
 
     RunResult result;
     result.scenario = scenario_.name;
@@ -88,7 +112,8 @@ class RunWorld {
     assumptions.renew_interval_ns = scenario_.timing.renew_interval;
     assumptions.retry_ns = scenario_.timing.retry;
     assumptions.settlement_period_ns = scenario_.settlement_period;
-    assumptions.recovery_bound_ns = core::RecoveryBound(scenario_.timing);
+    assumptions.recovery_bound_ns =
+        scenario_.recovery_bound > 0 ? scenario_.recovery_bound : core::RecoveryBound(scenario_.timing);
     std::vector<std::int64_t> due;
     for (std::int64_t k = 0; (k + 1) * scenario_.settlement_period <= scenario_.duration; ++k) due.push_back(k);
     checker::History history = recorder_->Finish(assumptions, std::move(due));
@@ -116,51 +141,106 @@ class RunWorld {
         return fault.duration <= scenario_.timing.pause_budget;
       case FaultKind::kClockDrift:
         return std::abs(fault.drift_ppm) <= scenario_.timing.drift_bound_ppm;
+      case FaultKind::kClog:
+        // Held messages arrive late: like a pause of the link.
+        return fault.duration <= scenario_.timing.pause_budget;
       default:
         return true;
     }
   }
 
-  void Inject(const Fault& fault) {
+  // Strikes an armed fault-point fault on `node` if one matches.
+  bool FaultPointReached(int node, std::string_view point) {
+    for (auto it = armed_.begin(); it != armed_.end(); ++it) {
+      if (it->node != node || it->fault->at_point != point) continue;
+      const Fault* fault = it->fault;
+      armed_.erase(it);
+      Inject(*fault, node);
+      return true;
+    }
+    return false;
+  }
+
+  void Inject(const Fault& fault, std::optional<int> struck_node = std::nullopt) {
+    if (!fault.at_point.empty() && !struck_node) {
+      // Armed now; strikes when the node reaches the point.
+      const std::optional<int> target = Resolve(fault.node);
+      if (target) {
+        armed_.push_back(Armed{*target, &fault});
+      } else {
+        recorder_->AddFault(checker::FaultRecord{.kind = kFaultNames[static_cast<int>(fault.kind)],
+                                                 .start_ns = world_.now(),
+                                                 .end_ns = world_.now(),
+                                                 .description = "skipped: no node had the role it names when armed"});
+      }
+      return;
+    }
     checker::FaultRecord record;
     record.kind = kFaultNames[static_cast<int>(fault.kind)];
     record.start_ns = world_.now();
     record.end_ns = world_.now() + fault.duration;
     record.within_assumptions = WithinAssumptions(fault);
-    int node = fault.node.node;
-    if (fault.kind != FaultKind::kPartition) {
-      if (fault.node.leader) {
-        const std::optional<int> leader = recorder_->CurrentLeader();
-        if (!leader) {
-          record.description = "skipped: no node held the lease when the fault fired";
-          record.end_ns = record.start_ns;
-          recorder_->AddFault(std::move(record));
-          world_.trace().Record(world_.now(), -1, "fault_skipped", static_cast<std::int64_t>(fault.kind));
-          return;
-        }
-        node = *leader;
+    // Roles ("leader", "follower") resolve now, so a script stays meaningful across seeds.
+    resolved_.clear();
+    int node = 0;
+    bool resolvable = true;
+    const bool targets_node = fault.kind != FaultKind::kPartition && fault.kind != FaultKind::kPartitionOneWay &&
+                              fault.kind != FaultKind::kClog && fault.kind != FaultKind::kStoreOutage &&
+                              fault.kind != FaultKind::kStoreLatency;
+    if (targets_node) {
+      const std::optional<int> target = struck_node ? struck_node : Resolve(fault.node);
+      resolvable = target.has_value();
+      node = target.value_or(0);
+      if (resolvable) record.nodes = {node};
+    }
+    auto resolve_members = [&](const std::vector<Member>& members) {
+      for (const Member& member : members) {
+        if (member.kind != Member::Kind::kNode) continue;
+        const std::optional<int> target = Resolve(member.node);
+        if (!target) resolvable = false;
+        resolved_[&member] = target.value_or(0);
       }
-      record.nodes = {node};
+    };
+    for (const std::vector<Member>& group : fault.groups) resolve_members(group);
+    resolve_members(fault.from);
+    resolve_members(fault.to);
+    if (!resolvable) {
+      record.description = "skipped: no node had the role it names when the fault fired";
+      record.end_ns = record.start_ns;
+      recorder_->AddFault(std::move(record));
+      world_.trace().Record(world_.now(), -1, "fault_skipped", static_cast<std::int64_t>(fault.kind));
+      return;
     }
     world_.trace().Record(world_.now(), node == 0 ? -1 : HostOf(node), "fault",
                           static_cast<std::int64_t>(fault.kind), fault.duration);
     switch (fault.kind) {
-      case FaultKind::kCrash:
-        recorder_->NodeCrashed(node);
-        world_.Crash(HostOf(node));
+      case FaultKind::kCrash: {
         record.end_ns = record.start_ns;
+        if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
+        auto crash = [this, node] {
+          recorder_->NodeCrashed(node);
+          world_.Crash(HostOf(node));
+        };
+        if (world_.in_fiber()) {
+          world_.At(world_.now(), crash);  // a fiber cannot unwind itself; it yields first
+        } else {
+          crash();
+        }
         break;
+      }
       case FaultKind::kRestart:
         world_.Restart(HostOf(node));
         record.end_ns = record.start_ns;
         break;
       case FaultKind::kPause: {
+        if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
         const sim::HostId host = HostOf(node);
         world_.Pause(host);
         world_.At(world_.now() + fault.duration, [this, host] { world_.Unpause(host); });
         break;
       }
       case FaultKind::kSuspend: {
+        if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
         const sim::HostId host = HostOf(node);
         world_.Suspend(host);
         world_.At(world_.now() + fault.duration, [this, host] { world_.Unsuspend(host); });
@@ -177,7 +257,7 @@ class RunWorld {
           }
         }
         for (const Member& member : fault.groups[0]) {
-          if (member.kind == Member::Kind::kNode) record.nodes.push_back(member.node);
+          if (member.kind == Member::Kind::kNode) record.nodes.push_back(resolved_.at(&member));
         }
         for (const auto& [from, to] : cut) network_->SetBlocked(from, to, true);
         world_.At(world_.now() + fault.duration, [this, cut] {
@@ -195,15 +275,102 @@ class RunWorld {
         record.end_ns = record.start_ns;
         record.description = "wall clock stepped by " + std::to_string(fault.step / sim::kNanosPerMilli) + " ms";
         break;
+      case FaultKind::kPartitionOneWay:
+      case FaultKind::kClog: {
+        std::vector<std::pair<sim::HostId, sim::HostId>> links;
+        for (const Member& from : fault.from) {
+          for (const Member& to : fault.to) {
+            if (HostOfMember(from) != HostOfMember(to)) links.emplace_back(HostOfMember(from), HostOfMember(to));
+          }
+        }
+        for (const Member& member : fault.from) {
+          if (member.kind == Member::Kind::kNode) record.nodes.push_back(resolved_.at(&member));
+        }
+        if (fault.kind == FaultKind::kClog) {
+          for (const auto& [from, to] : links) network_->ClogUntil(from, to, world_.now() + fault.duration);
+          break;
+        }
+        for (const auto& [from, to] : links) network_->SetBlocked(from, to, true);
+        world_.At(world_.now() + fault.duration, [this, links] {
+          for (const auto& [from, to] : links) network_->SetBlocked(from, to, false);
+        });
+        break;
+      }
+      case FaultKind::kIsolate: {
+        const sim::HostId host = HostOf(node);
+        std::vector<std::pair<sim::HostId, sim::HostId>> links;
+        for (sim::HostId other = 0; other < world_.host_count(); ++other) {
+          if (other == host) continue;
+          links.emplace_back(host, other);
+          links.emplace_back(other, host);
+        }
+        for (const auto& [from, to] : links) network_->SetBlocked(from, to, true);
+        world_.At(world_.now() + fault.duration, [this, links] {
+          for (const auto& [from, to] : links) network_->SetBlocked(from, to, false);
+        });
+        break;
+      }
+      case FaultKind::kIsolateFromStore: {
+        const sim::HostId host = HostOf(node);
+        network_->SetBlocked(host, store_host_, true);
+        network_->SetBlocked(store_host_, host, true);
+        world_.At(world_.now() + fault.duration, [this, host] {
+          network_->SetBlocked(host, store_host_, false);
+          network_->SetBlocked(store_host_, host, false);
+        });
+        break;
+      }
+      case FaultKind::kStoreOutage:
+        store_->SetOutage(fault.outage);
+        record.description = fault.outage == backends::StoreOutage::kUnavailable ? "requests rejected"
+                                                                                : "requests never answered";
+        world_.At(world_.now() + fault.duration, [this] { store_->SetOutage(backends::StoreOutage::kNone); });
+        break;
+      case FaultKind::kStoreLatency:
+        store_->SetExtraLatency(fault.extra);
+        record.description = "+" + std::to_string(fault.extra / sim::kNanosPerMilli) + " ms per request";
+        world_.At(world_.now() + fault.duration, [this] { store_->SetExtraLatency(0); });
+        break;
+      case FaultKind::kShutdown: {
+        const sim::HostId host = HostOf(node);
+        auto* process = dynamic_cast<backends::SimNodeProcess*>(world_.process(host));
+        record.end_ns = record.start_ns;
+        if (process == nullptr || !world_.running(host)) {
+          record.description = "skipped: the node was not running";
+          break;
+        }
+        const std::string successor = fault.successor == 0 ? "" : "n" + std::to_string(fault.successor);
+        record.description = successor.empty() ? "graceful handoff" : "graceful handoff to " + successor;
+        const std::uint64_t incarnation = world_.incarnation(host);
+        process->BeginShutdown(successor, [this, host, node, incarnation] {
+          // The process exits once its lease is released.
+          world_.At(world_.now(), [this, host, node, incarnation] {
+            if (world_.incarnation(host) != incarnation) return;
+            recorder_->NodeCrashed(node);
+            world_.Crash(host);
+          });
+        });
+        break;
+      }
     }
     recorder_->AddFault(std::move(record));
+  }
+
+  std::optional<int> Resolve(const NodeRef& ref) const {
+    if (ref.leader) return recorder_->CurrentLeader();
+    if (!ref.follower) return ref.node;
+    const std::optional<int> leader = recorder_->CurrentLeader();
+    for (int node = 1; node <= scenario_.nodes; ++node) {
+      if (node != leader && world_.state(HostOf(node)) != sim::HostState::kCrashed) return node;
+    }
+    return std::nullopt;
   }
 
   sim::HostId HostOfMember(const Member& member) const {
     switch (member.kind) {
       case Member::Kind::kStore: return store_host_;
       case Member::Kind::kLedger: return ledger_host_;
-      case Member::Kind::kNode: return HostOf(member.node);
+      case Member::Kind::kNode: return HostOf(resolved_.at(&member));
     }
     return store_host_;
   }
@@ -240,10 +407,27 @@ class RunWorld {
     }
     std::int64_t unknown = 0;
     for (const checker::StoreOp& op : history.store_ops) unknown += op.outcome == checker::Outcome::kUnknown ? 1 : 0;
+    for (const auto& [name, count] : recorder_->event_counts()) figures[name] = count;
+    figures["recovery_ms"] = RecoveryMs(history);
     figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
     figures["store_ops_unknown"] = unknown;
     figures["sim_events"] = static_cast<std::int64_t>(world_.events_processed());
     return figures;
+  }
+
+  // Time from the end of the last fault until some node led again; 0 when a
+  // leader held throughout, -1 when none led again before the end.
+  static std::int64_t RecoveryMs(const checker::History& history) {
+    checker::TimeNs healed = -1;
+    for (const checker::FaultRecord& fault : history.faults) healed = std::max(healed, fault.end_ns);
+    if (healed < 0) return 0;
+    checker::TimeNs first = checker::kNeverNs;
+    for (const checker::LeadershipBelief& belief : history.beliefs) {
+      if (belief.until_ns <= healed) continue;
+      first = std::min(first, std::max(belief.from_ns, healed));
+    }
+    if (first == checker::kNeverNs) return -1;
+    return (first - healed) / sim::kNanosPerMilli;
   }
 
   const Scenario& scenario_;
@@ -255,6 +439,14 @@ class RunWorld {
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<backends::SimStoreServer> store_;
   std::unique_ptr<backends::SimLedgerServer> ledger_;
+  // Node numbers the current fault's role members resolved to.
+  std::map<const Member*, int> resolved_;
+  // Faults waiting for their node to reach their fault point.
+  struct Armed {
+    int node;
+    const Fault* fault;
+  };
+  std::vector<Armed> armed_;
 };
 
 }  // namespace

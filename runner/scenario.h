@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim_services.h"
 #include "core/timing.h"
 #include "sim/network.h"
 #include "sim/time.h"
@@ -16,20 +17,31 @@ namespace leasesim::runner {
 
 using sim::Nanos;
 
-// A fault's target node: a number, or whoever holds the lease when it fires.
+// A fault's target node: a number, or a role resolved when the fault fires:
+// "leader" (whoever believes it holds the lease) or "follower" (the
+// lowest-numbered running node that does not).
 struct NodeRef {
   bool leader = false;
-  int node = 0;  // 1-based; meaningful when !leader
+  bool follower = false;
+  int node = 0;  // 1-based; meaningful when neither role is set
+  bool is_role() const { return leader || follower; }
 };
 
 enum class FaultKind {
-  kCrash,       // node
-  kRestart,     // node
-  kPause,       // node, duration: stop-the-world; clocks keep going
-  kSuspend,     // node, duration: as pause, and the monotonic clock stops
-  kPartition,   // groups, duration: no messages between groups
-  kClockDrift,  // node, drift_ppm: the monotonic clock's rate from now on
-  kClockStep,   // node, step: the wall clock jumps by step (may be negative)
+  kCrash,             // node
+  kRestart,           // node
+  kPause,             // node, duration: stop-the-world; clocks keep going
+  kSuspend,           // node, duration: as pause, and the monotonic clock stops
+  kPartition,         // groups, duration: no messages between groups
+  kClockDrift,        // node, drift_ppm: the monotonic clock's rate from now on
+  kClockStep,         // node, step: the wall clock jumps by step (may be negative)
+  kPartitionOneWay,   // from, to, duration: messages from -> to are dropped
+  kIsolateFromStore,  // node, duration: the node and the store cannot talk
+  kClog,              // from, to, duration: messages from -> to held until the end
+  kStoreOutage,       // outage, duration: the store rejects or ignores requests
+  kStoreLatency,      // extra, duration: every store request takes `extra` longer
+  kShutdown,          // node, successor: graceful handoff, then the process exits
+  kIsolate,           // node, duration: the node can reach no other host
 };
 
 const char* FaultKindName(FaultKind kind);
@@ -37,7 +49,7 @@ const char* FaultKindName(FaultKind kind);
 // A partition group member: a node number, or a service host.
 struct Member {
   enum class Kind { kNode, kStore, kLedger } kind = Kind::kNode;
-  int node = 0;
+  NodeRef node;  // kind == kNode
 };
 
 struct Fault {
@@ -48,6 +60,14 @@ struct Fault {
   std::vector<std::vector<Member>> groups;  // partition
   std::int64_t drift_ppm = 0;  // clock_drift
   Nanos step = 0;              // clock_step
+  std::vector<Member> from;    // partition_oneway, clog
+  std::vector<Member> to;      // partition_oneway, clog
+  backends::StoreOutage outage = backends::StoreOutage::kNone;  // store_outage
+  Nanos extra = 0;             // store_latency
+  int successor = 0;           // shutdown: preferred successor's node number, 0 = none
+  // pause, suspend, crash: when set, the fault is armed at `at` and strikes
+  // when the node next reaches this named point in the protocol.
+  std::string at_point;
 };
 
 struct ClockSetting {
@@ -66,11 +86,13 @@ struct Scenario {
   Nanos settlement_period = 0;
   int batch_items = 0;
   Nanos settlement_poll = 0;
-  sim::LatencyModel store_latency;
+  backends::StoreServerConfig store;  // also the ledger's service latency
+  std::string store_kind = "linearizable";
   sim::NetworkConfig network;
   std::vector<ClockSetting> clocks;
   std::vector<Fault> faults;
   std::vector<std::string> expect_violations;  // kinds this scenario must not fail on
+  Nanos recovery_bound = 0;  // expect.recovery_ms_max; 0 = derived from the timing
 };
 
 struct ScenarioFile {

@@ -1,5 +1,7 @@
 #include "runner/scenario_parser.h"
 
+#include "core/fault_points.h"
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -112,15 +114,38 @@ sim::LatencyModel ParseLatency(ObjectReader& parent, const std::string& key) {
 NodeRef ParseNodeRef(const Json& value, const std::string& path, int nodes) {
   if (value.is_string()) {
     if (value.get<std::string>() == "leader") return NodeRef{.leader = true};
-    throw Failure{path, "must be a node number or \"leader\""};
+    if (value.get<std::string>() == "follower") return NodeRef{.follower = true};
+    throw Failure{path, "must be a node number, \"leader\" or \"follower\""};
   }
-  if (!value.is_number_integer()) throw Failure{path, "must be a node number or \"leader\""};
+  if (!value.is_number_integer()) throw Failure{path, "must be a node number, \"leader\" or \"follower\""};
   const std::int64_t node = value.get<std::int64_t>();
   if (node < 1 || node > nodes) {
     throw Failure{path, "names node " + std::to_string(node) + ", but the scenario has nodes 1.." +
                             std::to_string(nodes)};
   }
   return NodeRef{.leader = false, .node = static_cast<int>(node)};
+}
+
+Member ParseMember(const Json& item, const std::string& path, int nodes) {
+  Member member;
+  if (item.is_string() && item.get<std::string>() == "store") {
+    member.kind = Member::Kind::kStore;
+  } else if (item.is_string() && item.get<std::string>() == "ledger") {
+    member.kind = Member::Kind::kLedger;
+  } else {
+    member.node = ParseNodeRef(item, path, nodes);
+  }
+  return member;
+}
+
+std::vector<Member> ParseMembers(ObjectReader& reader, const std::string& key, int nodes) {
+  const Json& list = reader.Array(key);
+  if (list.empty()) throw Failure{reader.PathOf(key), "must not be empty"};
+  std::vector<Member> members;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    members.push_back(ParseMember(list[i], reader.PathOf(key) + "[" + std::to_string(i) + "]", nodes));
+  }
+  return members;
 }
 
 Fault ParseFault(const Json& json, const std::string& path, const Scenario& scenario) {
@@ -139,7 +164,7 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
   } else if (kind == "restart") {
     fault.kind = FaultKind::kRestart;
     node();
-    if (fault.node.leader) throw Failure{reader.PathOf("node"), "a restart must name a node number"};
+    if (fault.node.is_role()) throw Failure{reader.PathOf("node"), "a restart must name a node number"};
   } else if (kind == "pause") {
     fault.kind = FaultKind::kPause;
     node();
@@ -161,16 +186,7 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
       for (std::size_t m = 0; m < groups[g].size(); ++m) {
         const Json& item = groups[g][m];
         const std::string item_path = group_path + "[" + std::to_string(m) + "]";
-        Member member;
-        if (item.is_string() && item.get<std::string>() == "store") {
-          member.kind = Member::Kind::kStore;
-        } else if (item.is_string() && item.get<std::string>() == "ledger") {
-          member.kind = Member::Kind::kLedger;
-        } else {
-          const NodeRef ref = ParseNodeRef(item, item_path, scenario.nodes);
-          if (ref.leader) throw Failure{item_path, "partition groups name node numbers, \"store\" or \"ledger\""};
-          member.node = ref.node;
-        }
+        const Member member = ParseMember(item, item_path, scenario.nodes);
         const std::string id = item.dump();
         if (!seen.insert(id).second) throw Failure{item_path, "appears in more than one group"};
         members.push_back(member);
@@ -185,10 +201,60 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
     fault.kind = FaultKind::kClockStep;
     node();
     fault.step = reader.Integer("step_ms", -kDurationMsMax, kDurationMsMax) * sim::kNanosPerMilli;
+  } else if (kind == "partition_oneway" || kind == "clog") {
+    fault.kind = kind == "clog" ? FaultKind::kClog : FaultKind::kPartitionOneWay;
+    duration();
+    fault.from = ParseMembers(reader, "from", scenario.nodes);
+    fault.to = ParseMembers(reader, "to", scenario.nodes);
+  } else if (kind == "isolate") {
+    fault.kind = FaultKind::kIsolate;
+    node();
+    duration();
+  } else if (kind == "isolate_from_store") {
+    fault.kind = FaultKind::kIsolateFromStore;
+    node();
+    duration();
+  } else if (kind == "store_outage") {
+    fault.kind = FaultKind::kStoreOutage;
+    duration();
+    const std::string mode = reader.String("mode");
+    if (mode == "unavailable") {
+      fault.outage = backends::StoreOutage::kUnavailable;
+    } else if (mode == "blackhole") {
+      fault.outage = backends::StoreOutage::kBlackhole;
+    } else {
+      throw Failure{reader.PathOf("mode"), "must be \"unavailable\" (requests rejected) or \"blackhole\" (never answered)"};
+    }
+  } else if (kind == "store_latency") {
+    fault.kind = FaultKind::kStoreLatency;
+    duration();
+    fault.extra = reader.Millis("extra_ms", 1);
+  } else if (kind == "shutdown") {
+    fault.kind = FaultKind::kShutdown;
+    node();
+    if (reader.Has("successor")) {
+      const NodeRef ref = ParseNodeRef(reader.Field("successor"), reader.PathOf("successor"), scenario.nodes);
+      if (ref.is_role()) throw Failure{reader.PathOf("successor"), "must be a node number"};
+      fault.successor = ref.node;
+    }
   } else {
     throw Failure{reader.PathOf("kind"),
                   "unknown fault kind \"" + kind +
-                      "\" (known: crash, restart, pause, suspend, partition, clock_drift, clock_step)"};
+                      "\" (known: crash, restart, pause, suspend, partition, partition_oneway, "
+                      "isolate, isolate_from_store, clog, clock_drift, clock_step, store_outage, store_latency, shutdown)"};
+  }
+  if (reader.Has("at_point")) {
+    if (fault.kind != FaultKind::kPause && fault.kind != FaultKind::kSuspend && fault.kind != FaultKind::kCrash) {
+      throw Failure{reader.PathOf("at_point"), "only pause, suspend and crash can strike at a fault point"};
+    }
+    fault.at_point = reader.String("at_point");
+    bool known = false;
+    std::string names;
+    for (std::string_view point : core::fault_points::kAll) {
+      known = known || point == fault.at_point;
+      names += (names.empty() ? "" : ", ") + std::string(point);
+    }
+    if (!known) throw Failure{reader.PathOf("at_point"), "unknown fault point \"" + fault.at_point + "\" (known: " + names + ")"};
   }
   reader.Finish();
   return fault;
@@ -245,17 +311,28 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   }
   {
     ObjectReader store(reader.Field("store"), reader.PathOf("store"));
-    const std::string kind = store.String("kind");
-    if (kind != "linearizable") {
-      throw Failure{store.PathOf("kind"), "unknown store kind \"" + kind + "\" (known: linearizable)"};
+    scenario.store_kind = store.String("kind");
+    if (scenario.store_kind == "stale_reads") {
+      scenario.store.stale_read_ppm = store.Probability("stale_read_p");
+      scenario.store.stale_lag_ns_max = store.Millis("stale_lag_ms", 0);
+    } else if (scenario.store_kind != "linearizable") {
+      throw Failure{store.PathOf("kind"), "unknown store kind \"" + scenario.store_kind +
+                                              "\" (known: linearizable, stale_reads)"};
     }
-    scenario.store_latency = ParseLatency(store, "latency_ms");
+    scenario.store.service = ParseLatency(store, "latency_ms");
     store.Finish();
   }
   {
     ObjectReader network(reader.Field("network"), reader.PathOf("network"));
     scenario.network.latency = ParseLatency(network, "latency_ms");
     if (network.Has("loss")) scenario.network.loss_ppm = network.Probability("loss");
+    if (network.Has("duplicate")) scenario.network.duplicate_ppm = network.Probability("duplicate");
+    if (network.Has("reorder")) {
+      ObjectReader reorder(network.Field("reorder"), network.PathOf("reorder"));
+      scenario.network.reorder_ppm = reorder.Probability("p");
+      scenario.network.reorder_delay_ns_max = reorder.Millis("delay_ms", 0);
+      reorder.Finish();
+    }
     network.Finish();
   }
   if (reader.Has("clocks")) {
@@ -266,7 +343,7 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
       ObjectReader clock(clocks[i], item_path);
       ClockSetting setting;
       const NodeRef ref = ParseNodeRef(clock.Field("node"), clock.PathOf("node"), scenario.nodes);
-      if (ref.leader) throw Failure{clock.PathOf("node"), "clocks name node numbers"};
+      if (ref.is_role()) throw Failure{clock.PathOf("node"), "clocks name node numbers"};
       setting.node = ref.node;
       if (!seen.insert(setting.node).second) throw Failure{clock.PathOf("node"), "node set twice"};
       setting.drift_ppm = clock.IntegerOr("drift_ppm", -500'000, 500'000, 0);
@@ -292,6 +369,7 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
       }
       scenario.expect_violations.push_back(violations[i].get<std::string>());
     }
+    if (expect.Has("recovery_ms_max")) scenario.recovery_bound = expect.Millis("recovery_ms_max", 1);
     expect.Finish();
   }
   reader.Finish();

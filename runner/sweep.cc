@@ -1,7 +1,16 @@
 #include "runner/sweep.h"
 
 #include <cctype>
+#include <condition_variable>
+#include <deque>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "runner/sweep_divergence.h"
+#include "runner/sweep_timeline.h"
+#include "sim/trace.h"
 
 namespace leasesim::runner {
 namespace {
@@ -22,6 +31,57 @@ std::string ShellWord(const std::string& word) {
     }
   }
   return quoted + "'";
+}
+
+// One run of the sweep, as a worker hands it back.
+struct Done {
+  RunResult result;  // without its history
+  std::optional<reports::Timeline> timeline;  // failing runs only
+  bool nondeterministic = false;
+};
+
+// Runs the scenario again until two retained traces disagree, and explains
+// where; `first_hash` and `second` are the two runs that disagreed.
+checker::Violation ExplainMismatch(const RunFunction& run, const Scenario& scenario, std::uint64_t seed,
+                                   std::uint64_t first_hash, const RunResult& second) {
+  checker::Violation violation;
+  violation.kind = "nondeterminism";
+  std::string message = "two runs of the same scenario and seed gave trace hashes " + sim::FormatHash(first_hash) +
+                        " and " + sim::FormatHash(second.trace_hash);
+  const RunResult third = run(scenario, seed, {.retain_trace = true, .keep_history = false});
+  if (third.trace_hash != second.trace_hash) {
+    if (const auto divergence = FirstDivergence(second.trace, third.trace)) {
+      message += "; rerun with traces retained, the first divergent " + DescribeDivergence(*divergence);
+      violation.at_ns = divergence->time;
+    } else {
+      message += "; rerun with traces retained gave hash " + sim::FormatHash(third.trace_hash) +
+                 " but identical retained traces (the hash covers steps the trace does not keep)";
+    }
+  } else {
+    message += "; two reruns with traces retained agreed (" + sim::FormatHash(third.trace_hash) +
+               "), so the difference is between runs with and without trace retention or is intermittent";
+  }
+  violation.message = std::move(message);
+  return violation;
+}
+
+Done RunOne(const RunFunction& run, const Scenario& scenario, std::uint64_t seed, const std::string& file,
+            bool check_determinism) {
+  Done done;
+  done.result = run(scenario, seed, {.retain_trace = false, .keep_history = true});
+  if (check_determinism) {
+    const RunResult again = run(scenario, seed, {.retain_trace = true, .keep_history = false});
+    if (again.trace_hash != done.result.trace_hash || again.trace_events != done.result.trace_events) {
+      done.nondeterministic = true;
+      checker::Violation violation = ExplainMismatch(run, scenario, seed, done.result.trace_hash, again);
+      done.result.verdict.violations.push_back(violation);
+      done.result.unexpected.push_back(std::move(violation));
+    }
+  }
+  if (!done.result.ok()) done.timeline = BuildTimeline(done.result, file);
+  done.result.history = {};
+  done.result.trace = {};
+  return done;
 }
 
 }  // namespace
@@ -51,20 +111,124 @@ reports::RunSummary Summarize(const RunResult& result, const std::string& file) 
   return summary;
 }
 
+SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario*>& scenarios,
+                      const std::vector<std::uint64_t>& seeds, const std::string& seeds_text,
+                      const SweepOptions& options, const std::function<void(const RunResult&)>& on_run,
+                      const std::function<void(const SweepProgress&)>& on_progress) {
+  SweepOutcome outcome;
+  outcome.summary.scenario_file = file.path;
+  outcome.summary.seeds = seeds_text;
+  outcome.summary.shard = options.shard;
+  for (const Scenario* scenario : scenarios) outcome.summary.scenarios.push_back(scenario->name);
+
+  // This shard's runs, in sweep order.
+  struct Job {
+    const Scenario* scenario;
+    std::uint64_t seed;
+  };
+  std::vector<Job> jobs;
+  std::size_t index = 0;
+  for (const Scenario* scenario : scenarios) {
+    for (std::uint64_t seed : seeds) {
+      if (InShard(index++, options.shard)) jobs.push_back({scenario, seed});
+    }
+  }
+  const RunFunction run = options.run ? options.run : RunFunction(&RunScenario);
+  SweepProgress progress{.total = jobs.size()};
+
+  // Takes finished runs in sweep order.
+  auto emit = [&](Done& done) {
+    if (on_run) on_run(done.result);
+    if (done.nondeterministic) ++outcome.nondeterministic;
+    if (done.timeline && outcome.timelines.size() < options.timelines_max) {
+      outcome.timelines.push_back(std::move(*done.timeline));
+    }
+    outcome.summary.runs.push_back(Summarize(done.result, file.path));
+  };
+
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());
+  if (workers <= 1) {
+    for (const Job& job : jobs) {
+      Done done = RunOne(run, *job.scenario, job.seed, file.path, options.check_determinism);
+      ++progress.done;
+      progress.failed += done.result.ok() ? 0 : 1;
+      if (on_progress) on_progress(progress);
+      emit(done);
+    }
+    return outcome;
+  }
+
+  // Workers take runs in sweep order; finished runs wait in `ready` until
+  // every earlier one has been emitted. A worker does not start a run more
+  // than `window` ahead of the next one to emit, bounding what waits.
+  const std::size_t window = 16 * workers;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next_job = 0;
+  std::size_t next_emit = 0;
+  std::size_t completed = 0;
+  std::size_t completed_failed = 0;
+  std::deque<std::optional<Done>> ready;  // ready[i] is job next_emit + i
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (;;) {
+      std::size_t mine = 0;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return next_job >= jobs.size() || next_job < next_emit + window || failure; });
+        if (next_job >= jobs.size() || failure) return;
+        mine = next_job++;
+      }
+      std::optional<Done> done;
+      try {
+        done = RunOne(run, *jobs[mine].scenario, jobs[mine].seed, file.path, options.check_determinism);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        changed.notify_all();
+        return;
+      }
+      std::lock_guard lock(mutex);
+      ++completed;
+      completed_failed += done->result.ok() ? 0 : 1;
+      const std::size_t slot = mine - next_emit;
+      if (ready.size() <= slot) ready.resize(slot + 1);
+      ready[slot] = std::move(done);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(work);
+  {
+    std::unique_lock lock(mutex);
+    while (next_emit < jobs.size()) {
+      changed.wait(lock, [&] { return failure || completed != progress.done; });
+      if (failure) break;
+      progress.done = completed;
+      progress.failed = completed_failed;
+      std::vector<Done> batch;
+      while (!ready.empty() && ready.front().has_value()) {
+        batch.push_back(std::move(*ready.front()));
+        ready.pop_front();
+        ++next_emit;
+      }
+      changed.notify_all();  // the window moved
+      lock.unlock();
+      if (on_progress) on_progress(progress);
+      for (Done& done : batch) emit(done);
+      lock.lock();
+    }
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (failure) std::rethrow_exception(failure);
+  return outcome;
+}
+
 reports::SweepSummary RunSweep(const ScenarioFile& file, const std::vector<const Scenario*>& scenarios,
                                const std::vector<std::uint64_t>& seeds, const std::string& seeds_text,
                                const std::function<void(const RunResult&)>& on_run) {
-  reports::SweepSummary sweep;
-  sweep.scenario_file = file.path;
-  sweep.seeds = seeds_text;
-  for (const Scenario* scenario : scenarios) {
-    for (std::uint64_t seed : seeds) {
-      const RunResult result = RunScenario(*scenario, seed);
-      if (on_run) on_run(result);
-      sweep.runs.push_back(Summarize(result, file.path));
-    }
-  }
-  return sweep;
+  return RunSweep(file, scenarios, seeds, seeds_text, SweepOptions{}, on_run).summary;
 }
 
 }  // namespace leasesim::runner

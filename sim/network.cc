@@ -1,5 +1,6 @@
 #include "sim/network.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -10,6 +11,9 @@ Network::Network(World& world, Prng prng, NetworkConfig config)
   assert(config_.loss_ppm <= kPpmOne);
   assert(config_.latency.base_ns >= 0);
   assert(config_.latency.jitter_ns >= 0);
+  assert(config_.duplicate_ppm <= kPpmOne);
+  assert(config_.reorder_ppm <= kPpmOne);
+  assert(config_.reorder_delay_ns_max >= 0);
 }
 
 std::size_t Network::Index(HostId from, HostId to) const {
@@ -17,27 +21,49 @@ std::size_t Network::Index(HostId from, HostId to) const {
          static_cast<std::size_t>(to);
 }
 
-void Network::SetBlocked(HostId from, HostId to, bool is_blocked) {
+void Network::Grow() {
   const int hosts = world_.host_count();
-  assert(from < hosts);
-  assert(to < hosts);
-  if (dimension_ < hosts) {
-    std::vector<bool> grown(static_cast<std::size_t>(hosts) * static_cast<std::size_t>(hosts), false);
-    for (int f = 0; f < dimension_; ++f) {
-      for (int t = 0; t < dimension_; ++t) {
-        grown[static_cast<std::size_t>(f * hosts + t)] = blocked_[Index(f, t)];
-      }
+  if (dimension_ >= hosts) return;
+  const std::size_t cells = static_cast<std::size_t>(hosts) * static_cast<std::size_t>(hosts);
+  std::vector<std::uint16_t> blocked(cells, 0);
+  std::vector<Nanos> clogged(cells, 0);
+  for (int f = 0; f < dimension_; ++f) {
+    for (int t = 0; t < dimension_; ++t) {
+      const std::size_t to_index = static_cast<std::size_t>(f * hosts + t);
+      blocked[to_index] = blocked_[Index(f, t)];
+      clogged[to_index] = clogged_until_[Index(f, t)];
     }
-    blocked_ = std::move(grown);
-    dimension_ = hosts;
   }
-  blocked_[Index(from, to)] = is_blocked;
+  blocked_ = std::move(blocked);
+  clogged_until_ = std::move(clogged);
+  dimension_ = hosts;
+}
+
+void Network::SetBlocked(HostId from, HostId to, bool is_blocked) {
+  assert(from < world_.host_count());
+  assert(to < world_.host_count());
+  Grow();
+  std::uint16_t& count = blocked_[Index(from, to)];
+  if (is_blocked) {
+    assert(count < UINT16_MAX);
+    count += 1;
+  } else {
+    assert(count > 0 && "unblocking a link that is not blocked");
+    count -= 1;
+  }
   world_.trace().Record(world_.now(), from, is_blocked ? "block" : "unblock", to);
 }
 
 bool Network::blocked(HostId from, HostId to) const {
   if (from >= dimension_ || to >= dimension_) return false;
-  return blocked_[Index(from, to)];
+  return blocked_[Index(from, to)] > 0;
+}
+
+void Network::ClogUntil(HostId from, HostId to, Nanos until) {
+  Grow();
+  Nanos& clogged = clogged_until_[Index(from, to)];
+  clogged = std::max(clogged, until);
+  world_.trace().Record(world_.now(), from, "clog", to, until);
 }
 
 Nanos Network::DrawLatency(const LatencyModel& model) {
@@ -57,8 +83,23 @@ void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation,
     world_.trace().Record(world_.now(), from, "drop", to);
     return;
   }
-  const Nanos arrival = world_.now() + DrawLatency(config_.latency);
+  Nanos arrival = world_.now() + DrawLatency(config_.latency);
+  if (config_.reorder_ppm > 0 && prng_.ChancePpm(config_.reorder_ppm)) {
+    arrival += prng_.UniformRange(0, config_.reorder_delay_ns_max);
+  }
+  if (from < dimension_ && to < dimension_) arrival = std::max(arrival, clogged_until_[Index(from, to)]);
   world_.trace().Record(world_.now(), from, "send", to, arrival);
+  if (config_.duplicate_ppm > 0 && prng_.ChancePpm(config_.duplicate_ppm)) {
+    ++duplicated_;
+    const Nanos again = arrival + DrawLatency(config_.latency);
+    world_.trace().Record(world_.now(), from, "duplicate", to, again);
+    Deliver(from, to, to_incarnation, again, on_arrival);
+  }
+  Deliver(from, to, to_incarnation, arrival, std::move(on_arrival));
+}
+
+void Network::Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival,
+                      std::function<void()> on_arrival) {
   world_.At(arrival, [this, from, to, to_incarnation, fn = std::move(on_arrival)]() mutable {
     if (blocked(from, to)) {  // a partition that began while in flight
       ++dropped_;

@@ -26,7 +26,10 @@ struct LatencyModel {
 
 struct NetworkConfig {
   LatencyModel latency;
-  std::uint32_t loss_ppm = 0;  // probability a message is dropped
+  std::uint32_t loss_ppm = 0;         // probability a message is dropped
+  std::uint32_t duplicate_ppm = 0;    // probability a message is delivered twice
+  std::uint32_t reorder_ppm = 0;      // probability a message is held back ...
+  Nanos reorder_delay_ns_max = 0;     // ... by up to this much, so later ones overtake it
 };
 
 // Deliveries to a host's current incarnation, whichever it is on arrival.
@@ -41,26 +44,37 @@ class Network {
   void Send(HostId from, HostId to, std::uint64_t to_incarnation, std::function<void()> on_arrival);
 
   // One-way block: messages from `from` to `to` are dropped (in flight too).
+  // Blocks nest: overlapping partitions each add one, and each removes its own.
   void SetBlocked(HostId from, HostId to, bool blocked);
   bool blocked(HostId from, HostId to) const;
+
+  // A clogged link delivers nothing until `until`, then everything it held
+  // (a congested or flapping link; nothing is lost).
+  void ClogUntil(HostId from, HostId to, Nanos until);
 
   Nanos DrawLatency(const LatencyModel& model);
 
   std::uint64_t sent() const { return sent_; }
   std::uint64_t delivered() const { return delivered_; }
   std::uint64_t dropped() const { return dropped_; }
+  std::uint64_t duplicated() const { return duplicated_; }
 
  private:
   std::size_t Index(HostId from, HostId to) const;
+  void Grow();
+  void Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival,
+               std::function<void()> on_arrival);
 
   World& world_;
   Prng prng_;
   NetworkConfig config_;
-  std::vector<bool> blocked_;  // host_count x host_count, grown on demand
+  std::vector<std::uint16_t> blocked_;  // host_count x host_count block counts, grown on demand
+  std::vector<Nanos> clogged_until_;    // host_count x host_count
   int dimension_ = 0;
   std::uint64_t sent_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t dropped_ = 0;
+  std::uint64_t duplicated_ = 0;
 };
 
 }  // namespace leasesim::sim

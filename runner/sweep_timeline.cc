@@ -1,0 +1,101 @@
+#include "runner/sweep_timeline.h"
+
+#include <algorithm>
+
+#include "runner/sweep.h"
+
+namespace leasesim::runner {
+namespace {
+
+const char* ResultName(checker::LedgerResult result) {
+  switch (result) {
+    case checker::LedgerResult::kApplied: return "applied";
+    case checker::LedgerResult::kRejectedStale: return "rejected_stale";
+    case checker::LedgerResult::kDuplicate: return "duplicate";
+    case checker::LedgerResult::kLost: return "lost";
+  }
+  return "unknown";
+}
+
+std::vector<reports::TimelineHolder> StoreHolders(const checker::History& history) {
+  // Writes the store processed, in its own order (a processed write may
+  // still have failed its create/CAS condition).
+  std::vector<const checker::StoreOp*> processed;
+  for (const checker::StoreOp& op : history.store_ops) {
+    if (op.kind != checker::StoreOpKind::kRead && op.applied_seq >= 0) processed.push_back(&op);
+  }
+  std::stable_sort(processed.begin(), processed.end(), [](const checker::StoreOp* a, const checker::StoreOp* b) {
+    return a->applied_seq < b->applied_seq;
+  });
+  std::vector<reports::TimelineHolder> holders;
+  if (processed.empty()) return holders;
+  const std::string& key = processed.front()->key;  // the lease record's key
+  bool exists = false;
+  std::int64_t version = 0;
+  checker::TimeNs previous = 0;
+  for (const checker::StoreOp* op : processed) {
+    if (op->key != key) continue;
+    // Whether it took effect: as its client learned, or, when the reply was
+    // lost, by replaying the store's create/CAS rule on the version.
+    bool took_effect = false;
+    if (op->outcome == checker::Outcome::kOk) {
+      took_effect = true;
+    } else if (op->outcome == checker::Outcome::kUnknown) {
+      took_effect = op->kind == checker::StoreOpKind::kCreate ? !exists : exists && version == op->expected_version;
+    }
+    if (!took_effect) continue;
+    version = op->kind == checker::StoreOpKind::kCreate ? 1 : op->expected_version + 1;
+    exists = true;
+    checker::TimeNs at = op->outcome == checker::Outcome::kOk && op->complete_ns != checker::kNeverNs
+                             ? op->complete_ns
+                             : op->invoke_ns;
+    at = std::max(at, previous);
+    previous = at;
+    if (!holders.empty()) {
+      reports::TimelineHolder& last = holders.back();
+      if (last.holder == op->value.holder && last.term == op->value.term) continue;  // a renewal
+      last.until_ns = at;
+    }
+    holders.push_back({op->node, op->value.holder, op->value.term, at, history.end_ns});
+  }
+  // Drop spans that a later write replaced at the same instant.
+  std::erase_if(holders, [](const reports::TimelineHolder& h) { return h.until_ns <= h.from_ns; });
+  return holders;
+}
+
+}  // namespace
+
+reports::Timeline BuildTimeline(const RunResult& result, const std::string& file) {
+  const checker::History& history = result.history;
+  reports::Timeline t;
+  t.scenario = result.scenario;
+  t.seed = result.seed;
+  t.ok = result.ok();
+  t.trace_hash = result.trace_hash;
+  t.node_count = history.node_count;
+  t.end_ns = history.end_ns;
+  t.replay_command = ReplayCommand(file, result.scenario, result.seed);
+  for (const checker::LeadershipBelief& b : history.beliefs) {
+    t.beliefs.push_back({b.node, b.holder, b.term, b.from_ns, b.until_ns, b.end_reason});
+  }
+  t.holders = StoreHolders(history);
+  for (const checker::FaultRecord& f : history.faults) {
+    t.faults.push_back({f.kind, f.nodes, f.start_ns, f.end_ns, f.within_assumptions, f.description});
+  }
+  for (const checker::LedgerWrite& w : history.ledger_writes) {
+    t.writes.push_back({w.node, w.holder, w.token, w.window, w.sent_ns,
+                        w.arrived_ns == checker::kNeverNs ? -1 : w.arrived_ns, ResultName(w.result),
+                        w.lease_valid_at_send});
+  }
+  for (const checker::Violation& v : result.verdict.violations) {
+    bool expected = true;
+    for (const checker::Violation& u : result.unexpected) {
+      if (u.kind == v.kind && u.message == v.message) expected = false;
+    }
+    t.violations.push_back({v.kind, v.message, v.at_ns, v.nodes, expected});
+  }
+  t.notes = result.verdict.notes;
+  return t;
+}
+
+}  // namespace leasesim::runner
