@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/run_summary.h"
+
 namespace leasesim::cli {
 
 inline constexpr int kExitOk = 0;
@@ -14,5 +16,10 @@ inline constexpr int kExitBadInput = 2;
 
 int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int ReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim merge DIR... --out DIR: combines the outputs of `run --shard K/N`.
+int MergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// One line per scenario (unless quiet), as `run` and `merge` print them.
+void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out);
 
 }  // namespace leasesim::cli

@@ -1,12 +1,16 @@
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-
-#include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "reports/report_files.h"
 #include "reports/summary_json.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
@@ -18,42 +22,105 @@ namespace {
 
 constexpr const char* kDefaultSeeds = "1-100";
 constexpr int kFailuresPrintedMax = 20;
+constexpr int kJobsMax = 256;
+constexpr const char* kUsage =
+    "usage: leasesim run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--jobs N] [--shard K/N]\n"
+    "                    [--check-determinism] [--quiet]\n";
 
-// Refuses to replace a summary.json that leasesim did not write.
-std::string CheckOutputDirectory(const std::string& directory) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error) return "--out " + directory + ": cannot create directory: " + error.message();
-  const std::filesystem::path summary = std::filesystem::path(directory) / "summary.json";
-  if (std::filesystem::exists(summary)) {
-    std::ifstream in(summary);
-    try {
-      const nlohmann::json json = nlohmann::json::parse(in);
-      if (json.value("format", "") == "leasesim-summary") return "";
-    } catch (const nlohmann::json::exception&) {
-    }
-    return "--out " + directory + ": " + summary.string() +
-           " exists and was not written by leasesim; refusing to overwrite it";
-  }
-  return "";
+// Every CPU by default: the results do not depend on the number of jobs.
+int DefaultJobs() {
+  const unsigned cpus = std::thread::hardware_concurrency();
+  return cpus == 0 ? 1 : static_cast<int>(std::min<unsigned>(cpus, kJobsMax));
 }
+
+// "[ 1234/6000]  412 seeds/s  0 failed  ETA 12 s" on one rewritten line.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::ostream& err) : err_(err), start_(Clock::now()) {}
+
+  void Update(const runner::SweepProgress& progress) {
+    const auto now = Clock::now();  // determinism-ok: progress display only
+    if (progress.done < progress.total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double rate = seconds > 0 ? static_cast<double>(progress.done) / seconds : 0;
+    char line[160];
+    const std::size_t left = progress.total - progress.done;
+    std::snprintf(line, sizeof line, "\r[%zu/%zu] %.1f seeds/s, %zu failed, ETA %s\x1b[K", progress.done,
+                  progress.total, rate, progress.failed,
+                  rate > 0 ? (std::to_string(static_cast<long long>(static_cast<double>(left) / rate + 0.5)) + " s").c_str()
+                           : "?");
+    err_ << line << std::flush;
+    shown_ = true;
+  }
+
+  void Clear() {
+    if (shown_) err_ << "\r\x1b[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;  // determinism-ok: progress display only
+  std::ostream& err_;
+  Clock::time_point start_;
+  Clock::time_point last_{};
+  bool shown_ = false;
+};
 
 }  // namespace
 
+void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out) {
+  for (const std::string& name : sweep.scenarios) {
+    int runs = 0;
+    int failed = 0;
+    std::int64_t leaderless_ms = 0;
+    for (const reports::RunSummary& run : sweep.runs) {
+      if (run.scenario != name) continue;
+      ++runs;
+      failed += run.ok ? 0 : 1;
+      auto it = run.figures.find("leaderless_ms");
+      if (it != run.figures.end()) leaderless_ms += it->second;
+    }
+    out << "  " << (failed == 0 ? "ok  " : "FAIL") << " " << name << ": " << runs << " runs, " << failed
+        << " failed, mean leaderless " << (runs > 0 ? leaderless_ms / runs : 0) << " ms\n";
+  }
+}
+
 int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario"}, {"--quiet"});
+  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard"},
+                  {"--quiet", "--check-determinism"});
   if (!args.ok()) {
     err << "leasesim run: " << args.error() << "\n";
     return kExitBadInput;
   }
   if (args.positional().size() != 1) {
-    err << "usage: leasesim run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--quiet]\n";
+    err << kUsage;
     return kExitBadInput;
   }
   if (args.value("--seeds") && args.value("--seed")) {
     err << "leasesim run: give --seeds or --seed, not both\n";
     return kExitBadInput;
   }
+  runner::SweepOptions options;
+  options.jobs = DefaultJobs();
+  if (const auto jobs = args.value("--jobs")) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(jobs->data(), jobs->data() + jobs->size(), value);
+    if (error != std::errc() || end != jobs->data() + jobs->size() || value < 1 || value > kJobsMax) {
+      err << "leasesim run: --jobs must be an integer from 1 to " << kJobsMax << " (got \"" << *jobs << "\")\n";
+      return kExitBadInput;
+    }
+    options.jobs = value;
+  }
+  if (const auto shard = args.value("--shard")) {
+    auto parsed = reports::ParseShard(*shard);
+    if (std::holds_alternative<std::string>(parsed)) {
+      err << "leasesim run: --shard: " << std::get<std::string>(parsed) << "\n";
+      return kExitBadInput;
+    }
+    options.shard = std::get<reports::Shard>(parsed);
+  }
+  options.check_determinism = args.has("--check-determinism");
   const std::string file_path = args.positional()[0];
   const std::string seeds_text = args.value("--seed").value_or(args.value("--seeds").value_or(kDefaultSeeds));
   auto seeds = runner::ParseSeeds(seeds_text);
@@ -77,7 +144,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   const std::string out_dir = args.value("--out").value_or("out");
-  if (const std::string problem = CheckOutputDirectory(out_dir); !problem.empty()) {
+  if (const std::string problem = reports::PrepareOutputDirectory(out_dir); !problem.empty()) {
     err << "leasesim run: " << problem << "\n";
     return kExitBadInput;
   }
@@ -85,46 +152,47 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   const auto& seed_list = std::get<std::vector<std::uint64_t>>(seeds);
   const bool quiet = args.has("--quiet");
   out << "leasesim run " << file_path << ": " << selected.size() << " scenario(s) x " << seed_list.size()
-      << " seed(s) (" << seeds_text << ")\n";
+      << " seed(s) (" << seeds_text << ")";
+  if (!options.shard.whole()) out << ", shard " << reports::FormatShard(options.shard);
+  if (options.check_determinism) out << ", each run twice";
+  out << "\n";
+  // The progress line goes to a terminal only: never into logs or pipes.
+  const bool show_progress = !quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
+  ProgressLine progress_line(err);
   int failures_printed = 0;
-  const reports::SweepSummary sweep = runner::RunSweep(
-      file, selected, seed_list, seeds_text, [&](const runner::RunResult& result) {
+  const runner::SweepOutcome outcome = runner::RunSweep(
+      file, selected, seed_list, seeds_text, options,
+      [&](const runner::RunResult& result) {
         if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
         ++failures_printed;
+        if (show_progress) progress_line.Clear();
         out << "FAIL " << result.scenario << " seed " << result.seed << " (trace "
             << sim::FormatHash(result.trace_hash) << ")\n";
         for (const checker::Violation& violation : result.unexpected) {
           out << "  " << violation.kind << ": " << violation.message << "\n";
         }
         out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed) << "\n";
+        out.flush();
+      },
+      [&](const runner::SweepProgress& progress) {
+        if (show_progress) progress_line.Update(progress);
       });
+  if (show_progress) progress_line.Clear();
+  const reports::SweepSummary& sweep = outcome.summary;
 
-  // Per-scenario lines, in file order.
-  for (const runner::Scenario* scenario : selected) {
-    int runs = 0;
-    int failed = 0;
-    std::int64_t leaderless_ms = 0;
-    for (const reports::RunSummary& run : sweep.runs) {
-      if (run.scenario != scenario->name) continue;
-      ++runs;
-      failed += run.ok ? 0 : 1;
-      auto it = run.figures.find("leaderless_ms");
-      if (it != run.figures.end()) leaderless_ms += it->second;
-    }
-    if (!quiet) {
-      out << "  " << (failed == 0 ? "ok  " : "FAIL") << " " << scenario->name << ": " << runs << " runs, "
-          << failed << " failed, mean leaderless " << (runs > 0 ? leaderless_ms / runs : 0) << " ms\n";
-    }
-  }
-  const std::string summary_path = (std::filesystem::path(out_dir) / "summary.json").string();
-  if (const std::string problem = reports::WriteFileAtomically(summary_path, reports::SummaryJson(sweep));
-      !problem.empty()) {
+  if (!quiet) PrintScenarioLines(sweep, out);
+  if (const std::string problem = reports::WriteReports(out_dir, sweep, outcome.timelines); !problem.empty()) {
     err << "leasesim run: " << problem << "\n";
     return kExitBadInput;
   }
+  if (outcome.nondeterministic > 0) {
+    out << "NONDETERMINISM: " << outcome.nondeterministic
+        << " run(s) gave different traces for the same scenario and seed (see the nondeterminism violations above)\n";
+  }
   const int failed = sweep.failed();
   out << sweep.runs.size() << " runs: " << (static_cast<int>(sweep.runs.size()) - failed) << " ok, " << failed
-      << " failed; wrote " << summary_path << "\n";
+      << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
+      << reports::kJunitFile << ", " << reports::kReportFile << "\n";
   return failed == 0 ? kExitOk : kExitViolation;
 }
 

@@ -23,12 +23,27 @@ struct RunSummary {
   std::vector<ViolationSummary> violations;
   std::vector<std::string> notes;
   std::map<std::string, std::int64_t> figures;
+  // The command that replays this run. Reports use it for failing runs only
+  // (summary.json does not keep it for passing ones, so a merge cannot
+  // restore it there).
   std::string replay_command;
+};
+
+// Which part of a sweep a summary holds: runs whose index in the full sweep
+// order (scenario order, then seed order) is congruent to index-1 mod count.
+struct Shard {
+  int index = 1;  // 1-based
+  int count = 1;
+  bool whole() const { return count == 1; }
+  friend bool operator==(const Shard&, const Shard&) = default;
 };
 
 struct SweepSummary {
   std::string scenario_file;
   std::string seeds;  // as the user wrote them
+  // The selected scenarios, in file order (also those with no run in a shard).
+  std::vector<std::string> scenarios;
+  Shard shard;
   std::vector<RunSummary> runs;  // in (scenario order, seed order)
   int failed() const;
 };

@@ -1,11 +1,90 @@
 #include "reports/summary_json.h"
 
+#include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
 namespace leasesim::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string HashText(std::uint64_t hash) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// Per-scenario totals, in the order of sweep.scenarios.
+Json ScenarioTotals(const SweepSummary& sweep) {
+  Json list = Json::array();
+  for (const std::string& name : sweep.scenarios) {
+    int runs = 0;
+    int failed = 0;
+    Json failed_seeds = Json::array();
+    struct Range {
+      std::int64_t min = std::numeric_limits<std::int64_t>::max();
+      std::int64_t max = std::numeric_limits<std::int64_t>::min();
+      std::int64_t sum = 0;
+      int runs = 0;
+    };
+    std::map<std::string, Range> figures;
+    for (const RunSummary& run : sweep.runs) {
+      if (run.scenario != name) continue;
+      ++runs;
+      if (!run.ok) {
+        ++failed;
+        failed_seeds.push_back(run.seed);
+      }
+      for (const auto& [figure, value] : run.figures) {
+        Range& range = figures[figure];
+        range.min = std::min(range.min, value);
+        range.max = std::max(range.max, value);
+        range.sum += value;
+        range.runs += 1;
+      }
+    }
+    Json entry;
+    entry["name"] = name;
+    entry["runs"] = runs;
+    entry["ok"] = runs - failed;
+    entry["failed"] = failed;
+    entry["failed_seeds"] = std::move(failed_seeds);
+    Json figure_totals = Json::object();
+    for (const auto& [figure, range] : figures) {
+      Json totals;
+      totals["runs"] = range.runs;
+      totals["min"] = range.min;
+      totals["max"] = range.max;
+      totals["sum"] = range.sum;
+      figure_totals[figure] = std::move(totals);
+    }
+    entry["figures"] = std::move(figure_totals);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+// Throws std::string naming the problem.
+const Json& Need(const Json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) throw where + ": missing \"" + key + "\"";
+  return object.at(key);
+}
+
+template <typename T>
+T Get(const Json& object, const char* key, const std::string& where) {
+  const Json& value = Need(object, key, where);
+  try {
+    return value.get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw where + "." + key + ": wrong type";
+  }
+}
+
+}  // namespace
 
 int SweepSummary::failed() const {
   int count = 0;
@@ -14,28 +93,28 @@ int SweepSummary::failed() const {
 }
 
 std::string SummaryJson(const SweepSummary& sweep) {
-  nlohmann::ordered_json json;
+  Json json;
   json["format"] = "leasesim-summary";
   json["version"] = kSummaryVersion;
   json["scenario_file"] = sweep.scenario_file;
   json["seeds"] = sweep.seeds;
-  nlohmann::ordered_json totals;
+  if (!sweep.shard.whole()) json["shard"] = FormatShard(sweep.shard);
+  Json totals;
   totals["runs"] = sweep.runs.size();
   totals["ok"] = static_cast<int>(sweep.runs.size()) - sweep.failed();
   totals["failed"] = sweep.failed();
   json["totals"] = totals;
-  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  json["scenarios"] = ScenarioTotals(sweep);
+  Json runs = Json::array();
   for (const RunSummary& run : sweep.runs) {
-    nlohmann::ordered_json entry;
+    Json entry;
     entry["scenario"] = run.scenario;
     entry["seed"] = run.seed;
     entry["ok"] = run.ok;
-    char hash[20];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(run.trace_hash));
-    entry["trace_hash"] = hash;
-    nlohmann::ordered_json violations = nlohmann::ordered_json::array();
+    entry["trace_hash"] = HashText(run.trace_hash);
+    Json violations = Json::array();
     for (const ViolationSummary& violation : run.violations) {
-      nlohmann::ordered_json v;
+      Json v;
       v["kind"] = violation.kind;
       v["message"] = violation.message;
       v["at_ns"] = violation.at_ns;
@@ -44,7 +123,7 @@ std::string SummaryJson(const SweepSummary& sweep) {
     }
     entry["violations"] = std::move(violations);
     if (!run.notes.empty()) entry["notes"] = run.notes;
-    nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+    Json figures = Json::object();
     for (const auto& [name, value] : run.figures) figures[name] = value;
     entry["figures"] = std::move(figures);
     if (!run.ok) entry["replay"] = run.replay_command;
@@ -52,6 +131,96 @@ std::string SummaryJson(const SweepSummary& sweep) {
   }
   json["runs"] = std::move(runs);
   return json.dump(2) + "\n";
+}
+
+std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text) {
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
+    return std::string("not JSON: ") + error.what();
+  }
+  try {
+    if (!json.is_object() || json.value("format", "") != "leasesim-summary") {
+      return std::string("not a leasesim summary (no \"format\": \"leasesim-summary\")");
+    }
+    const int version = Get<int>(json, "version", "summary");
+    if (version != kSummaryVersion) {
+      return "summary version " + std::to_string(version) + " (this leasesim reads version " +
+             std::to_string(kSummaryVersion) + ")";
+    }
+    SweepSummary sweep;
+    sweep.scenario_file = Get<std::string>(json, "scenario_file", "summary");
+    sweep.seeds = Get<std::string>(json, "seeds", "summary");
+    if (json.contains("shard")) {
+      auto shard = ParseShard(Get<std::string>(json, "shard", "summary"));
+      if (std::holds_alternative<std::string>(shard)) return "shard: " + std::get<std::string>(shard);
+      sweep.shard = std::get<Shard>(shard);
+    }
+    const Json& scenarios = Need(json, "scenarios", "summary");
+    if (!scenarios.is_array()) return std::string("summary.scenarios: must be a list");
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", "scenarios[" + std::to_string(i) + "]"));
+    }
+    const Json& runs = Need(json, "runs", "summary");
+    if (!runs.is_array()) return std::string("summary.runs: must be a list");
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::string where = "runs[" + std::to_string(i) + "]";
+      const Json& entry = runs[i];
+      RunSummary run;
+      run.scenario = Get<std::string>(entry, "scenario", where);
+      run.seed = Get<std::uint64_t>(entry, "seed", where);
+      run.ok = Get<bool>(entry, "ok", where);
+      const std::string hash = Get<std::string>(entry, "trace_hash", where);
+      const auto [end, error] = std::from_chars(hash.data(), hash.data() + hash.size(), run.trace_hash, 16);
+      if (error != std::errc() || end != hash.data() + hash.size() || hash.size() != 16) {
+        throw where + ".trace_hash: not 16 hex digits";
+      }
+      const Json& violations = Need(entry, "violations", where);
+      if (!violations.is_array()) throw where + ".violations: must be a list";
+      for (std::size_t v = 0; v < violations.size(); ++v) {
+        const std::string vwhere = where + ".violations[" + std::to_string(v) + "]";
+        run.violations.push_back(ViolationSummary{Get<std::string>(violations[v], "kind", vwhere),
+                                                  Get<std::string>(violations[v], "message", vwhere),
+                                                  Get<std::int64_t>(violations[v], "at_ns", vwhere),
+                                                  Get<bool>(violations[v], "expected", vwhere)});
+      }
+      if (entry.contains("notes")) run.notes = Get<std::vector<std::string>>(entry, "notes", where);
+      const Json& figures = Need(entry, "figures", where);
+      if (!figures.is_object()) throw where + ".figures: must be an object";
+      for (const auto& [name, value] : figures.items()) {
+        if (!value.is_number_integer()) throw where + ".figures." + name + ": must be an integer";
+        run.figures[name] = value.get<std::int64_t>();
+      }
+      if (entry.contains("replay")) run.replay_command = Get<std::string>(entry, "replay", where);
+      sweep.runs.push_back(std::move(run));
+    }
+    return sweep;
+  } catch (const std::string& problem) {
+    return problem;
+  }
+}
+
+std::variant<Shard, std::string> ParseShard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  const std::string rule = "\"" + text + "\" is not a shard K/N with 1 <= K <= N";
+  if (slash == std::string::npos) return rule;
+  Shard shard;
+  const char* begin = text.data();
+  const char* middle = text.data() + slash;
+  const char* end = text.data() + text.size();
+  const auto first = std::from_chars(begin, middle, shard.index);
+  const auto second = std::from_chars(middle + 1, end, shard.count);
+  if (slash == 0 || first.ec != std::errc() || first.ptr != middle || second.ec != std::errc() ||
+      second.ptr != end || middle + 1 == end) {
+    return rule;
+  }
+  if (shard.count < 1 || shard.index < 1 || shard.index > shard.count) return rule;
+  return shard;
+}
+
+std::string FormatShard(const Shard& shard) {
+  return std::to_string(shard.index) + "/" + std::to_string(shard.count);
 }
 
 std::string WriteFileAtomically(const std::string& path, const std::string& content) {

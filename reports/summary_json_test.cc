@@ -4,11 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/sample_report.h"
+
 namespace leasesim::reports {
 namespace {
 
 TEST(SummaryJson, CarriesEveryRunWithItsVerdictHashAndReplay) {
-  SweepSummary sweep{.scenario_file = "s.json", .seeds = "1-2"};
+  SweepSummary sweep{.scenario_file = "s.json", .seeds = "1-2", .scenarios = {"a"}};
   sweep.runs.push_back(RunSummary{.scenario = "a", .seed = 1, .ok = true, .trace_hash = 0xabc});
   RunSummary failing{.scenario = "a", .seed = 2, .ok = false, .trace_hash = 0xdef};
   failing.violations.push_back({.kind = "dual_writer", .message = "n1 and n2", .at_ns = 5});
@@ -19,11 +21,63 @@ TEST(SummaryJson, CarriesEveryRunWithItsVerdictHashAndReplay) {
   EXPECT_EQ(json["format"], "leasesim-summary");
   EXPECT_EQ(json["version"], kSummaryVersion);
   EXPECT_EQ(json["totals"]["failed"], 1);
+  EXPECT_FALSE(json.contains("shard"));
   ASSERT_EQ(json["runs"].size(), 2u);
   EXPECT_EQ(json["runs"][0]["trace_hash"], "0000000000000abc");
   EXPECT_EQ(json["runs"][1]["violations"][0]["kind"], "dual_writer");
   EXPECT_EQ(json["runs"][1]["replay"], "leasesim replay s.json --scenario a --seed 2");
   EXPECT_EQ(json["runs"][1]["figures"]["leaderless_ms"], 12);
+}
+
+TEST(SummaryJson, TotalsPerScenarioWithFigureRanges) {
+  const SweepSummary sweep = testing::SampleFailingSweep();
+  const nlohmann::json json = nlohmann::json::parse(SummaryJson(sweep));
+  ASSERT_EQ(json["scenarios"].size(), 2u);
+  const auto& steady = json["scenarios"][0];
+  EXPECT_EQ(steady["name"], "steady");
+  EXPECT_EQ(steady["runs"], 3);
+  EXPECT_EQ(steady["failed"], 0);
+  EXPECT_EQ(steady["figures"]["leaderless_ms"]["min"], 16);
+  EXPECT_EQ(steady["figures"]["leaderless_ms"]["max"], 18);
+  EXPECT_EQ(steady["figures"]["leaderless_ms"]["sum"], 51);
+  const auto& failing = json["scenarios"][1];
+  EXPECT_EQ(failing["failed"], 1);
+  EXPECT_EQ(failing["failed_seeds"], nlohmann::json::array({17}));
+}
+
+TEST(SummaryJson, ParsesBackToTheSameBytes) {
+  SweepSummary sweep = testing::SampleFailingSweep();
+  sweep.shard = Shard{2, 3};
+  const std::string text = SummaryJson(sweep);
+  auto parsed = ParseSummaryJson(text);
+  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+  const SweepSummary& back = std::get<SweepSummary>(parsed);
+  EXPECT_EQ(back.shard, (Shard{2, 3}));
+  EXPECT_EQ(back.scenarios, sweep.scenarios);
+  EXPECT_EQ(SummaryJson(back), text);
+}
+
+TEST(SummaryJson, RejectsWhatItDidNotWrite) {
+  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson("not json")));
+  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson(R"({"format": "other"})")));
+  auto old = ParseSummaryJson(R"({"format": "leasesim-summary", "version": 1})");
+  ASSERT_TRUE(std::holds_alternative<std::string>(old));
+  EXPECT_NE(std::get<std::string>(old).find("version 1"), std::string::npos);
+  auto broken = ParseSummaryJson(
+      R"({"format": "leasesim-summary", "version": 2, "scenario_file": "f", "seeds": "1", "scenarios": [],
+          "runs": [{"scenario": "a", "seed": 1, "ok": true, "trace_hash": "xyz", "violations": [], "figures": {}}]})");
+  ASSERT_TRUE(std::holds_alternative<std::string>(broken));
+  EXPECT_NE(std::get<std::string>(broken).find("runs[0].trace_hash"), std::string::npos);
+}
+
+TEST(Shard, ParsesKOverN) {
+  auto shard = ParseShard("2/5");
+  ASSERT_TRUE(std::holds_alternative<Shard>(shard));
+  EXPECT_EQ(std::get<Shard>(shard), (Shard{2, 5}));
+  EXPECT_EQ(FormatShard(Shard{2, 5}), "2/5");
+  for (const char* bad : {"", "1", "0/2", "3/2", "1/0", "a/b", "1/2/3", "/2", "1/", "-1/2", "1 /2"}) {
+    EXPECT_TRUE(std::holds_alternative<std::string>(ParseShard(bad))) << bad;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,17 @@
+#pragma once
+// junit.xml: a sweep in the form CI systems read (Ant/Jenkins JUnit XML):
+// <testsuites> holds one <testsuite> per scenario, which holds one
+// <testcase> per seed; a failing run's testcase carries a <failure> with the
+// first unexpected violation as its message, every violation and the replay
+// command as its text. No wall-clock times, so the file is a pure function of
+// the sweep (identical for --jobs N, sharded+merged, and reruns).
+
+#include <string>
+
+#include "reports/run_summary.h"
+
+namespace leasesim::reports {
+
+std::string JunitXml(const SweepSummary& sweep);
+
+}  // namespace leasesim::reports
