@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/check_command.h"
 #include "cli/commands.h"
 
 namespace leasesim::cli {
@@ -83,6 +84,18 @@ TEST(Cli, RefusesToOverwriteAFileItDidNotWrite) {
   std::ifstream in(dir / "summary.json");
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "my notes");
+}
+
+TEST(Cli, AReplayedHistoryWrittenToDiskChecksTheSame) {
+  const fs::path dir = TempDir("history");
+  const std::string suite = SourceDir() + "/scenarios/ci.json";
+  const std::string history = (dir / "h.jsonl").string();
+  const Outcome replay = Invoke(ReplayCommand, {suite, "--scenario", "leader-paused-beyond-lease", "--seed", "3",
+                                                "--history", history});
+  ASSERT_EQ(replay.code, kExitOk) << replay.err;
+  std::ostringstream out, err;
+  EXPECT_EQ(checker::RunCheckCommand({history}, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("OK"), std::string::npos);
 }
 
 }  // namespace

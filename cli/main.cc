@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/check_command.h"
 #include "cli/commands.h"
 
 namespace {
@@ -13,8 +14,11 @@ constexpr const char* kUsage =
     "usage: leasesim COMMAND ...\n"
     "  run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--quiet]\n"
     "      run every scenario of FILE for every seed; exit 1 on any violation\n"
-    "  replay FILE --scenario NAME --seed N [--trace FILE]\n"
-    "      run one seed again, exactly; print its trace hash and verdict\n";
+    "  replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE]\n"
+    "      run one seed again, exactly; print its trace hash and verdict\n"
+    "  check FILE [--format leasesim|jepsen-log|edn] [--model lease|cas-register|kv] [--budget N] [--json]\n"
+    "      check a recorded history (ours or another tool's): exit 0 fine, 1 violation,\n"
+    "      2 bad input, 4 step budget exhausted\n";
 
 }  // namespace
 
@@ -28,6 +32,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "run") return leasesim::cli::RunCommand(args, std::cout, std::cerr);
   if (command == "replay") return leasesim::cli::ReplayCommand(args, std::cout, std::cerr);
+  if (command == "check") return leasesim::checker::RunCheckCommand(args, std::cout, std::cerr);
   std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;
   return leasesim::cli::kExitBadInput;
 }

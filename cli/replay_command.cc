@@ -1,6 +1,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "checker/history_io.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/timing.h"
@@ -12,13 +13,13 @@
 namespace leasesim::cli {
 
 int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--scenario", "--seed", "--trace"}, {});
+  const Args args(argv, {"--scenario", "--seed", "--trace", "--history"}, {});
   if (!args.ok()) {
     err << "leasesim replay: " << args.error() << "\n";
     return kExitBadInput;
   }
   if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
-    err << "usage: leasesim replay FILE --scenario NAME --seed N [--trace FILE]\n";
+    err << "usage: leasesim replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE]\n";
     return kExitBadInput;
   }
   auto seeds = runner::ParseSeeds(*args.value("--seed"));
@@ -64,6 +65,15 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     }
     for (const sim::TraceEvent& event : result.trace) trace << event.ToJson() << "\n";
     out << "wrote " << result.trace.size() << " trace events to " << *trace_path << "\n";
+  }
+  if (const std::optional<std::string> history_path = args.value("--history")) {
+    std::ofstream history(*history_path, std::ios::trunc);
+    if (!history) {
+      err << "leasesim replay: --history " << *history_path << ": cannot write\n";
+      return kExitBadInput;
+    }
+    checker::WriteHistory(result.history, history);
+    out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
   }
   return result.ok() ? kExitOk : kExitViolation;
 }
