@@ -7,6 +7,7 @@
 
 #include "checker/check_command.h"
 #include "cli/commands.h"
+#include "cli/live_command.h"
 
 namespace {
 
@@ -18,7 +19,9 @@ constexpr const char* kUsage =
     "      run one seed again, exactly; print its trace hash and verdict\n"
     "  check FILE [--format leasesim|jepsen-log|edn] [--model lease|cas-register|kv] [--budget N] [--json]\n"
     "      check a recorded history (ours or another tool's): exit 0 fine, 1 violation,\n"
-    "      2 bad input, 4 step budget exhausted\n";
+    "      2 bad input, 4 step budget exhausted\n"
+    "  live [--nodes N] [--duration S] [--etcd URLS] [--faults LIST] [--variant V] [--out DIR]\n"
+    "      run the core against a real etcd cluster with real faults; check the history\n";
 
 }  // namespace
 
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "run") return leasesim::cli::RunCommand(args, std::cout, std::cerr);
   if (command == "replay") return leasesim::cli::ReplayCommand(args, std::cout, std::cerr);
+  if (command == "live") return leasesim::cli::LiveCommand(args, std::cout, std::cerr);
   if (command == "check") return leasesim::checker::RunCheckCommand(args, std::cout, std::cerr);
   std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;
   return leasesim::cli::kExitBadInput;

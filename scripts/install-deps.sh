@@ -6,6 +6,7 @@ packages=(
   g++ cmake ninja-build make pkg-config
   libboost-context-dev libabsl-dev librapidcheck-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libcurl4-openssl-dev etcd-server
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -23,6 +23,7 @@ NodeClock::NodeClock(Nanos monotonic_start, Nanos wall_start, std::int64_t drift
 Nanos NodeClock::LocalIn(const Segment& segment, Nanos true_now) {
   assert(true_now >= segment.true_start);
   if (segment.frozen) return segment.local_start;
+  if (segment.drift_ppm == 0) return segment.local_start + (true_now - segment.true_start);
   const Int128 elapsed = true_now - segment.true_start;
   const Int128 scaled = elapsed * (kMillion + segment.drift_ppm) / kMillion;
   return segment.local_start + static_cast<Nanos>(scaled);

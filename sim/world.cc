@@ -16,12 +16,19 @@ constexpr std::size_t kStackBytes = 256 * 1024;
 }  // namespace
 
 World::World(std::uint64_t master_seed, bool retain_trace)
-    : master_seed_(master_seed), trace_(retain_trace), stacks_(kStackBytes) {}
+    : master_seed_(master_seed), trace_(retain_trace), stacks_(kStackBytes) {
+  fibers_.emplace_back();  // id 0 means "no fiber"
+}
 
 World::~World() {
   // Unwind every fiber while the hosts and their processes still exist.
   for (Host& host : hosts_) DestroyProcess(host);
-  assert(fibers_.empty());
+}
+
+World::FiberRecord* World::FindFiber(FiberId id) {
+  if (id == 0 || id >= fibers_.size()) return nullptr;
+  FiberRecord& record = fibers_[id];
+  return record.fiber ? &record : nullptr;
 }
 
 World::Host& World::Get(HostId host) {
@@ -66,12 +73,11 @@ void World::DestroyProcess(Host& host) {
   std::vector<FiberId> fibers = std::move(host.fibers);
   host.fibers.clear();
   for (FiberId id : fibers) {
-    auto it = fibers_.find(id);
-    if (it == fibers_.end()) continue;
+    FiberRecord* record = FindFiber(id);
+    if (record == nullptr) continue;
     assert(current_ != id && "a process cannot crash itself from its own fiber");
-    std::unique_ptr<Fiber> fiber = std::move(it->second.fiber);
-    fibers_.erase(it);
-    fiber.reset();
+    std::unique_ptr<Fiber> fiber = std::move(record->fiber);
+    fiber.reset();  // unwinds; may touch fibers_, so `record` is not used after
   }
   host.process.reset();
   host.deferred.clear();
@@ -126,17 +132,17 @@ void World::Unsuspend(HostId id) {
 
 void World::FlushDeferred(HostId id) {
   Host& host = Get(id);
-  std::vector<std::function<void()>> deferred = std::move(host.deferred);
+  std::vector<Callback> deferred = std::move(host.deferred);
   host.deferred.clear();
   const std::uint64_t incarnation = host.incarnation;
-  for (std::function<void()>& fn : deferred) {
+  for (Callback& fn : deferred) {
     At(now_, [this, id, incarnation, fn = std::move(fn)]() mutable {
       RunOnHost(id, incarnation, std::move(fn));
     });
   }
 }
 
-void World::At(Nanos when, std::function<void()> fn) {
+void World::At(Nanos when, Callback fn) {
   assert(when >= now_);
   assert(queue_.size() < kEventsQueuedMax);
   std::uint32_t slot = 0;
@@ -152,7 +158,7 @@ void World::At(Nanos when, std::function<void()> fn) {
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
-void World::RunOnHost(HostId id, std::uint64_t incarnation, std::function<void()> fn) {
+void World::RunOnHost(HostId id, std::uint64_t incarnation, Callback fn) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
   if (host.state != HostState::kUp) {
@@ -163,13 +169,11 @@ void World::RunOnHost(HostId id, std::uint64_t incarnation, std::function<void()
   fn();
 }
 
-void World::AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline,
-                    std::function<void()> fn) {
+void World::AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn) {
   ArmLocalTimer(host, incarnation, local_deadline, std::move(fn));
 }
 
-void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline,
-                          std::function<void()> fn) {
+void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline, Callback fn) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
   const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
@@ -194,11 +198,13 @@ FiberId World::Spawn(HostId id, std::function<void()> body) {
   Host& host = Get(id);
   assert(host.state != HostState::kCrashed);
   const FiberId fiber_id = next_fiber_++;
+  assert(fiber_id == fibers_.size());
+  assert(fibers_.size() < kFibersMax);
   FiberRecord record;
   record.fiber = std::make_unique<Fiber>(stacks_, std::move(body));
   record.host = id;
   record.waiting = true;  // waiting to be started
-  fibers_.emplace(fiber_id, std::move(record));
+  fibers_.push_back(std::move(record));
   host.fibers.push_back(fiber_id);
   const WaitToken start{fiber_id, 0};
   const std::uint64_t incarnation = host.incarnation;
@@ -210,20 +216,20 @@ FiberId World::Spawn(HostId id, std::function<void()> body) {
 
 HostId World::current_host() const {
   assert(current_ != 0);
-  return fibers_.at(current_).host;
+  return fibers_[current_].host;
 }
 
 WaitToken World::PrepareWait() {
   assert(current_ != 0);
-  FiberRecord& record = fibers_.at(current_);
+  FiberRecord& record = fibers_[current_];
   record.signal_pending = false;
   return WaitToken{current_, record.generation};
 }
 
 void World::Signal(WaitToken token) {
-  auto it = fibers_.find(token.fiber);
-  if (it == fibers_.end()) return;
-  FiberRecord& record = it->second;
+  FiberRecord* found = FindFiber(token.fiber);
+  if (found == nullptr) return;
+  FiberRecord& record = *found;
   if (record.generation != token.generation) return;
   if (!record.waiting) {
     record.signal_pending = true;  // signalled before it parked
@@ -238,7 +244,7 @@ void World::Signal(WaitToken token) {
 
 bool World::Wait(WaitToken token, Nanos local_deadline) {
   assert(current_ == token.fiber);
-  FiberRecord& record = fibers_.at(current_);
+  FiberRecord& record = fibers_[current_];
   assert(record.generation == token.generation);
   if (record.signal_pending) {
     record.signal_pending = false;
@@ -253,7 +259,8 @@ bool World::Wait(WaitToken token, Nanos local_deadline) {
   Fiber* fiber = record.fiber.get();
   fiber->Suspend();
   // Resumed (a fiber destroyed while parked unwinds instead of returning).
-  FiberRecord& after = fibers_.at(token.fiber);
+  // fibers_ may have grown meanwhile: index again rather than keep `record`.
+  FiberRecord& after = fibers_[token.fiber];
   after.generation += 1;
   return after.signalled;
 }
@@ -266,21 +273,21 @@ void World::SleepUntilLocal(Nanos local_deadline) {
 }
 
 void World::ResumeFiber(WaitToken token, bool signalled) {
-  auto it = fibers_.find(token.fiber);
-  if (it == fibers_.end()) return;
-  FiberRecord& record = it->second;
-  if (record.generation != token.generation || !record.waiting) return;
+  FiberRecord* found = FindFiber(token.fiber);
+  if (found == nullptr) return;
+  if (found->generation != token.generation || !found->waiting) return;
   assert(current_ == 0 && "fibers are resumed only from the scheduler");
-  record.waiting = false;
-  record.signalled = signalled;
+  found->waiting = false;
+  found->signalled = signalled;
   current_ = token.fiber;
-  record.fiber->Resume();
+  Fiber* fiber = found->fiber.get();
+  fiber->Resume();  // may grow fibers_ (Spawn): `found` is stale after this
   current_ = 0;
-  auto done = fibers_.find(token.fiber);
-  if (done != fibers_.end() && done->second.fiber->finished()) {
-    Host& host = Get(done->second.host);
+  if (fiber->finished()) {
+    FiberRecord& done = fibers_[token.fiber];
+    Host& host = Get(done.host);
     std::erase(host.fibers, token.fiber);
-    fibers_.erase(done);
+    done.fiber.reset();
   }
 }
 
@@ -293,8 +300,7 @@ void World::RunUntil(Nanos end) {
     assert(event.time >= now_);
     now_ = event.time;
     ++events_processed_;
-    std::function<void()> fn = std::move(callbacks_[event.slot]);
-    callbacks_[event.slot] = nullptr;
+    Callback fn = std::move(callbacks_[event.slot]);
     free_slots_.push_back(event.slot);
     fn();
   }

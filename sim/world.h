@@ -15,6 +15,7 @@
 
 #include "sim/clock.h"
 #include "sim/fiber.h"
+#include "sim/inline_function.h"
 #include "sim/prng.h"
 #include "sim/time.h"
 #include "sim/trace.h"
@@ -82,13 +83,12 @@ class World {
 
   // --- scheduling ------------------------------------------------------------
   // Runs fn at true time `when` (>= now) in the world's own context.
-  void At(Nanos when, std::function<void()> fn);
+  void At(Nanos when, Callback fn);
   // Runs fn on `host` while `incarnation` lives: at once if the host is up,
   // when it resumes if paused or suspended, never if it crashed meanwhile.
-  void RunOnHost(HostId host, std::uint64_t incarnation, std::function<void()> fn);
+  void RunOnHost(HostId host, std::uint64_t incarnation, Callback fn);
   // As RunOnHost, once the host's monotonic clock reads >= local_deadline.
-  void AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline,
-               std::function<void()> fn);
+  void AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
 
   // --- fibers ----------------------------------------------------------------
   // A fiber of the host's current incarnation; it first runs at the current time.
@@ -115,16 +115,16 @@ class World {
     BootFn boot;
     std::unique_ptr<ProcessState> process;
     std::vector<FiberId> fibers;
-    std::vector<std::function<void()>> deferred;  // work queued while not running
+    std::vector<Callback> deferred;  // work queued while not running
     struct FrozenTimer {
       std::uint64_t incarnation;
       Nanos local_deadline;
-      std::function<void()> fn;
+      Callback fn;
     };
     std::vector<FrozenTimer> frozen_timers;  // timers waiting for the clock to move
   };
   struct FiberRecord {
-    std::unique_ptr<Fiber> fiber;
+    std::unique_ptr<Fiber> fiber;  // null once finished or destroyed
     HostId host = 0;
     std::uint64_t generation = 0;
     bool waiting = false;
@@ -132,7 +132,7 @@ class World {
     bool signalled = false;
   };
   // Heap entries stay small and trivially movable; the callbacks live in a
-  // slab indexed by slot, so sifting the heap never moves a std::function.
+  // slab indexed by slot, so sifting the heap never moves a callback.
   struct Event {
     Nanos time;
     std::uint64_t sequence;
@@ -150,8 +150,8 @@ class World {
   void ResumeFiber(WaitToken token, bool signalled);
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
-  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline,
-                     std::function<void()> fn);
+  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
+  FiberRecord* FindFiber(FiberId id);
 
   static constexpr std::size_t kEventsQueuedMax = 10'000'000;
   static constexpr std::size_t kDeferredMax = 1'000'000;
@@ -163,12 +163,13 @@ class World {
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
   std::vector<Event> queue_;  // a binary heap under Later
-  std::vector<std::function<void()>> callbacks_;
+  std::vector<Callback> callbacks_;
   std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
   StackPool stacks_;
-  // Ordered map: fibers are looked up by id; iteration order is by id.
-  std::map<FiberId, FiberRecord> fibers_;
+  // Indexed by fiber id (ids are never reused; slot 0 is unused).
+  std::vector<FiberRecord> fibers_;
+  static constexpr std::size_t kFibersMax = 10'000'000;
   FiberId next_fiber_ = 1;
   FiberId current_ = 0;
 };

@@ -1,0 +1,405 @@
+#include "backends/etcd/etcd_json.h"
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace leasesim::etcd {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int Sextet(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+// The gateway writes int64 fields as JSON strings; accept numbers too.
+std::optional<std::int64_t> Int64Field(const Json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return 0;  // proto3 omits zero values
+  if (it->is_number_integer()) return it->get<std::int64_t>();
+  if (!it->is_string()) return std::nullopt;
+  const std::string& text = it->get_ref<const std::string&>();
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::vector<KeyValue>> ParseKvs(const Json& range) {
+  std::vector<KeyValue> out;
+  auto it = range.find("kvs");
+  if (it == range.end() || it->is_null()) return out;
+  if (!it->is_array()) return std::nullopt;
+  for (const Json& kv : *it) {
+    if (!kv.is_object()) return std::nullopt;
+    KeyValue parsed;
+    for (const char* field : {"key", "value"}) {
+      auto f = kv.find(field);
+      std::string decoded;
+      if (f != kv.end() && !f->is_null()) {
+        if (!f->is_string()) return std::nullopt;
+        std::optional<std::string> bytes = Base64Decode(f->get_ref<const std::string&>());
+        if (!bytes) return std::nullopt;
+        decoded = std::move(*bytes);
+      }
+      (field[0] == 'k' ? parsed.key : parsed.value) = std::move(decoded);
+    }
+    auto create = Int64Field(kv, "create_revision");
+    auto mod = Int64Field(kv, "mod_revision");
+    auto version = Int64Field(kv, "version");
+    if (!create || !mod || !version) return std::nullopt;
+    parsed.create_revision = *create;
+    parsed.mod_revision = *mod;
+    parsed.version = *version;
+    out.push_back(std::move(parsed));
+  }
+  return out;
+}
+
+const char* TargetName(Compare::Target target) {
+  switch (target) {
+    case Compare::Target::kCreate: return "CREATE";
+    case Compare::Target::kVersion: return "VERSION";
+    case Compare::Target::kMod: return "MOD";
+    case Compare::Target::kValue: return "VALUE";
+  }
+  return "VERSION";
+}
+
+const char* ResultName(Compare::Result result) {
+  switch (result) {
+    case Compare::Result::kEqual: return "EQUAL";
+    case Compare::Result::kLess: return "LESS";
+    case Compare::Result::kGreater: return "GREATER";
+    case Compare::Result::kNotEqual: return "NOT_EQUAL";
+  }
+  return "EQUAL";
+}
+
+// A prefix's range end: the prefix with its last byte incremented (bytes of
+// 0xff dropped first), as etcd's clientv3.GetPrefixRangeEnd.
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty()) {
+    unsigned char last = static_cast<unsigned char>(prefix.back());
+    if (last < 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::string(1, '\0');  // whole keyspace
+}
+
+Json CompareJson(const Compare& compare) {
+  Json json;
+  json["target"] = TargetName(compare.target);
+  json["result"] = ResultName(compare.result);
+  json["key"] = Base64Encode(compare.key);
+  const std::string number = std::to_string(compare.number);
+  switch (compare.target) {
+    case Compare::Target::kCreate: json["create_revision"] = number; break;
+    case Compare::Target::kVersion: json["version"] = number; break;
+    case Compare::Target::kMod: json["mod_revision"] = number; break;
+    case Compare::Target::kValue: json["value"] = Base64Encode(compare.value); break;
+  }
+  return json;
+}
+
+Json OpJson(const Op& op) {
+  Json json;
+  switch (op.kind) {
+    case Op::Kind::kPut:
+      json["request_put"] = {{"key", Base64Encode(op.key)}, {"value", Base64Encode(op.value)}};
+      break;
+    case Op::Kind::kRange:
+      json["request_range"] = {{"key", Base64Encode(op.key)}};
+      break;
+    case Op::Kind::kPrefixLast:
+      json["request_range"] = {{"key", Base64Encode(op.key)},
+                               {"range_end", Base64Encode(PrefixEnd(op.key))},
+                               {"sort_order", "DESCEND"},
+                               {"sort_target", "KEY"},
+                               {"limit", "1"}};
+      break;
+    case Op::Kind::kTxn: {
+      Json nested;
+      nested["compare"] = Json::array();
+      for (const Compare& c : op.compares) nested["compare"].push_back(CompareJson(c));
+      nested["success"] = Json::array();
+      for (const Op& o : op.success) nested["success"].push_back(OpJson(o));
+      json["request_txn"] = std::move(nested);
+      break;
+    }
+  }
+  return json;
+}
+
+bool Contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string Base64Encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t n = (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16) |
+                            (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8) |
+                            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 2]));
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += kAlphabet[n & 63];
+  }
+  const std::size_t rest = bytes.size() - i;
+  if (rest > 0) {
+    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (rest == 2) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> Base64Decode(std::string_view text) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    const int v = Sextet(c);
+    if (v < 0) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+std::string EncodeRecord(const core::LeaseRecord& record) {
+  nlohmann::ordered_json json;
+  json["holder"] = record.holder;
+  json["term"] = record.term;
+  json["duration_ns"] = record.duration_ns;
+  json["acquired_wall_ns"] = record.acquired_wall_ns;
+  json["renewed_wall_ns"] = record.renewed_wall_ns;
+  json["preferred_successor"] = record.preferred_successor;
+  return json.dump();
+}
+
+std::optional<core::LeaseRecord> DecodeRecord(std::string_view value) {
+  Json json = Json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return std::nullopt;
+  core::LeaseRecord record;
+  auto holder = json.find("holder");
+  auto term = json.find("term");
+  auto duration = json.find("duration_ns");
+  if (holder == json.end() || !holder->is_string()) return std::nullopt;
+  if (term == json.end() || !term->is_number_integer()) return std::nullopt;
+  if (duration == json.end() || !duration->is_number_integer()) return std::nullopt;
+  record.holder = holder->get<std::string>();
+  record.term = term->get<std::int64_t>();
+  record.duration_ns = duration->get<std::int64_t>();
+  for (auto [name, field] : {std::pair{"acquired_wall_ns", &record.acquired_wall_ns},
+                             std::pair{"renewed_wall_ns", &record.renewed_wall_ns}}) {
+    auto it = json.find(name);
+    if (it == json.end()) continue;
+    if (!it->is_number_integer()) return std::nullopt;
+    *field = it->get<std::int64_t>();
+  }
+  auto successor = json.find("preferred_successor");
+  if (successor != json.end()) {
+    if (!successor->is_string()) return std::nullopt;
+    record.preferred_successor = successor->get<std::string>();
+  }
+  return record;
+}
+
+std::optional<Response> ParseResponse(std::string_view body, bool is_txn) {
+  Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return std::nullopt;
+  auto header = json.find("header");
+  if (header == json.end() || !header->is_object()) return std::nullopt;
+  Response response;
+  auto revision = Int64Field(*header, "revision");
+  if (!revision) return std::nullopt;
+  response.revision = *revision;
+  if (!is_txn) {
+    auto kvs = ParseKvs(json);
+    if (!kvs) return std::nullopt;
+    response.ranges.push_back(std::move(*kvs));
+    return response;
+  }
+  auto succeeded = json.find("succeeded");
+  if (succeeded != json.end() && !succeeded->is_null()) {
+    if (!succeeded->is_boolean()) return std::nullopt;
+    response.succeeded = succeeded->get<bool>();
+  }
+  auto responses = json.find("responses");
+  if (responses == json.end() || responses->is_null()) return response;
+  if (!responses->is_array()) return std::nullopt;
+  for (const Json& op : *responses) {
+    if (!op.is_object()) return std::nullopt;
+    auto range = op.find("response_range");
+    if (range == op.end()) {
+      response.ranges.emplace_back();
+      continue;
+    }
+    auto kvs = ParseKvs(*range);
+    if (!kvs) return std::nullopt;
+    response.ranges.push_back(std::move(*kvs));
+  }
+  return response;
+}
+
+std::string RangeBody(std::string_view key) {
+  Json json;
+  json["key"] = Base64Encode(key);
+  json["serializable"] = false;  // linearizable: goes through the leader's read index
+  return json.dump();
+}
+
+std::string PrefixRangeBody(std::string_view prefix) {
+  Json json;
+  json["key"] = Base64Encode(prefix);
+  json["range_end"] = Base64Encode(PrefixEnd(std::string(prefix)));
+  json["serializable"] = false;
+  return json.dump();
+}
+
+std::string TxnBody(const std::vector<Compare>& compares, const std::vector<Op>& success,
+                    const std::vector<Op>& failure) {
+  Json json;
+  json["compare"] = Json::array();
+  for (const Compare& c : compares) json["compare"].push_back(CompareJson(c));
+  json["success"] = Json::array();
+  for (const Op& o : success) json["success"].push_back(OpJson(o));
+  json["failure"] = Json::array();
+  for (const Op& o : failure) json["failure"].push_back(OpJson(o));
+  return json.dump();
+}
+
+std::string CreateBody(std::string_view key, const core::LeaseRecord& record) {
+  const std::string k(key);
+  return TxnBody({Compare{.target = Compare::Target::kCreate, .key = k, .number = 0}},
+                 {Op{.kind = Op::Kind::kPut, .key = k, .value = EncodeRecord(record)},
+                  Op{.kind = Op::Kind::kRange, .key = k}},
+                 {Op{.kind = Op::Kind::kRange, .key = k}});
+}
+
+std::string CasBody(std::string_view key, std::int64_t expected_version, const core::LeaseRecord& record) {
+  const std::string k(key);
+  // version == expected, and the key exists: an absent key has version 0 in
+  // etcd, and a CAS must never act as a create.
+  return TxnBody({Compare{.target = Compare::Target::kVersion, .key = k, .number = expected_version},
+                  Compare{.target = Compare::Target::kCreate, .result = Compare::Result::kGreater, .key = k,
+                          .number = 0}},
+                 {Op{.kind = Op::Kind::kPut, .key = k, .value = EncodeRecord(record)},
+                  Op{.kind = Op::Kind::kRange, .key = k}},
+                 {Op{.kind = Op::Kind::kRange, .key = k}});
+}
+
+std::optional<core::VersionedRecord> ToVersionedRecord(const std::vector<KeyValue>& kvs) {
+  core::VersionedRecord out;
+  if (kvs.empty()) return out;
+  std::optional<core::LeaseRecord> record = DecodeRecord(kvs.front().value);
+  if (!record) return std::nullopt;
+  out.found = true;
+  out.version = kvs.front().version;
+  out.record = std::move(*record);
+  return out;
+}
+
+Verdict ClassifyHttpError(long http_status, std::string_view body) {
+  std::string message;
+  std::int64_t code = -1;
+  Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (json.is_object()) {
+    for (const char* field : {"error", "message"}) {
+      auto it = json.find(field);
+      if (it != json.end() && it->is_string()) message += it->get<std::string>() + " ";
+    }
+    auto c = json.find("code");
+    if (c != json.end() && c->is_number_integer()) code = c->get<std::int64_t>();
+  } else {
+    message = std::string(body);
+  }
+  // Proposal outcomes etcd itself does not know: the entry may still commit.
+  for (std::string_view unknown : {"request timed out", "timed out due to", "server stopped",
+                                   "leader changed", "connection lost"}) {
+    if (Contains(message, unknown)) return Verdict::kUnknown;
+  }
+  // Rejected before being proposed: nothing happened.
+  for (std::string_view refused : {"no leader", "too many requests", "not capable",
+                                   "unhealthy cluster", "request is too large", "not supported",
+                                   "key is not provided", "duplicate key given in txn request",
+                                   "too many operations in txn request"}) {
+    if (Contains(message, refused)) return Verdict::kNotApplied;
+  }
+  // gRPC codes the gateway relays for requests rejected on arrival:
+  // InvalidArgument 3, NotFound 5, PermissionDenied 7, ResourceExhausted 8,
+  // FailedPrecondition 9, OutOfRange 11, Unimplemented 12, Unauthenticated 16.
+  switch (code) {
+    case 3: case 5: case 7: case 8: case 9: case 11: case 12: case 16:
+      return Verdict::kNotApplied;
+    default:
+      break;
+  }
+  // A proxy or server answering 4xx never forwarded the request.
+  if (http_status >= 400 && http_status < 500 && code < 0) return Verdict::kNotApplied;
+  return Verdict::kUnknown;
+}
+
+Verdict Classify(Transport transport, long http_status, std::string_view body) {
+  switch (transport) {
+    case Transport::kRefused: return Verdict::kNotApplied;
+    case Transport::kTimedOut:
+    case Transport::kBroken: return Verdict::kUnknown;
+    case Transport::kAnswered:
+      if (http_status == 200) return Verdict::kResult;
+      return ClassifyHttpError(http_status, body);
+  }
+  return Verdict::kUnknown;
+}
+
+core::StoreStatus StoreStatusFor(Verdict verdict) {
+  return verdict == Verdict::kNotApplied ? core::StoreStatus::kUnavailable : core::StoreStatus::kTimeout;
+}
+
+core::LedgerStatus LedgerStatusFor(Verdict verdict) {
+  return verdict == Verdict::kNotApplied ? core::LedgerStatus::kUnavailable : core::LedgerStatus::kTimeout;
+}
+
+std::string Padded(std::int64_t number) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%020lld", static_cast<long long>(number));
+  return text;
+}
+
+std::optional<std::int64_t> ParsePadded(std::string_view text) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace leasesim::etcd

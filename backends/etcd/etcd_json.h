@@ -1,0 +1,135 @@
+#pragma once
+// Pure encoding for etcd v3's JSON gateway (etcd 3.4: POST /v3/kv/range,
+// /v3/kv/txn): base64 keys and values, request bodies, response parsing, the
+// lease record as JSON in the value, and the mapping of gateway and transport
+// errors to the protocol's outcomes. No I/O here, so all of it is unit-tested
+// without an etcd.
+//
+// Version mapping: the core's per-key `version` is etcd's per-key `version`
+// field (1 on create, +1 on every put; the record is never deleted, so it
+// only grows). CAS compares VERSION == expected in a txn; create-if-absent
+// compares CREATE (create_revision) == 0. See docs/LIVE.md.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/env.h"
+#include "core/lease_record.h"
+
+namespace leasesim::etcd {
+
+std::string Base64Encode(std::string_view bytes);
+// nullopt on a malformed input.
+std::optional<std::string> Base64Decode(std::string_view text);
+
+// The lease record as stored in the value: one JSON object, every field named.
+std::string EncodeRecord(const core::LeaseRecord& record);
+// nullopt when the value is not a lease record (not JSON, a field missing or
+// of the wrong type).
+std::optional<core::LeaseRecord> DecodeRecord(std::string_view value);
+
+// One key-value as the gateway returns it (key and value already decoded).
+struct KeyValue {
+  std::string key;
+  std::string value;
+  std::int64_t create_revision = 0;
+  std::int64_t mod_revision = 0;
+  std::int64_t version = 0;
+};
+
+// A parsed range or txn response.
+struct Response {
+  std::int64_t revision = 0;   // header.revision: the store's revision after the call
+  bool succeeded = false;      // txn only: which branch ran
+  // Per operation of the branch that ran (a range response's kvs are in
+  // ranges[0]); put and nested-txn responses give an empty entry.
+  std::vector<std::vector<KeyValue>> ranges;
+};
+
+// nullopt when the body is not a well-formed gateway response.
+std::optional<Response> ParseResponse(std::string_view body, bool is_txn);
+
+// --- Request bodies -------------------------------------------------------
+
+// Linearizable single-key range (serializable=false).
+std::string RangeBody(std::string_view key);
+// Linearizable range of every key under `prefix`, in key order.
+std::string PrefixRangeBody(std::string_view prefix);
+
+// One comparison of a txn.
+struct Compare {
+  enum class Target { kCreate, kVersion, kMod, kValue };
+  enum class Result { kEqual, kLess, kGreater, kNotEqual };
+  Target target = Target::kVersion;
+  Result result = Result::kEqual;
+  std::string key;
+  std::int64_t number = 0;  // kCreate, kVersion, kMod
+  std::string value;        // kValue (raw bytes; encoded here)
+};
+
+// One operation of a txn branch.
+struct Op {
+  enum class Kind { kPut, kRange, kPrefixLast, kTxn };
+  Kind kind = Kind::kRange;
+  std::string key;    // kPut, kRange; kPrefixLast: the prefix
+  std::string value;  // kPut
+  // kTxn: a nested txn (etcd >= 3.3), its compares and success branch.
+  std::vector<Compare> compares;
+  std::vector<Op> success;
+};
+
+std::string TxnBody(const std::vector<Compare>& compares, const std::vector<Op>& success,
+                    const std::vector<Op>& failure);
+
+// Create-if-absent: compare create_revision == 0; success put + range, failure range.
+std::string CreateBody(std::string_view key, const core::LeaseRecord& record);
+// CAS: compare version == expected and create_revision > 0 (the key exists);
+// success put + range, failure range.
+std::string CasBody(std::string_view key, std::int64_t expected_version, const core::LeaseRecord& record);
+
+// The record a range result holds (found=false when the key is absent).
+// nullopt when the stored value is not a lease record.
+std::optional<core::VersionedRecord> ToVersionedRecord(const std::vector<KeyValue>& kvs);
+
+// --- Errors ----------------------------------------------------------------
+
+// What one HTTP exchange with one endpoint came to, before interpretation.
+enum class Transport {
+  kAnswered,       // an HTTP response arrived (any status)
+  kRefused,        // no connection could be made: the request was never sent
+  kTimedOut,       // sent (or maybe sent) and no complete answer in time
+  kBroken,         // the connection failed after the request may have been sent
+};
+
+// How to treat an exchange's result.
+enum class Verdict {
+  kResult,           // a well-formed answer: interpret it
+  kNotApplied,       // the request certainly had no effect: another endpoint may be tried
+  kUnknown,          // it may or may not have taken effect
+};
+
+// Classifies a gateway answer with a non-200 status (its body is
+// {"error": ..., "code": <grpc code>, "message": ...}). Errors etcd returns
+// before proposing (no leader, too many requests, invalid argument, ...) are
+// kNotApplied; timeouts of a proposal ("request timed out", "... due to
+// leader failure", "server stopped") are kUnknown.
+Verdict ClassifyHttpError(long http_status, std::string_view body);
+
+// The protocol status for a store call that ended with `verdict`.
+// kNotApplied -> kUnavailable, kUnknown -> kTimeout.
+core::StoreStatus StoreStatusFor(Verdict verdict);
+core::LedgerStatus LedgerStatusFor(Verdict verdict);
+
+// Classification of a transport outcome (with the HTTP status and body when
+// answered).
+Verdict Classify(Transport transport, long http_status, std::string_view body);
+
+// Zero-padded decimal, so that etcd's byte-wise VALUE comparison orders
+// non-negative numbers numerically.
+std::string Padded(std::int64_t number);
+std::optional<std::int64_t> ParsePadded(std::string_view text);
+
+}  // namespace leasesim::etcd

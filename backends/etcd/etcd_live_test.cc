@@ -1,0 +1,216 @@
+// Against a real etcd (one member, started here on loopback under a
+// temporary directory). Skipped when /usr/bin/etcd is absent. ctest label "live".
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "backends/etcd/etcd_http.h"
+#include "backends/etcd/etcd_ledger.h"
+#include "backends/etcd/etcd_store.h"
+#include "backends/etcd/real_env.h"
+#include "core/lease_node.h"
+
+namespace leasesim::etcd {
+namespace {
+
+constexpr core::Nanos kMs = 1'000'000;
+constexpr const char* kEtcd = "/usr/bin/etcd";
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// One etcd member on loopback; killed and its data removed on destruction.
+class OneEtcd {
+ public:
+  OneEtcd() {
+    char dir_template[] = "/tmp/leasesim-etcd-test.XXXXXX";
+    dir_ = ::mkdtemp(dir_template);
+    const int client = FreePort();
+    const int peer = FreePort();
+    url_ = "http://127.0.0.1:" + std::to_string(client);
+    const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const std::string log = dir_ + "/etcd.log";
+      FILE* out = std::freopen(log.c_str(), "w", stderr);
+      (void)out;
+      ::execl(kEtcd, kEtcd, "--name", "t1", "--data-dir", (dir_ + "/data").c_str(), "--listen-client-urls",
+              url_.c_str(), "--advertise-client-urls", url_.c_str(), "--listen-peer-urls", peer_url.c_str(),
+              "--initial-advertise-peer-urls", peer_url.c_str(), "--initial-cluster",
+              ("t1=" + peer_url).c_str(), "--logger", "zap", "--log-level", "warn", nullptr);
+      std::_Exit(127);
+    }
+    EtcdHttp http({.endpoints = {url_}});
+    for (int i = 0; i < 200; ++i) {
+      if (http.Post("/v3/kv/range", RangeBody("probe"), 200 * kMs).verdict == Verdict::kResult) {
+        ready_ = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~OneEtcd() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  bool ready() const { return ready_; }
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string dir_;
+  std::string url_;
+  pid_t pid_ = -1;
+  bool ready_ = false;
+};
+
+class EtcdLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(kEtcd, X_OK) != 0) GTEST_SKIP() << kEtcd << " is absent (apt-get install etcd-server)";
+    etcd_ = std::make_unique<OneEtcd>();
+    ASSERT_TRUE(etcd_->ready()) << "etcd did not start";
+    http_ = std::make_unique<EtcdHttp>(EndpointOptions{.endpoints = {etcd_->url()}});
+  }
+  std::unique_ptr<OneEtcd> etcd_;
+  std::unique_ptr<EtcdHttp> http_;
+};
+
+core::LeaseRecord Held(std::string holder, std::int64_t term) {
+  return core::LeaseRecord{.holder = std::move(holder), .term = term, .duration_ns = 1'000 * kMs};
+}
+
+TEST_F(EtcdLive, CreateIfAbsentThenCasOnThePerKeyVersion) {
+  EtcdStoreClient store(*http_);
+  const core::Nanos t = 2'000 * kMs;
+  EXPECT_FALSE(store.Read("lease/job", t).current.found);
+  core::StoreResult created = store.Create("lease/job", Held("a", 1), t);
+  ASSERT_EQ(created.status, core::StoreStatus::kOk);
+  EXPECT_EQ(created.current.version, 1);
+  EXPECT_EQ(created.current.record, Held("a", 1));
+  core::StoreResult again = store.Create("lease/job", Held("b", 1), t);
+  EXPECT_EQ(again.status, core::StoreStatus::kConflict);
+  EXPECT_EQ(again.current.record.holder, "a");
+
+  core::StoreResult cas = store.CompareAndSet("lease/job", 1, Held("a", 1), t);
+  ASSERT_EQ(cas.status, core::StoreStatus::kOk);
+  EXPECT_EQ(cas.current.version, 2);
+  core::StoreResult stale = store.CompareAndSet("lease/job", 1, Held("b", 2), t);
+  EXPECT_EQ(stale.status, core::StoreStatus::kConflict);
+  EXPECT_EQ(stale.current.version, 2);
+  EXPECT_EQ(store.Read("lease/job", t).current.record.holder, "a");
+  // Versions are per key, whatever else the cluster writes.
+  store.Create("lease/other", Held("x", 1), t);
+  EXPECT_EQ(store.CompareAndSet("lease/job", 2, Held("c", 3), t).current.version, 3);
+  EXPECT_EQ(store.CompareAndSet("lease/absent", 0, Held("c", 3), t).status, core::StoreStatus::kConflict);
+}
+
+core::SettlementBatch Batch(std::int64_t token, std::int64_t window) {
+  core::SettlementBatch batch;
+  batch.token = token;
+  batch.window = window;
+  batch.idempotency_key = "settlement/window-" + std::to_string(window);
+  batch.items = {{window, 0, 100}, {window, 1, 101}};
+  return batch;
+}
+
+TEST_F(EtcdLive, LedgerFencesDeduplicatesAndAppliesWholeBatches) {
+  EtcdLedgerClient ledger(*http_, {.prefix = "L/", .writer = "w"});
+  const core::Nanos t = 2'000 * kMs;
+  core::LedgerResult empty = ledger.LastAppliedWindow(t);
+  EXPECT_EQ(empty.status, core::LedgerStatus::kApplied);
+  EXPECT_EQ(empty.last_window, -1);
+  EXPECT_EQ(ledger.Commit(Batch(1, 0), t).status, core::LedgerStatus::kApplied);
+  EXPECT_EQ(ledger.Commit(Batch(1, 0), t).status, core::LedgerStatus::kDuplicate);
+  core::LedgerResult next = ledger.Commit(Batch(2, 1), t);
+  EXPECT_EQ(next.status, core::LedgerStatus::kApplied);
+  EXPECT_EQ(next.highest_token, 2);
+  EXPECT_EQ(next.last_window, 1);
+  core::LedgerResult stale = ledger.Commit(Batch(1, 2), t);
+  EXPECT_EQ(stale.status, core::LedgerStatus::kRejectedStale);
+  EXPECT_EQ(stale.highest_token, 2);
+  EXPECT_EQ(ledger.LastAppliedWindow(t).last_window, 1);
+  std::vector<AppliedBatch> applied;
+  ASSERT_TRUE(ledger.ListApplied(t, applied));
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_EQ(applied[0].token, 1);
+  EXPECT_EQ(applied[1].token, 2);
+  EXPECT_LT(applied[0].revision, applied[1].revision);
+  EXPECT_EQ(applied[0].holder, "w");
+  EXPECT_EQ(applied[0].items, 2);
+}
+
+TEST_F(EtcdLive, NoFencingVariantAppliesAStaleTokenButKeepsTheFence) {
+  EtcdLedgerClient ledger(*http_, {.prefix = "L/", .check_fence = false, .writer = "w"});
+  const core::Nanos t = 2'000 * kMs;
+  EXPECT_EQ(ledger.Commit(Batch(5, 0), t).status, core::LedgerStatus::kApplied);
+  core::LedgerResult stale = ledger.Commit(Batch(3, 1), t);
+  EXPECT_EQ(stale.status, core::LedgerStatus::kApplied);
+  EXPECT_EQ(stale.highest_token, 5);  // the fence never goes down
+  EXPECT_EQ(ledger.Commit(Batch(3, 1), t).status, core::LedgerStatus::kDuplicate);
+}
+
+TEST_F(EtcdLive, TheCoreLeadsAgainstEtcdOnRealThreads) {
+  EtcdStoreClient store(*http_);
+  EtcdLedgerClient ledger(*http_, {.prefix = "L/", .writer = "n1#1"});
+  struct Sink final : core::EventSink {
+    void Emit(const core::LeaseEvent& event) override {
+      if (event.kind == core::EventKind::kAcquired) acquired += 1;
+      if (event.kind == core::EventKind::kRenewed) renewed += 1;
+    }
+    std::atomic<int> acquired{0};
+    std::atomic<int> renewed{0};
+  } sink;
+  core::TimingConfig timing{.lease_duration = 2'000 * kMs,
+                            .renew_interval = 200 * kMs,
+                            .renew_deadline = 1'200 * kMs,
+                            .retry = 100 * kMs,
+                            .request_timeout = 150 * kMs,
+                            .drift_bound_ppm = 1000,
+                            .safety_margin = 200 * kMs,
+                            .pause_budget = 0};
+  RealEnv env(store, ledger, sink);
+  core::LeaseNode node(env, {.key = "lease/job", .identity = "n1#1", .timing = timing},
+                       {.period = 100 * kMs,
+                        .schedule_epoch_wall = env.WallNow() - 300 * kMs,
+                        .batch_items = 2,
+                        .poll = 20 * kMs,
+                        .request_timeout = 150 * kMs});
+  node.Start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1'200));
+  env.Stop();
+  EXPECT_EQ(sink.acquired.load(), 1);
+  EXPECT_GE(sink.renewed.load(), 3);
+  std::vector<AppliedBatch> applied;
+  ASSERT_TRUE(ledger.ListApplied(2'000 * kMs, applied));
+  EXPECT_GE(applied.size(), 8u);
+  EXPECT_EQ(store.Read("lease/job", 1'000 * kMs).current.record.holder, "n1#1");
+}
+
+}  // namespace
+}  // namespace leasesim::etcd

@@ -1,0 +1,137 @@
+#include "backends/etcd/real_env.h"
+
+#include <unistd.h>
+
+#include <cassert>
+#include <chrono>
+
+namespace leasesim::etcd {
+
+void JsonLinesEventSink::Emit(const core::LeaseEvent& event) {
+  std::string line = core::ToJson(event) + "\n";
+  std::lock_guard<std::mutex> lock(mu_);
+  const char* data = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, data, left);
+    if (n <= 0) return;
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+RealEnv::RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events)
+    : store_(*this, store),
+      ledger_(*this, ledger),
+      events_(events),
+      random_(std::random_device{}()) {}  // determinism-ok: live mode (jitter only)
+
+RealEnv::~RealEnv() { Stop(); }
+
+core::Nanos RealEnv::SteadyNanos() {
+  // determinism-ok: live mode — the real monotonic clock.
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+core::Nanos RealEnv::MonotonicNow() { return SteadyNanos(); }
+
+core::Nanos RealEnv::WallNow() {
+  // determinism-ok: live mode — the real wall clock (may jump).
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void RealEnv::SleepUntil(core::Nanos monotonic_deadline) {
+  // The calling task holds core_mu_; waiting releases it.
+  std::unique_lock<std::mutex> lock(core_mu_, std::adopt_lock);
+  // determinism-ok: live mode — a real timed wait on the monotonic clock.
+  const std::chrono::steady_clock::time_point until{std::chrono::nanoseconds(monotonic_deadline)};
+  while (!stopping_.load() && std::chrono::steady_clock::now() < until) {
+    wake_.wait_until(lock, until);
+  }
+  lock.release();  // the task keeps holding it
+  if (stopping_.load()) throw TaskStopped{};
+}
+
+void RealEnv::Spawn(std::string_view name, std::function<void()> task) {
+  (void)name;
+  std::lock_guard<std::mutex> lock(threads_mu_);
+  if (stopping_.load()) return;
+  // determinism-ok: live mode — one real thread per task.
+  threads_.emplace_back([this, task = std::move(task)] {
+    std::unique_lock<std::mutex> core(core_mu_);
+    try {
+      if (!stopping_.load()) task();
+    } catch (const TaskStopped&) {
+      // Stop(): the task unwound at a blocking point; core_mu_ is held again.
+    }
+  });
+}
+
+std::uint64_t RealEnv::Random() { return random_(); }  // called under core_mu_
+
+void RealEnv::FaultPoint(std::string_view name) {
+  if (fault_hook_) fault_hook_(name);
+}
+
+void RealEnv::SetFaultHook(std::function<void(std::string_view)> hook) {
+  std::lock_guard<std::mutex> lock(core_mu_);
+  fault_hook_ = std::move(hook);
+}
+
+void RealEnv::WithCoreLock(const std::function<void()>& fn) {
+  std::lock_guard<std::mutex> lock(core_mu_);
+  fn();
+}
+
+void RealEnv::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(core_mu_);
+    stopping_.store(true);
+  }
+  wake_.notify_all();
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(threads_mu_);
+    threads.swap(threads_);
+  }
+  for (std::thread& thread : threads) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+template <typename Fn>
+auto RealEnv::Blocking(Fn&& fn) {
+  core_mu_.unlock();
+  auto result = fn();
+  core_mu_.lock();
+  if (stopping_.load()) throw TaskStopped{};
+  return result;
+}
+
+core::StoreResult RealEnv::UnlockedStore::Read(std::string_view key, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.Read(key, timeout); });
+}
+
+core::StoreResult RealEnv::UnlockedStore::Create(std::string_view key, const core::LeaseRecord& record,
+                                                 core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.Create(key, record, timeout); });
+}
+
+core::StoreResult RealEnv::UnlockedStore::CompareAndSet(std::string_view key, std::int64_t expected_version,
+                                                        const core::LeaseRecord& record, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.CompareAndSet(key, expected_version, record, timeout); });
+}
+
+core::LedgerResult RealEnv::UnlockedLedger::Commit(const core::SettlementBatch& batch, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.Commit(batch, timeout); });
+}
+
+core::LedgerResult RealEnv::UnlockedLedger::LastAppliedWindow(core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.LastAppliedWindow(timeout); });
+}
+
+}  // namespace leasesim::etcd

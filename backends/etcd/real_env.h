@@ -1,0 +1,124 @@
+#pragma once
+// The core's Env in the real world: one std::thread per Spawn, the real
+// monotonic (CLOCK_MONOTONIC via steady_clock) and wall clocks, and real
+// sleeping. The same core runs here as in simulation.
+//
+// Mutex discipline. In simulation the core's tasks (elector, settlement job)
+// are fibers on one thread, so they never run at once; the core relies on it
+// (they share the elector's state). Here every task holds one process-wide
+// mutex while it runs core code and releases it only while it is blocked:
+// in SleepUntil and inside store and ledger calls (store() and ledger()
+// return wrappers that drop the mutex around the real call). So core code
+// still runs one task at a time, and a task waiting on etcd or a timer never
+// holds the others up. Anything outside the core that reads core state (the
+// metrics endpoint) does so under the same mutex (WithCoreLock).
+//
+// Stop() ends every task at its next blocking point (the task is unwound by
+// an exception the wrapper catches) and joins the threads; the destructor
+// calls it.
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/env.h"
+#include "core/events.h"
+
+namespace leasesim::etcd {
+
+// Thrown inside a task's blocking calls once Stop() was called.
+struct TaskStopped {};
+
+// Writes each event as one JSON line to a file descriptor (default stderr).
+class JsonLinesEventSink final : public core::EventSink {
+ public:
+  explicit JsonLinesEventSink(int fd = 2) : fd_(fd) {}
+  void Emit(const core::LeaseEvent& event) override;
+
+ private:
+  int fd_;
+  std::mutex mu_;
+};
+
+class RealEnv final : public core::Env {
+ public:
+  RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events);
+  ~RealEnv() override;
+  RealEnv(const RealEnv&) = delete;
+  RealEnv& operator=(const RealEnv&) = delete;
+
+  core::Nanos MonotonicNow() override;
+  core::Nanos WallNow() override;
+  void SleepUntil(core::Nanos monotonic_deadline) override;
+  void Spawn(std::string_view name, std::function<void()> task) override;
+  core::StoreClient& store() override { return store_; }
+  core::LedgerClient& ledger() override { return ledger_; }
+  core::EventSink& events() override { return events_; }
+  std::uint64_t Random() override;
+  void FaultPoint(std::string_view name) override;
+
+  // Called at every named fault point of the core, under the core mutex
+  // (live runs use it to stop the process at a chosen point).
+  void SetFaultHook(std::function<void(std::string_view)> hook);
+
+  // Runs fn while holding the core mutex (to read core state from outside).
+  void WithCoreLock(const std::function<void()>& fn);
+
+  // Ends every task at its next blocking point and joins the threads.
+  void Stop();
+
+  // The real monotonic clock in nanoseconds (CLOCK_MONOTONIC on Linux: the
+  // same clock in every process of the machine).
+  static core::Nanos SteadyNanos();
+
+ private:
+  friend class UnlockedStore;
+  friend class UnlockedLedger;
+
+  // Releases the core mutex around a blocking call; rethrows TaskStopped
+  // when the env stopped meanwhile.
+  template <typename Fn>
+  auto Blocking(Fn&& fn);
+
+  class UnlockedStore final : public core::StoreClient {
+   public:
+    UnlockedStore(RealEnv& env, core::StoreClient& inner) : env_(env), inner_(inner) {}
+    core::StoreResult Read(std::string_view key, core::Nanos timeout) override;
+    core::StoreResult Create(std::string_view key, const core::LeaseRecord& record,
+                             core::Nanos timeout) override;
+    core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version,
+                                    const core::LeaseRecord& record, core::Nanos timeout) override;
+
+   private:
+    RealEnv& env_;
+    core::StoreClient& inner_;
+  };
+  class UnlockedLedger final : public core::LedgerClient {
+   public:
+    UnlockedLedger(RealEnv& env, core::LedgerClient& inner) : env_(env), inner_(inner) {}
+    core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
+    core::LedgerResult LastAppliedWindow(core::Nanos timeout) override;
+
+   private:
+    RealEnv& env_;
+    core::LedgerClient& inner_;
+  };
+
+  std::mutex core_mu_;                  // held by a task while it runs core code
+  std::condition_variable wake_;        // sleepers wait on it (Stop wakes them)
+  std::atomic<bool> stopping_{false};
+  UnlockedStore store_;
+  UnlockedLedger ledger_;
+  core::EventSink& events_;
+  std::mt19937_64 random_;
+  std::function<void(std::string_view)> fault_hook_;
+  std::mutex threads_mu_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace leasesim::etcd

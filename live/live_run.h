@@ -1,0 +1,81 @@
+#pragma once
+// A live run: the unchanged core in N real node processes against a real
+// etcd cluster, real faults injected by the orchestrator, one merged
+// history judged by the same checker as a simulated run, and the same
+// summary.json. See docs/LIVE.md.
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "checker/verdict.h"
+
+namespace leasesim::live {
+
+inline constexpr std::int64_t kNanosPerMs = 1'000'000;
+
+enum class FaultKind {
+  kPause,          // SIGSTOP the node, SIGCONT after the duration
+  kPauseMidBatch,  // the node stops itself just before its next ledger write, held for the duration
+  kKill,           // SIGKILL the node; restarted (new incarnation) after the duration, if one is given
+  kEtcdStop,       // kill an etcd member (the raft leader or a given one); restarted after the duration
+  kCut,            // cut the node's connections to etcd (through a proxy) for the duration
+};
+
+const char* FaultKindName(FaultKind kind);
+
+struct LiveFault {
+  FaultKind kind = FaultKind::kPause;
+  bool leader = false;  // target resolved when the fault fires (lease holder / etcd leader)
+  int target = 0;       // node number (1-based) or etcd member (1-based)
+  std::int64_t at_ms = 0;
+  std::int64_t duration_ms = 0;
+  std::string text;     // as written
+};
+
+// Parses "KIND[:TARGET]@AT[+DURATION],..." (seconds, decimals allowed), e.g.
+// "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,cut:2@30+4".
+// Returns an error message, or empty on success.
+std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults);
+
+struct LiveOptions {
+  int nodes = 3;
+  std::int64_t duration_ms = 30'000;
+  std::string etcd_urls;           // empty: start our own 3-member cluster
+  std::vector<LiveFault> faults;
+  std::string variant = "correct";  // correct | no-fencing | no-idempotency | a comma list of the latter
+  std::string out_dir = "out-live";
+  std::string node_binary;          // empty: leasesim-live-node beside this executable
+  std::string etcd_binary = "/usr/bin/etcd";
+  std::string command_line;         // for the report: how to reproduce
+  // Protocol timing (milliseconds) and the settlement schedule.
+  std::int64_t lease_ms = 4'000;
+  std::int64_t renew_interval_ms = 1'000;
+  std::int64_t renew_deadline_ms = 3'000;
+  std::int64_t retry_ms = 500;
+  std::int64_t request_timeout_ms = 600;
+  std::int64_t drift_ppm = 1'000;
+  std::int64_t margin_ms = 500;
+  std::int64_t pause_budget_ms = 300;
+  std::int64_t period_ms = 1'000;
+  std::int64_t poll_ms = 100;
+  int batch_items = 3;
+};
+
+struct LiveResult {
+  int exit_code = 0;  // 0 passed, 1 violation, 2 bad input, 3 the run could not be carried out
+  checker::Verdict verdict;
+  std::map<std::string, std::int64_t> figures;
+};
+
+// Exit codes beyond the cli's 0/1/2.
+inline constexpr int kExitCouldNotRun = 3;
+
+LiveResult RunLive(const LiveOptions& options, std::ostream& out, std::ostream& err);
+
+// Checks the variant name; returns an error message or empty.
+std::string ValidateVariant(const std::string& variant);
+
+}  // namespace leasesim::live
