@@ -1,10 +1,21 @@
 #include "backends/sim_services.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
 namespace leasesim::backends {
 namespace {
+
+// Marks id as seen; false when it was seen before. Ids are small and dense.
+bool FirstSighting(std::vector<bool>& seen, std::int64_t id) {
+  assert(id >= 0);
+  const auto index = static_cast<std::size_t>(id);
+  if (index >= seen.size()) seen.resize(std::max<std::size_t>(index + 1, seen.size() * 2), false);
+  if (seen[index]) return false;
+  seen[index] = true;
+  return true;
+}
 
 sim::Nanos DrawService(sim::Prng& prng, const sim::LatencyModel& model) {
   sim::Nanos latency = model.base_ns;
@@ -37,7 +48,7 @@ core::StoreResult SimStoreServer::StaleRead(const std::string& key, sim::Nanos a
 
 void SimStoreServer::Handle(const StoreRequest& request,
                             std::function<void(const core::StoreResult&)> reply) {
-  if (!seen_requests_.insert(request.op).second) {
+  if (!FirstSighting(seen_requests_, request.op)) {
     world_.trace().Record(world_.now(), host_, "store_duplicate_dropped", request.op);
     return;
   }
@@ -89,7 +100,7 @@ SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng 
 
 void SimLedgerServer::Handle(const LedgerRequest& request,
                              std::function<void(const core::LedgerResult&)> reply) {
-  if (request.write >= 0 && !seen_writes_.insert(request.write).second) {
+  if (request.write >= 0 && !FirstSighting(seen_writes_, request.write)) {
     world_.trace().Record(world_.now(), host_, "ledger_duplicate_dropped", request.write);
     return;
   }

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -84,7 +83,7 @@ class SimStoreServer {
   std::vector<Change> replica_log_;
   // Request ids seen: a request the network delivered twice is applied once
   // (as TCP and request ids ensure in real clients).
-  std::set<std::int64_t> seen_requests_;
+  std::vector<bool> seen_requests_;  // by op id (dense, from 0)
 };
 
 struct LedgerRequest {
@@ -109,7 +108,7 @@ class SimLedgerServer {
   sim::LatencyModel service_;
   SimObserver& observer_;
   FencedLedger ledger_;
-  std::set<std::int64_t> seen_writes_;
+  std::vector<bool> seen_writes_;  // by write id (dense, from 0)
 };
 
 }  // namespace leasesim::backends

@@ -42,7 +42,12 @@ void Trace::Record(Nanos time, std::int32_t host, const char* kind, std::int64_t
                    std::int64_t b) {
   std::uint64_t hash = Mix(hash_, static_cast<std::uint64_t>(time));
   hash = Mix(hash, static_cast<std::uint64_t>(host));
-  hash = Mix(hash, HashKind(kind));
+  const std::size_t slot = (reinterpret_cast<std::uintptr_t>(kind) >> 3) % kKindCacheSize;
+  if (kind_cache_keys_[slot] != kind) {
+    kind_cache_keys_[slot] = kind;
+    kind_cache_hashes_[slot] = HashKind(kind);
+  }
+  hash = Mix(hash, kind_cache_hashes_[slot]);
   hash = Mix(hash, static_cast<std::uint64_t>(a));
   hash_ = Mix(hash, static_cast<std::uint64_t>(b));
   ++count_;

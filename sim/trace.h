@@ -34,6 +34,11 @@ class Trace {
 
  private:
   static constexpr std::size_t kRetainedEventsMax = 20'000'000;
+  // Kinds are string literals: remember each one's content hash by address
+  // (the hash itself depends only on the content, so runs stay comparable).
+  static constexpr std::size_t kKindCacheSize = 64;
+  const char* kind_cache_keys_[kKindCacheSize] = {};
+  std::uint64_t kind_cache_hashes_[kKindCacheSize] = {};
   bool retain_;
   std::uint64_t hash_ = 0x6a09e667f3bcc909ULL;
   std::uint64_t count_ = 0;
