@@ -24,6 +24,7 @@
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
 #include "checker/checker.h"
+#include "checker/history_figures.h"
 #include "core/timing.h"
 #include "live/history_merge.h"
 #include "live/node_journal.h"
@@ -635,35 +636,7 @@ LiveResult RunLive(const LiveOptions& o, std::ostream& out, std::ostream& err) {
 
   // Figures.
   auto& figures = result.figures;
-  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-  for (const checker::LeadershipBelief& b : history.beliefs) spans.emplace_back(b.from_ns, b.until_ns);
-  std::sort(spans.begin(), spans.end());
-  std::int64_t covered = 0;
-  std::int64_t reach = 0;
-  for (const auto& [from, until] : spans) {
-    const std::int64_t s = std::max(from, reach);
-    if (until > s) covered += until - s;
-    reach = std::max(reach, until);
-  }
-  figures["leaderless_ms"] = (history.end_ns - covered) / kNanosPerMs;
-  std::set<std::pair<std::string, std::int64_t>> terms;
-  for (const checker::LeadershipBelief& b : history.beliefs) {
-    terms.emplace(b.holder, b.term);
-    if (b.end_reason != "end_of_run" && b.end_reason != "reacquired") figures["demotions_" + b.end_reason] += 1;
-  }
-  figures["leader_terms"] = static_cast<std::int64_t>(terms.size());
-  for (const checker::LedgerWrite& w : history.ledger_writes) {
-    switch (w.result) {
-      case checker::LedgerResult::kApplied: figures["settlements_applied"] += 1; break;
-      case checker::LedgerResult::kRejectedStale: figures["fenced_writes_rejected"] += 1; break;
-      case checker::LedgerResult::kDuplicate: figures["duplicate_settlements_suppressed"] += 1; break;
-      case checker::LedgerResult::kLost: figures["ledger_writes_lost"] += 1; break;
-    }
-  }
-  std::int64_t unknown = 0;
-  for (const checker::StoreOp& op : history.store_ops) unknown += op.outcome == checker::Outcome::kUnknown ? 1 : 0;
-  figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
-  figures["store_ops_unknown"] = unknown;
+  figures = checker::HistoryFigures(history);
   figures["due_windows"] = static_cast<std::int64_t>(history.due_windows.size());
   figures["renewals"] = static_cast<std::int64_t>(merged.renewal_latencies_ns.size());
   figures["renewal_latency_p50_us"] = Quantile(merged.renewal_latencies_ns, 0.50) / 1000;

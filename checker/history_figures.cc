@@ -1,0 +1,66 @@
+#include "checker/history_figures.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace leasesim::checker {
+namespace {
+
+constexpr TimeNs kNanosPerMilli = 1'000'000;
+
+}  // namespace
+
+std::int64_t RecoveryMs(const History& history) {
+  TimeNs healed = -1;
+  for (const FaultRecord& fault : history.faults) healed = std::max(healed, fault.end_ns);
+  if (healed < 0) return 0;
+  TimeNs first = kNeverNs;
+  for (const LeadershipBelief& belief : history.beliefs) {
+    if (belief.until_ns <= healed) continue;
+    first = std::min(first, std::max(belief.from_ns, healed));
+  }
+  if (first == kNeverNs) return -1;
+  return (first - healed) / kNanosPerMilli;
+}
+
+std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
+  std::map<std::string, std::int64_t> figures;
+  // Leaderless time: the part of the run no belief covers.
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  for (const LeadershipBelief& belief : history.beliefs) spans.emplace_back(belief.from_ns, belief.until_ns);
+  std::sort(spans.begin(), spans.end());
+  TimeNs covered = 0;
+  TimeNs reach = 0;
+  for (const auto& [from, until] : spans) {
+    const TimeNs start = std::max(from, reach);
+    if (until > start) covered += until - start;
+    reach = std::max(reach, until);
+  }
+  figures["leaderless_ms"] = (history.end_ns - covered) / kNanosPerMilli;
+  std::set<std::pair<std::string, std::int64_t>> terms;
+  for (const LeadershipBelief& belief : history.beliefs) {
+    terms.emplace(belief.holder, belief.term);
+    if (belief.end_reason != "end_of_run" && belief.end_reason != "reacquired") {
+      figures["demotions_" + belief.end_reason] += 1;
+    }
+  }
+  figures["leader_terms"] = static_cast<std::int64_t>(terms.size());
+  for (const LedgerWrite& write : history.ledger_writes) {
+    switch (write.result) {
+      case LedgerResult::kApplied: figures["settlements_applied"] += 1; break;
+      case LedgerResult::kRejectedStale: figures["fenced_writes_rejected"] += 1; break;
+      case LedgerResult::kDuplicate: figures["duplicate_settlements_suppressed"] += 1; break;
+      case LedgerResult::kLost: figures["ledger_writes_lost"] += 1; break;
+    }
+  }
+  std::int64_t unknown = 0;
+  for (const StoreOp& op : history.store_ops) unknown += op.outcome == Outcome::kUnknown ? 1 : 0;
+  figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
+  figures["store_ops_unknown"] = unknown;
+  figures["recovery_ms"] = RecoveryMs(history);
+  return figures;
+}
+
+}  // namespace leasesim::checker

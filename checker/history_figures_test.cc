@@ -1,0 +1,39 @@
+#include "checker/history_figures.h"
+
+#include <gtest/gtest.h>
+
+namespace leasesim::checker {
+namespace {
+
+constexpr TimeNs kMs = 1'000'000;
+
+TEST(HistoryFigures, LeaderlessTimeRecoveryAndOutcomes) {
+  History history;
+  history.end_ns = 100 * kMs;
+  history.beliefs = {{.node = 1, .holder = "a", .term = 1, .from_ns = 10 * kMs, .until_ns = 40 * kMs, .end_reason = "crash"},
+                     {.node = 2, .holder = "b", .term = 2, .from_ns = 55 * kMs, .until_ns = 100 * kMs, .end_reason = "end_of_run"}};
+  history.faults = {{.kind = "crash", .nodes = {1}, .start_ns = 40 * kMs, .end_ns = 40 * kMs}};
+  LedgerWrite applied;
+  applied.result = LedgerResult::kApplied;
+  LedgerWrite fenced;
+  fenced.result = LedgerResult::kRejectedStale;
+  history.ledger_writes = {applied, applied, fenced};
+  const auto figures = HistoryFigures(history);
+  EXPECT_EQ(figures.at("leaderless_ms"), 10 + 15);
+  EXPECT_EQ(figures.at("recovery_ms"), 15);
+  EXPECT_EQ(figures.at("leader_terms"), 2);
+  EXPECT_EQ(figures.at("demotions_crash"), 1);
+  EXPECT_EQ(figures.at("settlements_applied"), 2);
+  EXPECT_EQ(figures.at("fenced_writes_rejected"), 1);
+}
+
+TEST(HistoryFigures, RecoveryIsMinusOneWhenNobodyLeadsAgain) {
+  History history;
+  history.end_ns = 100 * kMs;
+  history.beliefs = {{.node = 1, .holder = "a", .term = 1, .from_ns = 0, .until_ns = 40 * kMs, .end_reason = "crash"}};
+  history.faults = {{.kind = "crash", .nodes = {1}, .start_ns = 40 * kMs, .end_ns = 40 * kMs}};
+  EXPECT_EQ(RecoveryMs(history), -1);
+}
+
+}  // namespace
+}  // namespace leasesim::checker
