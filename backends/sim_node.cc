@@ -1,5 +1,7 @@
 #include "backends/sim_node.h"
 
+#include "backends/replicated_store.h"
+
 #include <cassert>
 #include <utility>
 
@@ -62,6 +64,11 @@ core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeou
   request.op = observer_.StoreInvoked(node_, identity_, request.kind, request.key,
                                       request.expected_version, request.record);
   const std::int64_t op = request.op;
+  if (replicated_store_ != nullptr) {
+    const core::StoreResult replicated = replicated_store_->Call(host_, std::move(request), timeout);
+    observer_.StoreCompleted(op, replicated);
+    return replicated;
+  }
   auto pending = std::make_shared<PendingReply<core::StoreResult>>();
   const sim::WaitToken token = world_.PrepareWait();
   const sim::HostId me = host_;
@@ -150,6 +157,7 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
                                SimLedgerServer& ledger, SimObserver& observer) {
   const std::string identity = NodeIdentity(config.node, world.incarnation(host));
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
+  env_->UseReplicatedStore(config.replicated_store);
   core::ElectorConfig elector = config.elector;
   elector.identity = identity;
   elector.node_name = "n" + std::to_string(config.node);

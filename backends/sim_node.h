@@ -18,10 +18,15 @@
 
 namespace leasesim::backends {
 
+class ReplicatedStore;
+
 struct SimNodeConfig {
   int node = 0;               // 1-based node number
   core::ElectorConfig elector;  // identity filled in per incarnation
   core::SettlementConfig settlement;
+  // When set, store calls go to this replicated store (finding its leader)
+  // instead of the single store server.
+  ReplicatedStore* replicated_store = nullptr;
 };
 
 // The core's Env for one node incarnation.
@@ -59,6 +64,9 @@ class SimNodeEnv final : public core::Env,
   // EventSink
   void Emit(const core::LeaseEvent& event) override;
 
+  // Store calls go to the replicated store from now on (null: the single server).
+  void UseReplicatedStore(ReplicatedStore* store) { replicated_store_ = store; }
+
  private:
   core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
   core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
@@ -73,6 +81,7 @@ class SimNodeEnv final : public core::Env,
   SimLedgerServer& ledger_;
   SimObserver& observer_;
   sim::Prng prng_;
+  ReplicatedStore* replicated_store_ = nullptr;
 };
 
 // The process state of a node incarnation: its Env and the core on top.

@@ -18,6 +18,10 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 int ReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim merge DIR... --out DIR: combines the outputs of `run --shard K/N`.
 int MergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim fuzz: RapidCheck with shrinking (cli/fuzz_command.cc).
+int FuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim zoo: the bug zoo table (cli/zoo_command.cc).
+int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // One line per scenario (unless quiet), as `run` and `merge` print them.
 void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out);

@@ -20,6 +20,10 @@ constexpr const char* kUsage =
     "  check FILE [--format leasesim|jepsen-log|edn] [--model lease|cas-register|kv] [--budget N] [--json]\n"
     "      check a recorded history (ours or another tool's): exit 0 fine, 1 violation,\n"
     "      2 bad input, 4 step budget exhausted\n"
+    "  fuzz [--runs N] [--seed S] [--variant V] [--property P] [--out DIR]\n"
+    "      RapidCheck over generated scenarios; a failure is shrunk to DIR/counterexample.json\n"
+    "  zoo [--seeds N] [--variant V]\n"
+    "      hunt every broken protocol variant; print caught, kinds, seeds to first catch, shrunk size\n"
     "  live [--nodes N] [--duration S] [--etcd URLS] [--faults LIST] [--variant V] [--out DIR]\n"
     "      run the core against a real etcd cluster with real faults; check the history\n";
 
@@ -36,6 +40,8 @@ int main(int argc, char** argv) {
   if (command == "run") return leasesim::cli::RunCommand(args, std::cout, std::cerr);
   if (command == "replay") return leasesim::cli::ReplayCommand(args, std::cout, std::cerr);
   if (command == "live") return leasesim::cli::LiveCommand(args, std::cout, std::cerr);
+  if (command == "fuzz") return leasesim::cli::FuzzCommand(args, std::cout, std::cerr);
+  if (command == "zoo") return leasesim::cli::ZooCommand(args, std::cout, std::cerr);
   if (command == "check") return leasesim::checker::RunCheckCommand(args, std::cout, std::cerr);
   std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;
   return leasesim::cli::kExitBadInput;

@@ -38,6 +38,12 @@ Outcome Invoke(int (*command)(const std::vector<std::string>&, std::ostream&, st
   return {code, out.str(), err.str()};
 }
 
+int Count(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
 std::string Read(const fs::path& path) {
   std::string content;
   EXPECT_TRUE(reports::ReadWholeFile(path.string(), content)) << path;
@@ -50,69 +56,100 @@ void ExpectSameReports(const fs::path& a, const fs::path& b) {
   for (const char* name : kReportFiles) EXPECT_EQ(Read(a / name), Read(b / name)) << name;
 }
 
-// Two short scenarios, so that a sweep takes well under a second.
-fs::path WriteSuite(const fs::path& dir) {
-  auto scenario = [](const std::string& name, const std::string& faults) {
+// Short scenarios, so that a sweep takes well under a second. With
+// `failing`, a third scenario fails every run for real: its recovery bound
+// is shorter than a takeover after a crash can be (slow_recovery).
+fs::path WriteSuite(const fs::path& dir, bool failing = false) {
+  auto scenario = [](const std::string& name, const std::string& faults, const std::string& expect = "") {
     return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
       "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
                 "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
       "settlement": {"period_ms": 2000, "batch_items": 2},
       "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
       "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" +
-           faults + "]}";
+           faults + "]" + expect + "}";
   };
   const fs::path path = dir / "suite.json";
   std::ofstream(path) << R"({"scenarios": [)" << scenario("steady", "") << ", "
                       << scenario("crash", R"({"at_ms": 6000, "kind": "crash", "node": "leader"},
                                              {"at_ms": 9000, "kind": "restart", "node": 1},
                                              {"at_ms": 9000, "kind": "restart", "node": 2},
-                                             {"at_ms": 9000, "kind": "restart", "node": 3})")
-                      << "]}";
+                                             {"at_ms": 9000, "kind": "restart", "node": 3})");
+  if (failing) {
+    std::ofstream(path, std::ios::app)
+        << ", "
+        << scenario("slow-recovery", R"({"at_ms": 4000, "kind": "pause", "node": 2, "duration_ms": 3000},
+                                        {"at_ms": 6000, "kind": "crash", "node": "leader"})",
+                    R"(, "expect": {"violations": [], "recovery_ms_max": 500})");
+  }
+  std::ofstream(path, std::ios::app) << "]}";
   return path;
 }
 
 TEST(Sweeps, JobsTwoWritesWhatJobsOneWrites) {
   const fs::path dir = TempDir("jobs");
-  const std::string suite = WriteSuite(dir).string();
+  const std::string suite = WriteSuite(dir, /*failing=*/true).string();
   const Outcome one = Invoke(RunCommand, {suite, "--seeds", "1-9", "--jobs", "1", "--out", (dir / "one").string()});
   const Outcome two = Invoke(RunCommand, {suite, "--seeds", "1-9", "--jobs", "2", "--out", (dir / "two").string()});
-  ASSERT_EQ(one.code, kExitOk) << one.out << one.err;
-  ASSERT_EQ(two.code, kExitOk) << two.out << two.err;
+  ASSERT_EQ(one.code, kExitViolation) << one.out << one.err;
+  ASSERT_EQ(two.code, kExitViolation) << two.out << two.err;
   ExpectSameReports(dir / "one", dir / "two");
   auto without_paths = [](std::string text) { return text.substr(0, text.rfind("wrote")); };
   EXPECT_EQ(without_paths(one.out), without_paths(two.out));
   const nlohmann::json summary = nlohmann::json::parse(Read(dir / "two" / "summary.json"));
-  EXPECT_EQ(summary["runs"].size(), 18u);
+  EXPECT_EQ(summary["runs"].size(), 27u);
   EXPECT_EQ(summary["scenarios"][1]["name"], "crash");
   EXPECT_EQ(summary["scenarios"][1]["runs"], 9);
-  // The HTML and JUnit reports are there for passing sweeps too.
-  EXPECT_NE(Read(dir / "two" / "report.html").find("all 18 runs passed"), std::string::npos);
-  EXPECT_NE(Read(dir / "two" / "junit.xml").find("<testsuite name=\"crash\" tests=\"9\" failures=\"0\""),
+  // Some runs of slow-recovery fail (when the paused node 2 led, the crash
+  // finds no leader and is skipped), some pass.
+  const int failed = summary["scenarios"][2]["failed"].get<int>();
+  ASSERT_GE(failed, 2);
+  ASSERT_LT(failed, 9);
+  EXPECT_EQ(summary["totals"]["failed"], failed);
+  // FAIL lines in sweep order, whatever the jobs.
+  const auto seeds = summary["scenarios"][2]["failed_seeds"];
+  const std::size_t first = two.out.find("FAIL slow-recovery seed " + seeds[0].dump() + " ");
+  const std::size_t second = two.out.find("FAIL slow-recovery seed " + seeds[1].dump() + " ");
+  EXPECT_NE(first, std::string::npos);
+  EXPECT_LT(first, second);
+  // The reports show the real failures: a timeline per failing run, a JUnit failure per failing seed.
+  const std::string html = Read(dir / "two" / "report.html");
+  EXPECT_NE(html.find(std::to_string(failed) + " of 27 runs failed"), std::string::npos);
+  EXPECT_EQ(Count(html, "<svg class=\"timeline\""), failed);
+  EXPECT_NE(html.find("data-kind=\"slow_recovery\""), std::string::npos);
+  const std::string junit = Read(dir / "two" / "junit.xml");
+  EXPECT_NE(junit.find("<testsuite name=\"crash\" tests=\"9\" failures=\"0\""), std::string::npos);
+  EXPECT_NE(junit.find("<testsuite name=\"slow-recovery\" tests=\"9\" failures=\"" + std::to_string(failed) + "\""),
             std::string::npos);
+  EXPECT_EQ(Count(junit, "<failure type=\"slow_recovery\""), failed);
 }
 
 TEST(Sweeps, ShardedAndMergedIsTheUnshardedSweep) {
   const fs::path dir = TempDir("shards");
-  const std::string suite = WriteSuite(dir).string();
-  const Outcome whole = Invoke(RunCommand, {suite, "--seeds", "1-7", "--jobs", "2", "--out", (dir / "whole").string()});
-  ASSERT_EQ(whole.code, kExitOk) << whole.err;
+  const std::string suite = WriteSuite(dir, /*failing=*/true).string();
+  const Outcome whole = Invoke(RunCommand, {suite, "--seeds", "1-40", "--jobs", "2", "--out", (dir / "whole").string()});
+  ASSERT_EQ(whole.code, kExitViolation) << whole.err;
   std::size_t runs = 0;
   for (int k = 1; k <= 3; ++k) {
     const std::string out = (dir / ("shard" + std::to_string(k))).string();
-    const Outcome shard = Invoke(RunCommand, {suite, "--seeds", "1-7", "--shard", std::to_string(k) + "/3",
+    const Outcome shard = Invoke(RunCommand, {suite, "--seeds", "1-40", "--shard", std::to_string(k) + "/3",
                                               "--jobs", "1", "--out", out, "--quiet"});
-    ASSERT_EQ(shard.code, kExitOk) << shard.err;
+    ASSERT_EQ(shard.code, kExitViolation) << shard.err;
     EXPECT_NE(shard.out.find("shard " + std::to_string(k) + "/3"), std::string::npos);
     const nlohmann::json summary = nlohmann::json::parse(Read(fs::path(out) / "summary.json"));
     EXPECT_EQ(summary["shard"], std::to_string(k) + "/3");
     runs += summary["runs"].size();
   }
-  EXPECT_EQ(runs, 14u);
+  EXPECT_EQ(runs, 120u);
   // Shards in any order.
   const Outcome merged = Invoke(MergeCommand, {(dir / "shard3").string(), (dir / "shard1").string(),
                                                (dir / "shard2").string(), "--out", (dir / "merged").string()});
-  ASSERT_EQ(merged.code, kExitOk) << merged.out << merged.err;
+  ASSERT_EQ(merged.code, kExitViolation) << merged.out << merged.err;
   ExpectSameReports(dir / "whole", dir / "merged");
+  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "whole" / "summary.json"));
+  // More failing runs than report.html draws: the merge draws the same first 20.
+  EXPECT_GT(summary["totals"]["failed"].get<int>(), 20);
+  EXPECT_EQ(Count(Read(dir / "merged" / "report.html"), "<svg class=\"timeline\""), 20);
 }
 
 TEST(Sweeps, MergeRefusesShardsThatAreNotOneSweep) {

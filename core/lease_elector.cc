@@ -88,6 +88,11 @@ void LeaseElector::Release(const std::string& preferred_successor) {
   released.acquired_wall_ns = acquired_wall_;
   released.renewed_wall_ns = env_.WallNow();
   released.preferred_successor = preferred_successor;
+  if (Is(ProtocolVariant::kReleaseWithoutVersionCheck)) {
+    // BUG ZOO: releases whatever record is there, even a successor's.
+    Overwrite(VersionedRecord{true, version, {}}, released);
+    return;
+  }
   for (int attempt = 0; attempt < 2; ++attempt) {
     const StoreResult result =
         env_.store().CompareAndSet(config_.key, version, released, config_.timing.request_timeout);
@@ -168,13 +173,28 @@ void LeaseElector::Demote(DemotionReason reason) {
   Emit(EventKind::kDemoted, DemotionReasonName(reason));
 }
 
+StoreResult LeaseElector::Overwrite(const VersionedRecord& observed, const LeaseRecord& record) {
+  constexpr int kAttemptsMax = 3;
+  StoreResult result;
+  VersionedRecord target = observed;
+  for (int attempt = 0; attempt < kAttemptsMax; ++attempt) {
+    result = target.found
+                 ? env_.store().CompareAndSet(config_.key, target.version, record, config_.timing.request_timeout)
+                 : env_.store().Create(config_.key, record, config_.timing.request_timeout);
+    if (result.status != StoreStatus::kConflict || !result.current.found) return result;
+    target = result.current;  // someone else's record: write over it anyway
+  }
+  return result;
+}
+
 bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term) {
   const Nanos sent = env_.MonotonicNow();
   const Nanos wall = env_.WallNow();
   acquired_wall_ = wall;
   const LeaseRecord wanted = RecordFor(term);
   const StoreResult result =
-      observed.found
+      Is(ProtocolVariant::kBlindWrite) ? Overwrite(observed, wanted)  // BUG ZOO: no compare
+      : observed.found
           ? env_.store().CompareAndSet(config_.key, observed.version, wanted, config_.timing.request_timeout)
           : env_.store().Create(config_.key, wanted, config_.timing.request_timeout);
   env_.FaultPoint(fault_points::kAfterCasReply);
@@ -193,13 +213,28 @@ bool LeaseElector::Campaign() {
   // (plus drift) since we first saw it.
   std::int64_t watched_version = -1;
   Nanos watched_since = 0;
+  std::string cached_holder;  // kCampaignFromStaleRead only
+  // A takeover's term: one above the previous holder's.
+  auto next_term = [this](std::int64_t term) {
+    return Is(ProtocolVariant::kNoTermBump) ? term : term + 1;  // BUG ZOO: the term is not bumped
+  };
   for (;;) {
     if (shutting_down_) return false;
     const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
     if (read.status == StoreStatus::kOk) {
       const VersionedRecord& seen = read.current;
       const Nanos now = env_.MonotonicNow();
-      if (seen.version != watched_version) {
+      if (Is(ProtocolVariant::kCampaignFromStaleRead)) {
+        // BUG ZOO: the candidate keeps the first record it read for a holder
+        // as a cached view and times expiry from it; the renewals that keep
+        // the lease alive never reach that cache (only a new holder does),
+        // while the takeover CAS goes out with the latest read's version.
+        if (watched_version == -1 || seen.record.holder != cached_holder) {
+          cached_holder = seen.record.holder;
+          watched_version = seen.version;
+          watched_since = now;
+        }
+      } else if (seen.version != watched_version) {
         watched_version = seen.version;
         watched_since = now;
       }
@@ -211,7 +246,7 @@ bool LeaseElector::Campaign() {
         const std::string& preferred = seen.record.preferred_successor;
         const bool my_turn = preferred.empty() || preferred == config_.node_name ||
                              now - watched_since >= 3 * config_.timing.retry;
-        if (my_turn && TryTake(seen, seen.record.term + 1)) return true;
+        if (my_turn && TryTake(seen, next_term(seen.record.term))) return true;
       } else if (seen.record.holder == config_.identity) {
         // Our own write whose reply was lost, or a lease we demoted from that
         // nobody took: confirm it by CAS; validity counts from this send.
@@ -223,8 +258,16 @@ bool LeaseElector::Campaign() {
           metrics_.leader_changes_observed += 1;
           Emit(EventKind::kObservedLeader, {}, seen.record.holder);
         }
-        if (now - watched_since >= TakeoverWait(seen.record.duration_ns, config_.timing.drift_bound_ppm)) {
-          if (TryTake(seen, seen.record.term + 1)) return true;
+        bool expired = now - watched_since >= TakeoverWait(seen.record.duration_ns, config_.timing.drift_bound_ppm);
+        if (Is(ProtocolVariant::kOwnLeaseDuration)) {
+          // BUG ZOO: waits out its own lease duration, not the holder's.
+          expired = now - watched_since >= TakeoverWait(config_.timing.lease_duration, config_.timing.drift_bound_ppm);
+        } else if (Is(ProtocolVariant::kExpiryFromWallTimestamp)) {
+          // BUG ZOO: compares the holder's wall-clock renewal stamp with its own wall clock.
+          expired = env_.WallNow() - seen.record.renewed_wall_ns >= seen.record.duration_ns;
+        }
+        if (expired) {
+          if (TryTake(seen, next_term(seen.record.term))) return true;
           watched_version = -1;  // re-observe whatever is there now
         }
       }
@@ -262,8 +305,17 @@ void LeaseElector::Lead() {
     }
     env_.FaultPoint(fault_points::kBeforeRenew);
     const Nanos sent = env_.MonotonicNow();
+    if (sent >= valid_until_) {
+      // Stopped (a pause, a slow scheduler) between the check above and the
+      // send: the lease ran out meanwhile. Found by the nemesis.
+      Demote(last_attempt_unavailable ? DemotionReason::kStoreUnavailable : DemotionReason::kDeadline);
+      return;
+    }
     const Nanos timeout = std::min(timing.request_timeout, valid_until_ - sent);
-    const StoreResult result = env_.store().CompareAndSet(config_.key, version_, RecordFor(term_), timeout);
+    const StoreResult result =
+        Is(ProtocolVariant::kBlindWrite)
+            ? Overwrite(VersionedRecord{true, version_, {}}, RecordFor(term_))  // BUG ZOO: no compare
+            : env_.store().CompareAndSet(config_.key, version_, RecordFor(term_), timeout);
     env_.FaultPoint(fault_points::kAfterCasReply);
     if (!leading_) return;
     now = env_.MonotonicNow();
@@ -274,6 +326,9 @@ void LeaseElector::Lead() {
         version_ = result.current.version;
         last_renew_sent_ = sent;
         valid_until_ = sent + timing.renew_deadline;
+        if (Is(ProtocolVariant::kRenewDeadlineFromReply)) {
+          valid_until_ = now + timing.renew_deadline;  // BUG ZOO: counts from the reply, not the send
+        }
         metrics_.renewals_ok += 1;
         metrics_.renewal_latency_ns_sum += now - sent;
         metrics_.renewal_latency_ns_max = std::max(metrics_.renewal_latency_ns_max, now - sent);
@@ -299,13 +354,24 @@ void LeaseElector::Lead() {
         return;
       }
       case StoreStatus::kUnavailable:
+      case StoreStatus::kTimeout:
+        if (Is(ProtocolVariant::kConnectionLossStillLeading)) {
+          // BUG ZOO: "the store is just unreachable, we are still the
+          // leader": the failed renewal extends the lease as a success would.
+          last_renew_sent_ = sent;
+          valid_until_ = sent + timing.renew_deadline;
+          Emit(EventKind::kRenewed, "assumed");
+          next_attempt = now + Backoff(++consecutive_failures);
+          break;
+        }
+        if (result.status == StoreStatus::kTimeout) {
+          metrics_.renewals_failed_timeout += 1;
+          Emit(EventKind::kRenewFailed, "timeout");
+          next_attempt = now + Backoff(++consecutive_failures);
+          break;
+        }
         metrics_.renewals_failed_unavailable += 1;
         Emit(EventKind::kRenewFailed, "unavailable");
-        next_attempt = now + Backoff(++consecutive_failures);
-        break;
-      case StoreStatus::kTimeout:
-        metrics_.renewals_failed_timeout += 1;
-        Emit(EventKind::kRenewFailed, "timeout");
         next_attempt = now + Backoff(++consecutive_failures);
         break;
     }

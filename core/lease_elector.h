@@ -12,6 +12,7 @@
 #include "core/env.h"
 #include "core/events.h"
 #include "core/metrics.h"
+#include "core/protocol_variant.h"
 #include "core/timing.h"
 
 namespace leasesim::core {
@@ -21,6 +22,9 @@ struct ElectorConfig {
   std::string identity;   // unique per process incarnation, never a bare host name
   std::string node_name;  // stable across incarnations; names a preferred successor
   TimingConfig timing;
+  // kCorrect in every real service; the others are the bug zoo (see
+  // core/protocol_variant.h), each a small marked branch below.
+  ProtocolVariant variant = ProtocolVariant::kCorrect;
 };
 
 // Every broken rule of an elector configuration (timing included).
@@ -65,6 +69,11 @@ class LeaseElector {
   bool SleepDetectingPause(Nanos target);
   // Tries to take the record at `observed` with `term`; true on success.
   bool TryTake(const VersionedRecord& observed, std::int64_t term);
+  // BUG ZOO (kBlindWrite, kReleaseWithoutVersionCheck): an unconditional
+  // write emulated over the store's CAS API: on a conflict, write again over
+  // whatever version is there now.
+  StoreResult Overwrite(const VersionedRecord& observed, const LeaseRecord& record);
+  bool Is(ProtocolVariant variant) const { return config_.variant == variant; }
   void BecomeLeader(std::int64_t term, std::int64_t version, Nanos sent, Nanos acquired_wall);
   void Demote(DemotionReason reason);
   void Emit(EventKind kind, std::string reason = {}, std::string other = {});

@@ -10,6 +10,7 @@
 #include "core/env.h"
 #include "core/lease_elector.h"
 #include "core/metrics.h"
+#include "core/protocol_variant.h"
 
 namespace leasesim::core {
 
@@ -19,6 +20,9 @@ struct SettlementConfig {
   int batch_items = 1;         // items per window's batch
   Nanos poll = 0;              // how often the job looks for due windows
   Nanos request_timeout = 0;   // per ledger call
+  // kCorrect in every real service; kNoIdempotencyKey and
+  // kBatchContinuesAfterFailedRenewal change the job (the bug zoo).
+  ProtocolVariant variant = ProtocolVariant::kCorrect;
 };
 
 class SettlementJob {

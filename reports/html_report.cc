@@ -436,6 +436,7 @@ svg.timeline .violation-kind { font-size: 11px; fill: #c62828; font-weight: 600;
 ol.violation-list li { margin: 4px 0; } ol.violation-list .kind { font-weight: 700; color: #c62828; }
 ol.violation-list li.expected .kind { color: #b26a00; }
 .notes { color: #555; }
+details.figures > summary { cursor: pointer; } details.figures > summary h2 { display: inline; }
 </style>
 )";
 
@@ -558,29 +559,6 @@ std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& t
   }
   html += "</table>\n";
 
-  if (!figure_names.empty()) {
-    html += "<h2>Figures</h2>\n<p class=\"meta\">mean [min \xE2\x80\x93 max] over each scenario's runs</p>\n"
-            "<table class=\"figures\">\n<tr><th>figure</th>";
-    for (const std::string& scenario : sweep.scenarios) html += "<th>" + Text(scenario) + "</th>";
-    html += "</tr>\n";
-    for (const std::string& name : figure_names) {
-      html += "<tr><td><code>" + Text(name) + "</code></td>";
-      for (const std::string& scenario : sweep.scenarios) {
-        const auto& figures = ranges[scenario];
-        auto it = figures.find(name);
-        if (it == figures.end() || it->second.runs == 0) {
-          html += "<td class=\"num\">\xE2\x80\x93</td>";
-          continue;
-        }
-        const FigureRange& r = it->second;
-        html += "<td class=\"num\">" + std::to_string(r.sum / r.runs) + " [" + std::to_string(r.min) +
-                " \xE2\x80\x93 " + std::to_string(r.max) + "]</td>";
-      }
-      html += "</tr>\n";
-    }
-    html += "</table>\n";
-  }
-
   if (failed > 0) {
     html += "<h2>Failing runs</h2>\n";
     if (static_cast<std::size_t>(failed) > timelines.size()) {
@@ -613,6 +591,31 @@ std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& t
       html += "</ul>\n";
     }
   }
+  if (!figure_names.empty()) {
+    html += "<details class=\"figures\"" + std::string(failed == 0 ? " open" : "") +
+            "><summary><h2>Figures</h2></summary>\n"
+            "<p class=\"meta\">mean [min \xE2\x80\x93 max] over each scenario's runs</p>\n"
+            "<table class=\"figures\">\n<tr><th>figure</th>";
+    for (const std::string& scenario : sweep.scenarios) html += "<th>" + Text(scenario) + "</th>";
+    html += "</tr>\n";
+    for (const std::string& name : figure_names) {
+      html += "<tr><td><code>" + Text(name) + "</code></td>";
+      for (const std::string& scenario : sweep.scenarios) {
+        const auto& figures = ranges[scenario];
+        auto it = figures.find(name);
+        if (it == figures.end() || it->second.runs == 0) {
+          html += "<td class=\"num\">\xE2\x80\x93</td>";
+          continue;
+        }
+        const FigureRange& r = it->second;
+        html += "<td class=\"num\">" + std::to_string(r.sum / r.runs) + " [" + std::to_string(r.min) +
+                " \xE2\x80\x93 " + std::to_string(r.max) + "]</td>";
+      }
+      html += "</tr>\n";
+    }
+    html += "</table>\n</details>\n";
+  }
+
   html += "</body>\n</html>\n";
   return html;
 }

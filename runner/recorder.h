@@ -41,6 +41,9 @@ class Recorder final : public backends::SimObserver {
   // The node's process died: its belief, if any, ends now.
   void NodeCrashed(int node);
   void AddFault(checker::FaultRecord fault);
+  // The fault last added, and a later change to when it ended.
+  std::size_t LastFaultIndex() const { return history_.faults.size() - 1; }
+  void SetFaultEnd(std::size_t index, sim::Nanos end_ns) { history_.faults.at(index).end_ns = end_ns; }
   // The node that believes it holds the lease now (highest term), if any.
   std::optional<int> CurrentLeader() const;
 

@@ -9,7 +9,10 @@
 #include "backends/sim_node.h"
 #include "backends/sim_services.h"
 #include "checker/checker.h"
+#include "runner/nemesis.h"
 #include "runner/recorder.h"
+#include "runner/replicated_parse.h"
+#include "runner/replicated_setup.h"
 #include "sim/network.h"
 #include "sim/world.h"
 
@@ -18,7 +21,8 @@ namespace {
 
 const char* kFaultNames[] = {"crash",     "restart",    "pause",         "suspend",          "partition",
                              "clock_drift", "clock_step", "partition_oneway", "isolate_from_store", "clog",
-                             "store_outage", "store_latency", "shutdown", "isolate"};
+                             "store_outage", "store_latency", "shutdown", "isolate",
+                             "replica_crash", "replica_restart", "replica_pause", "isolate_region"};
 
 // Everything one run builds, torn down in the right order (world last:
 // destroying it unwinds fibers that reference the rest).
@@ -37,6 +41,7 @@ class RunWorld {
         if (setting.node != node) continue;
         config.drift_ppm = setting.drift_ppm;
         config.wall_start += setting.wall_offset;
+        wall_offset_[node] += setting.wall_offset;
       }
       node_hosts_.push_back(world_.AddHost(config));
     }
@@ -49,7 +54,8 @@ class RunWorld {
                                                         scenario.store, *recorder_);
     ledger_ = std::make_unique<backends::SimLedgerServer>(
         world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
-        backends::LedgerOptions{});
+        backends::LedgerOptions{.check_fence = scenario.variant != core::ProtocolVariant::kNoFencing});
+    replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_, kWallClockBase);
     // Clock settings are faults from the start when they break the drift bound.
     for (const ClockSetting& setting : scenario.clocks) {
       if (setting.drift_ppm == 0) continue;
@@ -72,16 +78,20 @@ class RunWorld {
   RunResult Run(const RunOptions& options) {
     world_.Start(store_host_);
     world_.Start(ledger_host_);
+    if (replicated_) replicated_->Start();
     for (int node = 1; node <= scenario_.nodes; ++node) {
       const sim::HostId host = node_hosts_[static_cast<std::size_t>(node - 1)];
       backends::SimNodeConfig config;
       config.node = node;
       config.elector.key = scenario_.lease_key;
-      config.elector.timing = scenario_.timing;
+      config.elector.timing = TimingOf(node);
+      config.elector.variant = scenario_.variant;
+      config.settlement.variant = scenario_.variant;
       config.settlement.period = scenario_.settlement_period;
       config.settlement.schedule_epoch_wall = kWallClockBase;
       config.settlement.batch_items = scenario_.batch_items;
       config.settlement.poll = scenario_.settlement_poll;
+      config.replicated_store = replicated_ ? replicated_->store() : nullptr;
       config.settlement.request_timeout = scenario_.timing.request_timeout;
       world_.SetBoot(host, [this, config](sim::HostId id, std::uint64_t) {
         return std::make_unique<backends::SimNodeProcess>(world_, *network_, id, config, *store_,
@@ -112,8 +122,12 @@ class RunWorld {
     assumptions.renew_interval_ns = scenario_.timing.renew_interval;
     assumptions.retry_ns = scenario_.timing.retry;
     assumptions.settlement_period_ns = scenario_.settlement_period;
-    assumptions.recovery_bound_ns =
-        scenario_.recovery_bound > 0 ? scenario_.recovery_bound : core::RecoveryBound(scenario_.timing);
+    // Nodes with a longer lease (lease.by_node) take longer to replace.
+    Nanos derived_bound = core::RecoveryBound(scenario_.timing);
+    for (const NodeTiming& node : scenario_.timing_by_node) {
+      derived_bound = std::max(derived_bound, core::RecoveryBound(node.timing));
+    }
+    assumptions.recovery_bound_ns = scenario_.recovery_bound > 0 ? scenario_.recovery_bound : derived_bound;
     std::vector<std::int64_t> due;
     for (std::int64_t k = 0; (k + 1) * scenario_.settlement_period <= scenario_.duration; ++k) due.push_back(k);
     checker::History history = recorder_->Finish(assumptions, std::move(due));
@@ -123,6 +137,19 @@ class RunWorld {
       if (!expected.contains(violation.kind)) result.unexpected.push_back(violation);
     }
     result.figures = Figures(history);
+    if (replicated_) replicated_->AddFigures(result.figures);
+    for (const std::string& point : scenario_.expect_fault_points) {
+      if (result.figures.contains("fault_point_" + point)) continue;
+      checker::Violation violation{
+          .kind = "fault_point_not_reached",
+          .message = "The scenario expects every run to reach the fault point " + point +
+                     ", but this run never did: a fault aimed there could not have struck.",
+          .at_ns = history.end_ns,
+          .nodes = {},
+      };
+      result.verdict.violations.push_back(violation);
+      if (!expected.contains(violation.kind)) result.unexpected.push_back(std::move(violation));
+    }
     result.trace_hash = world_.trace().hash();
     result.trace_events = world_.trace().count();
     if (options.retain_trace) result.trace = world_.trace().events();
@@ -132,6 +159,13 @@ class RunWorld {
 
  private:
   sim::HostId HostOf(int node) const { return node_hosts_.at(static_cast<std::size_t>(node - 1)); }
+
+  const core::TimingConfig& TimingOf(int node) const {
+    for (const NodeTiming& timing : scenario_.timing_by_node) {
+      if (timing.node == node) return timing.timing;
+    }
+    return scenario_.timing;
+  }
 
   bool WithinAssumptions(const Fault& fault) const {
     switch (fault.kind) {
@@ -186,7 +220,7 @@ class RunWorld {
     bool resolvable = true;
     const bool targets_node = fault.kind != FaultKind::kPartition && fault.kind != FaultKind::kPartitionOneWay &&
                               fault.kind != FaultKind::kClog && fault.kind != FaultKind::kStoreOutage &&
-                              fault.kind != FaultKind::kStoreLatency;
+                              fault.kind != FaultKind::kStoreLatency && !IsReplicatedFaultKind(fault.kind);
     if (targets_node) {
       const std::optional<int> target = struck_node ? struck_node : Resolve(fault.node);
       resolvable = target.has_value();
@@ -195,6 +229,12 @@ class RunWorld {
     }
     auto resolve_members = [&](const std::vector<Member>& members) {
       for (const Member& member : members) {
+        if (member.kind == Member::Kind::kReplica) {
+          const std::optional<int> replica = replicated_ ? replicated_->Resolve(member.replica) : std::nullopt;
+          if (!replica) resolvable = false;
+          resolved_[&member] = replica.value_or(0);
+          continue;
+        }
         if (member.kind != Member::Kind::kNode) continue;
         const std::optional<int> target = Resolve(member.node);
         if (!target) resolvable = false;
@@ -220,6 +260,7 @@ class RunWorld {
         auto crash = [this, node] {
           recorder_->NodeCrashed(node);
           world_.Crash(HostOf(node));
+          NoteIfClusterDown();
         };
         if (world_.in_fiber()) {
           world_.At(world_.now(), crash);  // a fiber cannot unwind itself; it yields first
@@ -231,6 +272,10 @@ class RunWorld {
       case FaultKind::kRestart:
         world_.Restart(HostOf(node));
         record.end_ns = record.start_ns;
+        if (cluster_down_ && world_.running(HostOf(node))) {
+          recorder_->SetFaultEnd(*cluster_down_, world_.now());
+          cluster_down_.reset();
+        }
         break;
       case FaultKind::kPause: {
         if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
@@ -272,7 +317,11 @@ class RunWorld {
         break;
       case FaultKind::kClockStep:
         world_.clock(HostOf(node)).StepWall(fault.step);
-        record.end_ns = record.start_ns;
+        // A wall clock left behind true time holds the node's settlement
+        // schedule back for as long as it stays behind (for the rest of the
+        // run, unless a later step puts it right): the fault lasts that long.
+        wall_offset_[node] += fault.step;
+        record.end_ns = wall_offset_[node] < 0 ? scenario_.duration : record.start_ns;
         record.description = "wall clock stepped by " + std::to_string(fault.step / sim::kNanosPerMilli) + " ms";
         break;
       case FaultKind::kPartitionOneWay:
@@ -331,6 +380,12 @@ class RunWorld {
         record.description = "+" + std::to_string(fault.extra / sim::kNanosPerMilli) + " ms per request";
         world_.At(world_.now() + fault.duration, [this] { store_->SetExtraLatency(0); });
         break;
+      case FaultKind::kReplicaCrash:
+      case FaultKind::kReplicaRestart:
+      case FaultKind::kReplicaPause:
+      case FaultKind::kIsolateRegion:
+        if (replicated_) replicated_->Inject(fault, record);
+        break;
       case FaultKind::kShutdown: {
         const sim::HostId host = HostOf(node);
         auto* process = dynamic_cast<backends::SimNodeProcess*>(world_.process(host));
@@ -348,12 +403,28 @@ class RunWorld {
             if (world_.incarnation(host) != incarnation) return;
             recorder_->NodeCrashed(node);
             world_.Crash(host);
+            NoteIfClusterDown();
           });
         });
         break;
       }
     }
     recorder_->AddFault(std::move(record));
+  }
+
+  // When a crash or shutdown leaves no node process alive, no leader can
+  // return until a restart: the outage is a fault lasting until then (or
+  // the end of the run), so liveness is not judged against it.
+  void NoteIfClusterDown() {
+    if (cluster_down_) return;
+    for (int node = 1; node <= scenario_.nodes; ++node) {
+      if (world_.state(HostOf(node)) != sim::HostState::kCrashed) return;
+    }
+    recorder_->AddFault(checker::FaultRecord{.kind = "cluster_down",
+                                             .start_ns = world_.now(),
+                                             .end_ns = scenario_.duration,
+                                             .description = "every node process is down"});
+    cluster_down_ = recorder_->LastFaultIndex();
   }
 
   std::optional<int> Resolve(const NodeRef& ref) const {
@@ -370,6 +441,7 @@ class RunWorld {
     switch (member.kind) {
       case Member::Kind::kStore: return store_host_;
       case Member::Kind::kLedger: return ledger_host_;
+      case Member::Kind::kReplica: return replicated_->HostOfReplica(resolved_.at(&member));
       case Member::Kind::kNode: return HostOf(resolved_.at(&member));
     }
     return store_host_;
@@ -439,8 +511,12 @@ class RunWorld {
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<backends::SimStoreServer> store_;
   std::unique_ptr<backends::SimLedgerServer> ledger_;
+  std::unique_ptr<ReplicatedRun> replicated_;  // regions and the replicated store, when the scenario has them
   // Node numbers the current fault's role members resolved to.
   std::map<const Member*, int> resolved_;
+  std::optional<std::size_t> cluster_down_;  // the open cluster_down fault record
+  // Each node's wall-clock offset from true time, from settings and steps.
+  std::map<int, Nanos> wall_offset_;
   // Faults waiting for their node to reach their fault point.
   struct Armed {
     int node;
@@ -454,8 +530,28 @@ class RunWorld {
 const char* FaultKindName(FaultKind kind) { return kFaultNames[static_cast<int>(kind)]; }
 
 RunResult RunScenario(const Scenario& scenario, std::uint64_t seed, const RunOptions& options) {
+  if (scenario.nemesis.enabled) {
+    // The nemesis' script for this seed, as explicit faults: the same run.
+    const Scenario expanded = ExpandNemesis(scenario, seed);
+    RunWorld world(expanded, seed, options);
+    return world.Run(options);
+  }
   RunWorld world(scenario, seed, options);
   return world.Run(options);
+}
+
+std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
+                                               const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
+  std::vector<std::string> missing;
+  for (const std::string& point : required) {
+    bool fired = false;
+    for (const auto* run : figures) {
+      auto it = run->find("fault_point_" + point);
+      fired = fired || (it != run->end() && it->second > 0);
+    }
+    if (!fired && std::find(missing.begin(), missing.end(), point) == missing.end()) missing.push_back(point);
+  }
+  return missing;
 }
 
 }  // namespace leasesim::runner

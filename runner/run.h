@@ -37,6 +37,13 @@ struct RunResult {
 
 RunResult RunScenario(const Scenario& scenario, std::uint64_t seed, const RunOptions& options = {});
 
+// The points of `required` that fired in none of the runs whose figures are
+// given ("fault_point_NAME" counts): a suite whose file sets
+// require_fault_points fails when this is not empty, so a fault aimed at a
+// point that is never reached cannot give a false green.
+std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
+                                               const std::vector<const std::map<std::string, std::int64_t>*>& figures);
+
 // The wall-clock reading of true time 0 on a node with no offset.
 inline constexpr sim::Nanos kWallClockBase = 1'767'225'600LL * sim::kNanosPerSecond;  // 2026-01-01
 

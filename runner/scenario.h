@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "backends/sim_services.h"
+#include "core/protocol_variant.h"
 #include "core/timing.h"
+#include "runner/replicated_spec.h"
 #include "sim/network.h"
 #include "sim/time.h"
 
@@ -42,14 +44,21 @@ enum class FaultKind {
   kStoreLatency,      // extra, duration: every store request takes `extra` longer
   kShutdown,          // node, successor: graceful handoff, then the process exits
   kIsolate,           // node, duration: the node can reach no other host
+  // The replicated store (runner/replicated_setup.h): `replica` is a number
+  // or kStoreLeaderReplica / kStoreFollowerReplica, resolved when it fires.
+  kReplicaCrash,      // replica (at_point: when the lease `node` reaches it)
+  kReplicaRestart,    // replica (a number)
+  kReplicaPause,      // replica, duration
+  kIsolateRegion,     // region, duration: no messages in or out of the region
 };
 
 const char* FaultKindName(FaultKind kind);
 
 // A partition group member: a node number, or a service host.
 struct Member {
-  enum class Kind { kNode, kStore, kLedger } kind = Kind::kNode;
+  enum class Kind { kNode, kStore, kLedger, kReplica } kind = Kind::kNode;
   NodeRef node;  // kind == kNode
+  int replica = 0;  // kind == kReplica: a number or kStoreLeaderReplica
 };
 
 struct Fault {
@@ -68,12 +77,33 @@ struct Fault {
   // pause, suspend, crash: when set, the fault is armed at `at` and strikes
   // when the node next reaches this named point in the protocol.
   std::string at_point;
+  int replica = 0;   // replica_*: see FaultKind
+  int region = -1;   // isolate_region
 };
 
 struct ClockSetting {
   int node = 0;
   std::int64_t drift_ppm = 0;
   Nanos wall_offset = 0;
+};
+
+// A node whose lease timing differs from the scenario's (lease.by_node).
+struct NodeTiming {
+  int node = 0;
+  core::TimingConfig timing;  // the scenario's timing with the node's overrides
+};
+
+// The seeded fault generator (runner/nemesis.h): its faults are drawn from
+// the run's seed, and added to the hand-written list (or used alone).
+struct NemesisConfig {
+  bool enabled = false;
+  int faults_max = 4;               // each run draws 1..faults_max faults
+  bool within_assumptions = true;   // false: pauses, clogs and drift may exceed the stated bounds
+  std::vector<std::string> kinds;   // the fault kinds it may draw from; empty = every kind
+  bool swarm = true;                // draw which of those kinds are on per run; false = all on
+  std::vector<std::string> points;  // fault points pauses/suspends/crashes aim at; empty = the usual four
+  Nanos from = 0;                   // faults start in [from, until]; until 0 = 3/4 of the run
+  Nanos until = 0;
 };
 
 struct Scenario {
@@ -91,6 +121,13 @@ struct Scenario {
   sim::NetworkConfig network;
   std::vector<ClockSetting> clocks;
   std::vector<Fault> faults;
+  core::ProtocolVariant variant = core::ProtocolVariant::kCorrect;  // the bug zoo; default correct
+  std::vector<NodeTiming> timing_by_node;  // lease.by_node
+  NemesisConfig nemesis;
+  ReplicatedSpec replicated;  // store kind "replicated", and "regions"
+  // expect.fault_points: every run must reach each of these named points at
+  // least once, or it fails with a fault_point_not_reached violation.
+  std::vector<std::string> expect_fault_points;
   std::vector<std::string> expect_violations;  // kinds this scenario must not fail on
   Nanos recovery_bound = 0;  // expect.recovery_ms_max; 0 = derived from the timing
 };
@@ -98,6 +135,9 @@ struct Scenario {
 struct ScenarioFile {
   std::string path;
   std::vector<Scenario> scenarios;
+  // "require_fault_points": the suite fails unless each of these points
+  // fired at least once over all its runs (FaultPointsNeverFired in run.h).
+  std::vector<std::string> require_fault_points;
 };
 
 }  // namespace leasesim::runner

@@ -1,6 +1,8 @@
 #include "runner/scenario_parser.h"
 
 #include "core/fault_points.h"
+#include "runner/replicated_parse.h"
+#include "runner/nemesis.h"
 
 #include <cmath>
 #include <fstream>
@@ -132,6 +134,8 @@ Member ParseMember(const Json& item, const std::string& path, int nodes) {
     member.kind = Member::Kind::kStore;
   } else if (item.is_string() && item.get<std::string>() == "ledger") {
     member.kind = Member::Kind::kLedger;
+  } else if (const std::optional<Member> replica = ParseReplicaMember(item)) {
+    member = *replica;  // "r1".., "store_leader": checked against the store in ValidateReplicated
   } else {
     member.node = ParseNodeRef(item, path, nodes);
   }
@@ -237,14 +241,18 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
       if (ref.is_role()) throw Failure{reader.PathOf("successor"), "must be a node number"};
       fault.successor = ref.node;
     }
+  } else if (std::vector<std::string> read; ParseReplicatedFault(kind, json, path, scenario, fault, read)) {
+    for (const std::string& key : read) reader.Field(key);
   } else {
     throw Failure{reader.PathOf("kind"),
                   "unknown fault kind \"" + kind +
                       "\" (known: crash, restart, pause, suspend, partition, partition_oneway, "
-                      "isolate, isolate_from_store, clog, clock_drift, clock_step, store_outage, store_latency, shutdown)"};
+                      "isolate, isolate_from_store, clog, clock_drift, clock_step, store_outage, store_latency, shutdown, "
+                      "replica_crash, replica_restart, replica_pause, isolate_region)"};
   }
   if (reader.Has("at_point")) {
-    if (fault.kind != FaultKind::kPause && fault.kind != FaultKind::kSuspend && fault.kind != FaultKind::kCrash) {
+    if (fault.kind != FaultKind::kPause && fault.kind != FaultKind::kSuspend && fault.kind != FaultKind::kCrash &&
+        fault.kind != FaultKind::kReplicaCrash) {
       throw Failure{reader.PathOf("at_point"), "only pause, suspend and crash can strike at a fault point"};
     }
     fault.at_point = reader.String("at_point");
@@ -258,6 +266,72 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
   }
   reader.Finish();
   return fault;
+}
+
+// "all", or a list of named fault points.
+std::vector<std::string> ParseFaultPointList(ObjectReader& reader, const std::string& key) {
+  const Json& value = reader.Field(key);
+  std::vector<std::string> points;
+  std::string names;
+  for (std::string_view point : core::fault_points::kAll) names += (names.empty() ? "" : ", ") + std::string(point);
+  if (value.is_string() && value.get<std::string>() == "all") {
+    for (std::string_view point : core::fault_points::kAll) points.emplace_back(point);
+    return points;
+  }
+  if (!value.is_array()) throw Failure{reader.PathOf(key), "must be \"all\" or a list of fault points (" + names + ")"};
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string path = reader.PathOf(key) + "[" + std::to_string(i) + "]";
+    if (!value[i].is_string()) throw Failure{path, "must be a fault point name"};
+    const std::string point = value[i].get<std::string>();
+    bool known = false;
+    for (std::string_view p : core::fault_points::kAll) known = known || p == point;
+    if (!known) throw Failure{path, "unknown fault point \"" + point + "\" (known: " + names + ")"};
+    points.push_back(point);
+  }
+  return points;
+}
+
+NemesisConfig ParseNemesis(ObjectReader& parent, const Scenario& scenario) {
+  ObjectReader reader(parent.Field("nemesis"), parent.PathOf("nemesis"));
+  NemesisConfig nemesis;
+  nemesis.enabled = true;
+  nemesis.faults_max = static_cast<int>(reader.IntegerOr("faults_max", 1, 100, nemesis.faults_max));
+  if (reader.Has("within_assumptions")) {
+    const Json& within = reader.Field("within_assumptions");
+    if (!within.is_boolean()) throw Failure{reader.PathOf("within_assumptions"), "must be true or false"};
+    nemesis.within_assumptions = within.get<bool>();
+  }
+  if (reader.Has("kinds")) {
+    const Json& kinds = reader.Array("kinds");
+    std::string names;
+    for (std::string_view kind : NemesisKinds()) names += (names.empty() ? "" : ", ") + std::string(kind);
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      const std::string path = reader.PathOf("kinds") + "[" + std::to_string(i) + "]";
+      if (!kinds[i].is_string()) throw Failure{path, "must be a fault kind"};
+      const std::string kind = kinds[i].get<std::string>();
+      bool known = false;
+      for (std::string_view k : NemesisKinds()) known = known || k == kind;
+      if (!known) throw Failure{path, "the nemesis does not generate \"" + kind + "\" (known: " + names + ")"};
+      nemesis.kinds.push_back(kind);
+    }
+    if (nemesis.kinds.empty()) throw Failure{reader.PathOf("kinds"), "must not be empty"};
+  }
+  if (reader.Has("swarm")) {
+    const Json& swarm = reader.Field("swarm");
+    if (!swarm.is_boolean()) throw Failure{reader.PathOf("swarm"), "must be true or false"};
+    nemesis.swarm = swarm.get<bool>();
+  }
+  if (reader.Has("points")) nemesis.points = ParseFaultPointList(reader, "points");
+  if (reader.Has("from_ms")) nemesis.from = reader.Millis("from_ms", 0);
+  if (reader.Has("until_ms")) nemesis.until = reader.Millis("until_ms", 0);
+  if (nemesis.from > scenario.duration || nemesis.until > scenario.duration) {
+    throw Failure{parent.PathOf("nemesis"), "from_ms and until_ms must lie within the scenario's duration_ms"};
+  }
+  if (nemesis.until != 0 && nemesis.until < nemesis.from) {
+    throw Failure{reader.PathOf("until_ms"), "must not be before from_ms"};
+  }
+  reader.Finish();
+  return nemesis;
 }
 
 const std::map<std::string, std::string>& TimingFieldNames() {
@@ -295,11 +369,33 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
     t.drift_bound_ppm = lease.Integer("drift_bound_ppm", 0, 99'999);
     t.safety_margin = lease.Millis("safety_margin_ms", 0);
     t.pause_budget = lease.Has("pause_budget_ms") ? lease.Millis("pause_budget_ms", 0) : 0;
-    lease.Finish();
     const std::vector<core::TimingError> errors = core::ValidateTiming(t);
     if (!errors.empty()) {
       throw Failure{lease.PathOf(TimingFieldNames().at(errors.front().field)), errors.front().rule};
     }
+    if (lease.Has("by_node")) {
+      // Per-node overrides of the lease timing (e.g. a node with a longer lease).
+      const Json& list = lease.Array("by_node");
+      std::set<int> seen;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        ObjectReader item(list[i], lease.PathOf("by_node") + "[" + std::to_string(i) + "]");
+        const NodeRef ref = ParseNodeRef(item.Field("node"), item.PathOf("node"), scenario.nodes);
+        if (ref.is_role()) throw Failure{item.PathOf("node"), "by_node names node numbers"};
+        if (!seen.insert(ref.node).second) throw Failure{item.PathOf("node"), "node set twice"};
+        NodeTiming node{ref.node, t};
+        if (item.Has("duration_ms")) node.timing.lease_duration = item.Millis("duration_ms", 1);
+        if (item.Has("renew_interval_ms")) node.timing.renew_interval = item.Millis("renew_interval_ms", 1);
+        if (item.Has("renew_deadline_ms")) node.timing.renew_deadline = item.Millis("renew_deadline_ms", 1);
+        if (item.Has("retry_ms")) node.timing.retry = item.Millis("retry_ms", 1);
+        item.Finish();
+        const std::vector<core::TimingError> node_errors = core::ValidateTiming(node.timing);
+        if (!node_errors.empty()) {
+          throw Failure{item.PathOf(TimingFieldNames().at(node_errors.front().field)), node_errors.front().rule};
+        }
+        scenario.timing_by_node.push_back(node);
+      }
+    }
+    lease.Finish();
   }
   {
     ObjectReader settlement(reader.Field("settlement"), reader.PathOf("settlement"));
@@ -309,15 +405,20 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
     scenario.settlement_poll = settlement.IntegerOr("poll_ms", 1, kDurationMsMax, default_poll_ms) * sim::kNanosPerMilli;
     settlement.Finish();
   }
+  if (reader.Has("regions")) ParseRegions(reader.Field("regions"), reader.PathOf("regions"), scenario);
   {
     ObjectReader store(reader.Field("store"), reader.PathOf("store"));
     scenario.store_kind = store.String("kind");
     if (scenario.store_kind == "stale_reads") {
       scenario.store.stale_read_ppm = store.Probability("stale_read_p");
       scenario.store.stale_lag_ns_max = store.Millis("stale_lag_ms", 0);
+    } else if (scenario.store_kind == "replicated") {
+      for (const std::string& key : ParseReplicatedStore(reader.Field("store"), reader.PathOf("store"), scenario)) {
+        store.Field(key);
+      }
     } else if (scenario.store_kind != "linearizable") {
       throw Failure{store.PathOf("kind"), "unknown store kind \"" + scenario.store_kind +
-                                              "\" (known: linearizable, stale_reads)"};
+                                              "\" (known: linearizable, stale_reads, replicated)"};
     }
     scenario.store.service = ParseLatency(store, "latency_ms");
     store.Finish();
@@ -360,9 +461,20 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
           ParseFault(faults[i], reader.PathOf("faults") + "[" + std::to_string(i) + "]", scenario));
     }
   }
+  if (reader.Has("variant")) {
+    const std::string name = reader.String("variant");
+    const std::optional<core::ProtocolVariant> variant = core::ParseProtocolVariant(name);
+    if (!variant) {
+      throw Failure{reader.PathOf("variant"),
+                    "unknown protocol variant \"" + name + "\" (known: " + core::ProtocolVariantNames() + ")"};
+    }
+    scenario.variant = *variant;
+  }
+  if (reader.Has("nemesis")) scenario.nemesis = ParseNemesis(reader, scenario);
   if (reader.Has("expect")) {
     ObjectReader expect(reader.Field("expect"), reader.PathOf("expect"));
-    const Json& violations = expect.Array("violations");
+    if (expect.Has("fault_points")) scenario.expect_fault_points = ParseFaultPointList(expect, "fault_points");
+    const Json& violations = expect.Has("violations") || !expect.Has("fault_points") ? expect.Array("violations") : Json::array();
     for (std::size_t i = 0; i < violations.size(); ++i) {
       if (!violations[i].is_string()) {
         throw Failure{expect.PathOf("violations") + "[" + std::to_string(i) + "]", "must be a violation kind"};
@@ -372,6 +484,7 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
     if (expect.Has("recovery_ms_max")) scenario.recovery_bound = expect.Millis("recovery_ms_max", 1);
     expect.Finish();
   }
+  ValidateReplicated(scenario, path);
   reader.Finish();
   return scenario;
 }
@@ -432,9 +545,12 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
       }
       file.scenarios.push_back(std::move(scenario));
     }
+    if (top.Has("require_fault_points")) file.require_fault_points = ParseFaultPointList(top, "require_fault_points");
     top.Finish();
     return file;
   } catch (const Failure& failure) {
+    return ParseError{path + ": " + failure.path + ": " + failure.rule};
+  } catch (const SpecError& failure) {  // regions and the replicated store (runner/replicated_parse.h)
     return ParseError{path + ": " + failure.path + ": " + failure.rule};
   } catch (const Json::exception& error) {
     return ParseError{path + ": " + error.what()};

@@ -66,6 +66,45 @@ void Network::ClogUntil(HostId from, HostId to, Nanos until) {
   world_.trace().Record(world_.now(), from, "clog", to, until);
 }
 
+void Network::SetRegions(int regions, std::vector<LatencyModel> matrix) {
+  assert(regions >= 0);
+  assert(matrix.size() == static_cast<std::size_t>(regions) * static_cast<std::size_t>(regions));
+  for (const LatencyModel& model : matrix) {
+    assert(model.base_ns >= 0 && model.jitter_ns >= 0 && model.tail_ppm <= kPpmOne);
+    (void)model;
+  }
+  regions_ = regions;
+  region_latency_ = std::move(matrix);
+}
+
+void Network::PlaceHost(HostId host, int region) {
+  assert(host >= 0 && host < world_.host_count());
+  assert(region >= -1 && region < regions_);
+  if (host_region_.size() <= static_cast<std::size_t>(host)) host_region_.resize(static_cast<std::size_t>(host) + 1, -1);
+  host_region_[static_cast<std::size_t>(host)] = region;
+}
+
+int Network::region(HostId host) const {
+  if (host < 0 || static_cast<std::size_t>(host) >= host_region_.size()) return -1;
+  return host_region_[static_cast<std::size_t>(host)];
+}
+
+std::vector<HostId> Network::HostsInRegion(int region_id) const {
+  std::vector<HostId> hosts;
+  for (std::size_t host = 0; host < host_region_.size(); ++host) {
+    if (host_region_[host] == region_id && region_id >= 0) hosts.push_back(static_cast<HostId>(host));
+  }
+  return hosts;
+}
+
+const LatencyModel& Network::LatencyBetween(HostId from, HostId to) const {
+  const int a = region(from);
+  const int b = region(to);
+  if (a < 0 || b < 0) return config_.latency;
+  return region_latency_[static_cast<std::size_t>(a) * static_cast<std::size_t>(regions_) +
+                         static_cast<std::size_t>(b)];
+}
+
 Nanos Network::DrawLatency(const LatencyModel& model) {
   Nanos latency = model.base_ns;
   if (model.jitter_ns > 0) latency += prng_.UniformRange(0, model.jitter_ns);
@@ -83,7 +122,8 @@ void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation,
     world_.trace().Record(world_.now(), from, "drop", to);
     return;
   }
-  Nanos arrival = world_.now() + DrawLatency(config_.latency);
+  const LatencyModel& latency = LatencyBetween(from, to);
+  Nanos arrival = world_.now() + DrawLatency(latency);
   if (config_.reorder_ppm > 0 && prng_.ChancePpm(config_.reorder_ppm)) {
     arrival += prng_.UniformRange(0, config_.reorder_delay_ns_max);
   }
@@ -91,7 +131,7 @@ void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation,
   world_.trace().Record(world_.now(), from, "send", to, arrival);
   if (config_.duplicate_ppm > 0 && prng_.ChancePpm(config_.duplicate_ppm)) {
     ++duplicated_;
-    const Nanos again = arrival + DrawLatency(config_.latency);
+    const Nanos again = arrival + DrawLatency(latency);
     world_.trace().Record(world_.now(), from, "duplicate", to, again);
     Deliver(from, to, to_incarnation, again, on_arrival);
   }

@@ -54,6 +54,21 @@ class Network {
 
   Nanos DrawLatency(const LatencyModel& model);
 
+  // --- regions (optional) ----------------------------------------------------
+  // Hosts may be placed in numbered regions 0..regions-1 with a latency
+  // matrix between them (row-major, [from * regions + to]; the diagonal is
+  // the latency within a region). A message between two placed hosts takes
+  // its region pair's latency; any other message the default config latency.
+  // Without regions the network behaves (and draws) exactly as before.
+  void SetRegions(int regions, std::vector<LatencyModel> matrix);
+  void PlaceHost(HostId host, int region);
+  int region_count() const { return regions_; }
+  int region(HostId host) const;  // -1: not placed
+  // Every placed host of `region`, in host order.
+  std::vector<HostId> HostsInRegion(int region) const;
+  // The latency model a message from `from` to `to` is drawn from.
+  const LatencyModel& LatencyBetween(HostId from, HostId to) const;
+
   std::uint64_t sent() const { return sent_; }
   std::uint64_t delivered() const { return delivered_; }
   std::uint64_t dropped() const { return dropped_; }
@@ -71,6 +86,9 @@ class Network {
   std::vector<std::uint16_t> blocked_;  // host_count x host_count block counts, grown on demand
   std::vector<Nanos> clogged_until_;    // host_count x host_count
   int dimension_ = 0;
+  int regions_ = 0;
+  std::vector<LatencyModel> region_latency_;  // regions_ x regions_
+  std::vector<int> host_region_;              // by host; -1 or missing = not placed
   std::uint64_t sent_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t dropped_ = 0;

@@ -75,5 +75,28 @@ TEST(Network, MessagesToACrashedIncarnationAreDropped) {
   EXPECT_EQ(hosts.world.incarnation(hosts.b), 2u);
 }
 
+TEST(Network, RegionsTakeTheirPairsLatencyAndUnplacedHostsTheDefault) {
+  World world{1, false};
+  const HostId a = world.AddHost({.name = "a"});
+  const HostId b = world.AddHost({.name = "b"});
+  const HostId c = world.AddHost({.name = "c"});
+  for (HostId h : {a, b, c}) world.Start(h);
+  Network net(world, Prng(9), {.latency = {.base_ns = Millis(5)}});
+  net.SetRegions(2, {{.base_ns = Millis(1)}, {.base_ns = Millis(40)}, {.base_ns = Millis(60)}, {.base_ns = Millis(2)}});
+  net.PlaceHost(a, 0);
+  net.PlaceHost(b, 1);
+  EXPECT_EQ(net.region(a), 0);
+  EXPECT_EQ(net.region(c), -1);
+  EXPECT_EQ(net.HostsInRegion(1), std::vector<HostId>{b});
+  Nanos a_to_b = 0, b_to_a = 0, a_to_c = 0;
+  net.Send(a, b, kAnyIncarnation, [&] { a_to_b = world.now(); });
+  net.Send(b, a, kAnyIncarnation, [&] { b_to_a = world.now(); });
+  net.Send(a, c, kAnyIncarnation, [&] { a_to_c = world.now(); });
+  world.RunUntil(Seconds(1));
+  EXPECT_EQ(a_to_b, Millis(40));
+  EXPECT_EQ(b_to_a, Millis(60));
+  EXPECT_EQ(a_to_c, Millis(5));
+}
+
 }  // namespace
 }  // namespace leasesim::sim

@@ -40,7 +40,7 @@ render() {  # render PAGE: writes PAGE.dom, PAGE.log, PAGE.png (one browser laun
   local page=$1
   local url="file://$out/$page.html"
   rm -f "$out/$page.png"
-  timeout 90 "$chromium_bin" "${flags[@]}" --window-size=1240,1250 --screenshot="$out/$page.png" \
+  timeout 90 "$chromium_bin" "${flags[@]}" --window-size=1240,1400 --screenshot="$out/$page.png" \
     --dump-dom "$url" >"$out/$page.dom" 2>"$out/$page.log" || fail "$page: chromium exited $?"
   [ -s "$out/$page.png" ] || fail "$page: no screenshot written"
   # Console output of the page (Chromium logs it as CONSOLE lines), uncaught
@@ -50,39 +50,42 @@ render() {  # render PAGE: writes PAGE.dom, PAGE.log, PAGE.png (one browser laun
   fi
 }
 
-render report
-dom="$out/report.dom"
-expect_at_least 1 '<svg class="timeline"' "$dom"
-expect_at_least 3 'class="lane lane-node"' "$dom"
-expect_at_least 1 'class="lane lane-store"' "$dom"
-expect_at_least 1 'class="lane lane-ledger"' "$dom"
-expect_at_least 1 'class="belief term-1"' "$dom"
-expect_at_least 1 'class="belief term-2"' "$dom"
-expect_at_least 2 'class="holder term-' "$dom"
-expect_at_least 1 'class="fault fault-pause beyond"' "$dom"
-expect_at_least 1 'class="fault fault-partition"' "$dom"
-expect_at_least 1 'class="fault fault-clock_step instant"' "$dom"
-expect_at_least 1 'class="fault fault-crash"' "$dom"
-expect_at_least 5 'class="write applied"' "$dom"
-expect_at_least 1 'class="write rejected"' "$dom"
-expect_at_least 1 'class="violation" id=' "$dom"
-expect_at_least 1 'data-kind="stale_token_write"' "$dom"
-expect_at_least 1 'class="violation-list"' "$dom"
-expect_at_least 1 '1 of 6 runs failed' "$dom"
-expect_at_least 1 'leasesim replay' "$dom"
+# A real failing sweep, as `leasesim run` writes it.
+render run/report
+dom="$out/run/report.dom"
+expect_at_least 1 '3 of 6 runs failed' "$dom"
+expect_at_least 1 '<tr class="scenario fail"' "$dom"
+expect_at_least 1 '<tr class="scenario pass"' "$dom"
+expect_at_least 3 '<svg class="timeline"' "$dom"
+expect_at_least 9 'class="lane lane-node"' "$dom"
+expect_at_least 3 'class="lane lane-store"' "$dom"
+expect_at_least 3 'class="lane lane-ledger"' "$dom"
+expect_at_least 3 'class="belief term-1"' "$dom"
+expect_at_least 3 'class="holder term-2"' "$dom"
+expect_at_least 3 'class="fault fault-partition"' "$dom"
+expect_at_least 3 'class="fault fault-pause beyond"' "$dom"
+expect_at_least 3 'class="fault fault-clock_step instant"' "$dom"
+expect_at_least 3 'class="fault fault-store_outage"' "$dom"
+expect_at_least 3 'class="fault fault-crash"' "$dom"
+expect_at_least 10 'class="write applied"' "$dom"
+expect_at_least 3 'data-kind="slow_recovery"' "$dom"
+expect_at_least 3 'class="violation-list"' "$dom"
+expect_at_least 3 'leasesim replay' "$dom"
 
-render replay
-dom="$out/replay.dom"
+# A hand-made run: a stale-token write applied, another rejected.
+render sample
+dom="$out/sample.dom"
 expect_at_least 1 '<svg class="timeline"' "$dom"
 expect_at_least 3 'class="lane lane-node"' "$dom"
-expect_at_least 2 'class="belief term-' "$dom"
-expect_at_least 2 'class="holder term-' "$dom"
-expect_at_least 2 'class="fault fault-crash"' "$dom"
-expect_at_least 1 'class="write applied"' "$dom"
-expect_at_least 1 'No violations.' "$dom"
+expect_at_least 1 'class="belief term-2"' "$dom"
+expect_at_least 1 'class="fault fault-pause beyond"' "$dom"
+expect_at_least 1 'class="write rejected"' "$dom"
+expect_at_least 1 'class="write lost"' "$dom"
+expect_at_least 1 'data-kind="stale_token_write"' "$dom"
+expect_at_least 1 'class="violation expected"' "$dom"
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed"
   exit 1
 fi
-echo "ok: rendered $out/report.html and $out/replay.html; screenshots $out/report.png $out/replay.png"
+echo "ok: rendered $out/run/report.html and $out/sample.html; screenshots $out/run/report.png $out/sample.png"

@@ -1,0 +1,185 @@
+#pragma once
+// A replicated, quorum-based coordination store in the simulated world: N
+// replicas, each on a host of its own, elect a store leader by majority vote
+// in terms of their own (with pre-vote and check-quorum, as etcd runs Raft),
+// replicate every write through a log and commit it on a majority, and serve
+// reads either linearizably (the leader confirms with a quorum that it still
+// leads — the read index — before answering) or, in the unsafe mode, from
+// whichever replica the client asks, out of its own state (the stale-read
+// mistake). Replica traffic travels over the simulated network, so
+// partitions, loss and region latency apply to it as to any message.
+//
+// What each replica keeps on disk (term, vote, log) survives a crash; what it
+// keeps in memory (commit index, state machine, leader bookkeeping) does
+// not, and is rebuilt from the log once the leader tells it what is
+// committed. Every operation is applied at most once: the state machine
+// remembers each request id's result, so a client may resend a request to
+// the next store leader after a failover.
+//
+// The store records the history through the SimObserver like the single
+// server: applied_seq is the commit order (log index · 2^20 for a write;
+// reads served at applied index k take k · 2^20 + 1, + 2, ...).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/lease_store.h"
+#include "backends/sim_observer.h"
+#include "backends/sim_services.h"
+#include "core/env.h"
+#include "sim/network.h"
+#include "sim/prng.h"
+#include "sim/world.h"
+
+namespace leasesim::backends {
+
+enum class ReadMode {
+  kLinearizable,  // the leader answers after confirming its leadership with a quorum
+  kUnsafe,        // any replica answers from its own state: may be stale
+};
+
+struct ReplicatedStoreConfig {
+  int replicas = 3;
+  ReadMode read_mode = ReadMode::kLinearizable;
+  // Time a replica takes to handle a client request before acting on it.
+  sim::LatencyModel service;
+  // A follower that hears from no leader for a uniform [min, max] draw of
+  // its own clock starts an election; the leader sends a heartbeat (an empty
+  // append) every `heartbeat` and steps down when a majority has not
+  // answered for `election_timeout_min` (check-quorum).
+  sim::Nanos election_timeout_min = sim::Millis(1000);
+  sim::Nanos election_timeout_max = sim::Millis(2000);
+  sim::Nanos heartbeat = sim::Millis(100);
+  // A client resends a request to the next replica when it hears nothing
+  // for this long (its call's own timeout still bounds the whole call).
+  sim::Nanos client_attempt_timeout = sim::Millis(400);
+  // 1-based replica whose first election timeout is the shortest, so that
+  // it (very likely) becomes the first store leader; 0 = none.
+  int initial_leader = 0;
+  // Region of each replica (index 0 = replica 1); empty or -1 = not placed.
+  std::vector<int> replica_region;
+};
+
+enum class ReplicaRole { kFollower, kPreCandidate, kCandidate, kLeader };
+
+const char* ReplicaRoleName(ReplicaRole role);
+
+struct ReplicaLogEntry {
+  std::int64_t term = 0;
+  bool noop = false;      // the entry a new leader appends to commit its term
+  StoreRequest request;   // when !noop
+};
+
+// A replica's durable state: what a crash keeps.
+struct ReplicaDisk {
+  std::int64_t term = 0;
+  int voted_for = 0;  // 1-based replica; 0 = none this term
+  std::vector<ReplicaLogEntry> log;  // log[i] is entry i+1
+};
+
+struct RaftMessage;
+struct ClientAnswer;
+class ReplicaProcess;
+
+class ReplicatedStore {
+ public:
+  static constexpr std::int64_t kReadSlots = std::int64_t{1} << 20;
+
+  // Adds one host per replica ("r1", "r2", ...) to the world and places it
+  // in its region; Start() boots them.
+  ReplicatedStore(sim::World& world, sim::Network& network, ReplicatedStoreConfig config,
+                  SimObserver& observer, sim::Nanos wall_start = 0);
+  ~ReplicatedStore();
+  ReplicatedStore(const ReplicatedStore&) = delete;
+  ReplicatedStore& operator=(const ReplicatedStore&) = delete;
+
+  void Start();
+
+  const ReplicatedStoreConfig& config() const { return config_; }
+  int replicas() const { return config_.replicas; }
+  sim::HostId host(int replica) const { return hosts_.at(static_cast<std::size_t>(replica - 1)); }
+  // The replica a host runs, 0 when none.
+  int ReplicaOfHost(sim::HostId host) const;
+
+  // The replica that leads now (an up or paused leader in the highest term), if any.
+  std::optional<int> Leader() const;
+  // The lowest-numbered replica that is not crashed and does not lead.
+  std::optional<int> Follower() const;
+
+  // One client operation, from a fiber on `client`: finds the store leader
+  // (redirects, rotation on silence), resends after a failover, and returns
+  // kOk/kConflict with the result, kUnavailable when the store definitely did
+  // not apply it, kTimeout when it may have.
+  core::StoreResult Call(sim::HostId client, StoreRequest request, core::Nanos timeout);
+
+  // Figures: store elections and election time, client-observed
+  // unavailability, request latency (all integers, ms where named so).
+  void AddFigures(std::map<std::string, std::int64_t>& figures) const;
+
+  // --- introspection, for tests ----------------------------------------------
+  ReplicaRole role(int replica) const;
+  std::int64_t term(int replica) const { return disk(replica).term; }
+  std::int64_t commit_index(int replica) const;
+  const ReplicaDisk& disk(int replica) const { return disks_.at(static_cast<std::size_t>(replica - 1)); }
+  // The replica's state machine (empty when crashed).
+  core::StoreResult ReadLocal(int replica, const std::string& key) const;
+  std::int64_t elections() const { return elections_; }
+
+ private:
+  friend class ReplicaProcess;
+
+  ReplicaProcess* Process(int replica) const;
+  ReplicaDisk& mutable_disk(int replica) { return disks_.at(static_cast<std::size_t>(replica - 1)); }
+  // Sends a Raft message between replicas over the network.
+  void SendRaft(int from, int to, std::shared_ptr<const RaftMessage> message);
+  // Runs `fn` on the replica after a service time, if it is still the same incarnation.
+  sim::Nanos DrawService();
+  // A replica applied committed entry `index` (first time anywhere: recorded).
+  void EntryApplied(std::int64_t index, const ReplicaLogEntry& entry, bool first_for_op);
+  std::int64_t NextReadSeq(std::int64_t applied_index);
+  void LeaderElected(int replica, std::int64_t term);
+  void LeaderConfirmed(sim::Nanos round_sent_at);
+  int NearestReplica(sim::HostId client) const;
+
+  struct ClientStats {
+    std::uint64_t incarnation = 0;
+    int leader_hint = 0;
+    sim::Nanos outage_since = -1;  // true time of the first failed call since the last success
+  };
+
+  sim::World& world_;
+  sim::Network& network_;
+  ReplicatedStoreConfig config_;
+  SimObserver& observer_;
+  sim::Prng service_prng_;
+  std::vector<sim::HostId> hosts_;
+  std::vector<ReplicaDisk> disks_;
+  std::int64_t highest_applied_index_ = 0;
+  std::map<std::int64_t, std::int64_t> reads_at_index_;
+  std::map<sim::HostId, ClientStats> clients_;
+  std::map<sim::HostId, int> nearest_;  // cache: client host -> replica
+
+  // Figures.
+  std::int64_t elections_ = 0;
+  std::int64_t highest_elected_term_ = 0;
+  sim::Nanos first_leader_at_ = -1;
+  sim::Nanos last_confirmed_ = -1;  // latest send time of a heartbeat round a majority acknowledged
+  sim::Nanos election_gap_max_ = 0;
+  sim::Nanos election_gap_sum_ = 0;
+  std::int64_t election_gaps_ = 0;
+  std::int64_t calls_ok_ = 0;
+  std::int64_t calls_failed_ = 0;
+  std::int64_t redirects_ = 0;
+  std::int64_t resends_ = 0;
+  sim::Nanos call_ok_ns_sum_ = 0;
+  sim::Nanos call_ok_ns_max_ = 0;
+  sim::Nanos outage_max_ = 0;
+  sim::Nanos outage_sum_ = 0;
+  std::int64_t stale_reads_ = 0;  // unsafe reads answered by a replica behind the newest commit
+};
+
+}  // namespace leasesim::backends

@@ -1,0 +1,304 @@
+#include "backends/replicated_store.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace leasesim::backends {
+namespace {
+
+using sim::Millis;
+using sim::Seconds;
+
+class NullObserver final : public SimObserver {
+ public:
+  std::int64_t StoreInvoked(int, const std::string&, StoreOpKind, const std::string&, std::int64_t,
+                            const core::LeaseRecord&) override {
+    return next_++;
+  }
+  void StoreApplied(std::int64_t op, std::int64_t seq) override { applied[op] = seq; }
+  void StoreCompleted(std::int64_t, const core::StoreResult&) override {}
+  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, bool) override { return 0; }
+  void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
+  void ProtocolEvent(int, const core::LeaseEvent&) override {}
+  bool FaultPointReached(int, std::string_view) override { return false; }
+  std::map<std::int64_t, std::int64_t> applied;
+
+ private:
+  std::int64_t next_ = 0;
+};
+
+core::LeaseRecord Record(const std::string& holder, std::int64_t term) {
+  core::LeaseRecord record;
+  record.holder = holder;
+  record.term = term;
+  record.duration_ns = Seconds(10);
+  return record;
+}
+
+// A world with a client host and an N-replica store; replica 1 is the
+// client's nearest (all latencies equal: the lowest number wins ties), and
+// `initial_leader` (default 2) very likely leads first.
+struct Cluster {
+  explicit Cluster(int replicas = 3, ReadMode mode = ReadMode::kLinearizable, std::uint64_t seed = 7,
+                   int initial_leader = 2)
+      : world(seed, false) {
+    client = world.AddHost({.name = "client"});
+    network = std::make_unique<sim::Network>(world, world.MakePrng("network"),
+                                             sim::NetworkConfig{.latency = {.base_ns = Millis(1), .jitter_ns = Millis(1)}});
+    ReplicatedStoreConfig config;
+    config.replicas = replicas;
+    config.read_mode = mode;
+    config.service = {.base_ns = Millis(1)};
+    config.election_timeout_min = Millis(300);
+    config.election_timeout_max = Millis(600);
+    config.heartbeat = Millis(50);
+    config.client_attempt_timeout = Millis(200);
+    config.initial_leader = initial_leader;
+    store = std::make_unique<ReplicatedStore>(world, *network, config, observer);
+    world.Start(client);
+    store->Start();
+  }
+
+  // Runs `op` on the client at true time `at`; its result lands in `out`.
+  void At(sim::Nanos at, std::function<core::StoreResult()> op, std::optional<core::StoreResult>& out) {
+    world.At(at, [this, op = std::move(op), &out] {
+      world.Spawn(client, [op, &out] { out = op(); });
+    });
+  }
+  std::function<core::StoreResult()> Create(std::int64_t id, const std::string& holder) {
+    return [this, id, holder] {
+      return store->Call(client, StoreRequest{.op = id, .kind = StoreOpKind::kCreate, .key = "k", .record = Record(holder, 1)},
+                         Seconds(2));
+    };
+  }
+  std::function<core::StoreResult()> Cas(std::int64_t id, std::int64_t version, const std::string& holder) {
+    return [this, id, version, holder] {
+      return store->Call(client,
+                         StoreRequest{.op = id, .kind = StoreOpKind::kCas, .key = "k", .expected_version = version,
+                                      .record = Record(holder, version + 1)},
+                         Seconds(2));
+    };
+  }
+  std::function<core::StoreResult()> Read(std::int64_t id) {
+    return [this, id] {
+      return store->Call(client, StoreRequest{.op = id, .kind = StoreOpKind::kRead, .key = "k"}, Seconds(2));
+    };
+  }
+  void Cut(int replica, bool blocked) {
+    for (int other = 1; other <= store->replicas(); ++other) {
+      if (other == replica) continue;
+      network->SetBlocked(store->host(replica), store->host(other), blocked);
+      network->SetBlocked(store->host(other), store->host(replica), blocked);
+    }
+  }
+
+  sim::World world;
+  sim::HostId client = 0;
+  std::unique_ptr<sim::Network> network;
+  NullObserver observer;
+  std::unique_ptr<ReplicatedStore> store;
+};
+
+TEST(ReplicatedStore, ElectsOneLeaderAndCommitsAWriteOnEveryReplica) {
+  Cluster cluster;
+  std::optional<core::StoreResult> created;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.RunUntil(Seconds(4));
+  ASSERT_EQ(cluster.store->Leader(), 2);
+  ASSERT_TRUE(created.has_value());
+  EXPECT_EQ(created->status, core::StoreStatus::kOk);
+  EXPECT_EQ(created->current.version, 1);
+  for (int replica = 1; replica <= 3; ++replica) {
+    EXPECT_EQ(cluster.store->ReadLocal(replica, "k").current.record.holder, "a") << "replica " << replica;
+  }
+  // Applied in commit order: log index (1 is the leader's no-op) times the read slots.
+  EXPECT_EQ(cluster.observer.applied.at(0), 2 * ReplicatedStore::kReadSlots);
+  int leaders = 0;
+  for (int replica = 1; replica <= 3; ++replica) leaders += cluster.store->role(replica) == ReplicaRole::kLeader;
+  EXPECT_EQ(leaders, 1);
+}
+
+TEST(ReplicatedStore, AWriteCommitsWithOneFollowerDown) {
+  Cluster cluster;
+  cluster.world.At(Seconds(1), [&] { cluster.world.Crash(cluster.store->host(3)); });
+  std::optional<core::StoreResult> created;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.RunUntil(Seconds(4));
+  ASSERT_TRUE(created.has_value());
+  EXPECT_EQ(created->status, core::StoreStatus::kOk);
+}
+
+TEST(ReplicatedStore, AMinorityRefusesWritesAndTheMajorityMovesOn) {
+  Cluster cluster;
+  std::optional<core::StoreResult> created;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  // The leader (2) is cut off from both followers; the client can still
+  // reach every replica. A write sent to the old leader must not commit.
+  cluster.world.At(Seconds(3), [&] {
+    cluster.Cut(2, true);
+  });
+  std::optional<core::StoreResult> minority;
+  cluster.world.At(Seconds(3) + Millis(10), [&] {
+    cluster.world.Spawn(cluster.client, [&] {
+      // Straight to the old leader, as a client with a stale hint would.
+      minority = cluster.store->Call(cluster.client,
+                                     StoreRequest{.op = 1, .kind = StoreOpKind::kCas, .key = "k", .expected_version = 1,
+                                                  .record = Record("minority", 2)},
+                                     Millis(150));
+    });
+  });
+  std::optional<core::StoreResult> majority;
+  cluster.At(Seconds(6), cluster.Cas(2, 1, "b"), majority);
+  cluster.world.At(Seconds(8), [&] { cluster.Cut(2, false); });
+  cluster.world.RunUntil(Seconds(10));
+  ASSERT_TRUE(minority.has_value());
+  EXPECT_NE(minority->status, core::StoreStatus::kOk);
+  ASSERT_TRUE(majority.has_value());
+  // The minority's write was never committed: the majority's CAS on version 1 won.
+  EXPECT_EQ(majority->status, core::StoreStatus::kOk);
+  EXPECT_EQ(majority->current.record.holder, "b");
+  EXPECT_NE(cluster.store->Leader(), std::nullopt);
+  EXPECT_GT(cluster.store->term(1), 1);
+  // After the heal every replica holds the majority's value (the old leader's
+  // uncommitted entry was overwritten).
+  for (int replica = 1; replica <= 3; ++replica) {
+    EXPECT_EQ(cluster.store->ReadLocal(replica, "k").current.record.holder, "b") << "replica " << replica;
+  }
+  EXPECT_GE(cluster.store->elections(), 2);
+}
+
+TEST(ReplicatedStore, ALeaderCrashKeepsCommittedWrites) {
+  Cluster cluster;
+  std::optional<core::StoreResult> created, renewed, read;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2) + Millis(500), cluster.Cas(1, 1, "a"), renewed);
+  cluster.world.At(Seconds(3), [&] { cluster.world.Crash(cluster.store->host(2)); });
+  cluster.At(Seconds(3) + Millis(10), cluster.Read(2), read);
+  cluster.world.At(Seconds(6), [&] { cluster.world.Restart(cluster.store->host(2)); });
+  cluster.world.RunUntil(Seconds(8));
+  ASSERT_TRUE(renewed.has_value());
+  ASSERT_EQ(renewed->status, core::StoreStatus::kOk);
+  ASSERT_TRUE(read.has_value());
+  // The read waited out the failover and saw the committed renewal.
+  EXPECT_EQ(read->status, core::StoreStatus::kOk);
+  EXPECT_EQ(read->current.version, 2);
+  ASSERT_TRUE(cluster.store->Leader().has_value());
+  EXPECT_NE(cluster.store->Leader(), 2);
+  // The restarted replica rebuilt its state from the log it kept on disk.
+  EXPECT_EQ(cluster.store->ReadLocal(2, "k").current.version, 2);
+}
+
+TEST(ReplicatedStore, AResendAfterAFailoverIsAppliedOnce) {
+  Cluster cluster;
+  std::optional<core::StoreResult> created;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  // The create reaches the leader, which crashes before answering; the
+  // client resends to the next leader.
+  cluster.world.At(Seconds(2) + Millis(3), [&] { cluster.world.Crash(cluster.store->host(2)); });
+  cluster.world.RunUntil(Seconds(6));
+  ASSERT_TRUE(created.has_value());
+  // Either it committed before the crash (and the resend returns the same
+  // result) or it is applied once by the new leader: version 1 either way.
+  if (created->status == core::StoreStatus::kOk) {
+    EXPECT_EQ(created->current.version, 1);
+  }
+  for (int replica : {1, 3}) {
+    const core::StoreResult local = cluster.store->ReadLocal(replica, "k");
+    if (local.current.found) {
+      EXPECT_EQ(local.current.version, 1);
+    }
+  }
+}
+
+TEST(ReplicatedStore, UnsafeReadsServeAStaleValueFromACutOffFollower) {
+  Cluster cluster(3, ReadMode::kUnsafe);
+  std::optional<core::StoreResult> created, renewed, stale;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.At(Seconds(3), [&] { cluster.Cut(1, true); });
+  cluster.At(Seconds(4), cluster.Cas(1, 1, "b"), renewed);
+  cluster.At(Seconds(5), cluster.Read(2), stale);
+  cluster.world.RunUntil(Seconds(6));
+  ASSERT_TRUE(renewed.has_value());
+  ASSERT_EQ(renewed->status, core::StoreStatus::kOk);
+  ASSERT_TRUE(stale.has_value());
+  ASSERT_EQ(stale->status, core::StoreStatus::kOk);
+  // Replica 1 (the client's nearest) never heard of the CAS.
+  EXPECT_EQ(stale->current.version, 1);
+  EXPECT_EQ(stale->current.record.holder, "a");
+  std::map<std::string, std::int64_t> figures;
+  cluster.store->AddFigures(figures);
+  EXPECT_GE(figures.at("store_stale_reads"), 1);
+}
+
+TEST(ReplicatedStore, LinearizableReadsGoToTheLeaderAndSeeTheLatestWrite) {
+  Cluster cluster(3, ReadMode::kLinearizable);
+  std::optional<core::StoreResult> created, renewed, fresh;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.At(Seconds(3), [&] { cluster.Cut(1, true); });
+  cluster.At(Seconds(4), cluster.Cas(1, 1, "b"), renewed);
+  cluster.At(Seconds(5), cluster.Read(2), fresh);
+  cluster.world.RunUntil(Seconds(6));
+  ASSERT_TRUE(fresh.has_value());
+  ASSERT_EQ(fresh->status, core::StoreStatus::kOk);
+  EXPECT_EQ(fresh->current.version, 2);
+  EXPECT_EQ(fresh->current.record.holder, "b");
+  // The read sits after the CAS in the applied order.
+  EXPECT_GT(cluster.observer.applied.at(2), cluster.observer.applied.at(1));
+}
+
+TEST(ReplicatedStore, ADeposedLeaderCannotServeALinearizableRead) {
+  Cluster cluster(3, ReadMode::kLinearizable);
+  std::optional<core::StoreResult> created, renewed;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.At(Seconds(3), [&] { cluster.Cut(2, true); });  // the leader
+  cluster.At(Seconds(5), cluster.Cas(1, 1, "b"), renewed);       // committed by the majority
+  std::optional<core::StoreResult> read;
+  cluster.world.At(Seconds(5) + Millis(500), [&] {
+    cluster.world.Spawn(cluster.client, [&] {
+      read = cluster.store->Call(cluster.client, StoreRequest{.op = 2, .kind = StoreOpKind::kRead, .key = "k"},
+                                 Seconds(1));
+    });
+  });
+  cluster.world.RunUntil(Seconds(7));
+  ASSERT_TRUE(renewed.has_value());
+  ASSERT_EQ(renewed->status, core::StoreStatus::kOk);
+  ASSERT_TRUE(read.has_value());
+  // Whoever answered, the answer is not the stale version 1.
+  if (read->status == core::StoreStatus::kOk) {
+    EXPECT_EQ(read->current.version, 2);
+  }
+}
+
+TEST(ReplicatedStore, FiveReplicasSurviveTwoCrashes) {
+  Cluster cluster(5);
+  std::optional<core::StoreResult> created, renewed;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.At(Seconds(3), [&] {
+    cluster.world.Crash(cluster.store->host(2));
+    cluster.world.Crash(cluster.store->host(4));
+  });
+  cluster.At(Seconds(3) + Millis(10), cluster.Cas(1, 1, "b"), renewed);
+  cluster.world.RunUntil(Seconds(8));
+  ASSERT_TRUE(renewed.has_value());
+  EXPECT_EQ(renewed->status, core::StoreStatus::kOk);
+  EXPECT_EQ(renewed->current.version, 2);
+}
+
+TEST(ReplicatedStore, TheSameSeedGivesTheSameTrace) {
+  auto run = [](std::uint64_t seed) {
+    Cluster cluster(3, ReadMode::kLinearizable, seed, 0);
+    std::optional<core::StoreResult> created;
+    cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+    cluster.world.At(Seconds(3), [&] { cluster.world.Crash(cluster.store->host(1)); });
+    cluster.world.RunUntil(Seconds(6));
+    return cluster.world.trace().hash();
+  };
+  EXPECT_EQ(run(3), run(3));
+  EXPECT_NE(run(3), run(4));
+}
+
+}  // namespace
+}  // namespace leasesim::backends

@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/fault_points.h"
+#include "fuzz/fuzz.h"
+#include "fuzz/scenario_json.h"
+#include "fuzz/shrink.h"
+#include "fuzz/zoo.h"
+#include "runner/nemesis.h"
+#include "runner/run.h"
+#include "runner/scenario_parser.h"
+
+namespace leasesim::fuzz {
+namespace {
+
+runner::ScenarioFile LoadNemesisSuite() {
+  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
+  const std::string path = std::string(root == nullptr ? "." : root) + "/scenarios/nemesis.json";
+  auto loaded = runner::LoadScenarioFile(path);
+  if (std::holds_alternative<runner::ParseError>(loaded)) {
+    ADD_FAILURE() << std::get<runner::ParseError>(loaded).message;
+    return {};
+  }
+  return std::get<runner::ScenarioFile>(loaded);
+}
+
+const runner::Scenario& Find(const runner::ScenarioFile& file, const std::string& name) {
+  for (const runner::Scenario& scenario : file.scenarios) {
+    if (scenario.name == name) return scenario;
+  }
+  throw std::logic_error("no scenario " + name);
+}
+
+TEST(Nemesis, SameSeedSameScript) {
+  const runner::ScenarioFile file = LoadNemesisSuite();
+  const runner::Scenario& scenario = Find(file, "nemesis-beyond-assumptions");
+  int differing = 0;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const std::string first = ScenarioToJson(runner::ExpandNemesis(scenario, seed)).dump();
+    const std::string second = ScenarioToJson(runner::ExpandNemesis(scenario, seed)).dump();
+    EXPECT_EQ(first, second) << "seed " << seed;
+    differing += first != ScenarioToJson(runner::ExpandNemesis(scenario, seed + 1)).dump() ? 1 : 0;
+  }
+  EXPECT_GE(differing, 45);
+}
+
+TEST(Nemesis, BoundedAndWithinAssumptionsWhenAsked) {
+  const runner::ScenarioFile file = LoadNemesisSuite();
+  const runner::Scenario& within = Find(file, "nemesis-within-assumptions");
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const std::vector<runner::Fault> faults = runner::GenerateNemesisFaults(within, seed);
+    ASSERT_FALSE(faults.empty());
+    int composite = 0;
+    for (const runner::Fault& fault : faults) {
+      EXPECT_LE(fault.at, within.duration);
+      composite += fault.kind == runner::FaultKind::kRestart ? 0 : 1;
+      switch (fault.kind) {
+        case runner::FaultKind::kPause:
+        case runner::FaultKind::kSuspend:
+        case runner::FaultKind::kClog:
+          EXPECT_LE(fault.duration, within.timing.pause_budget) << "seed " << seed;
+          break;
+        case runner::FaultKind::kClockDrift:
+          EXPECT_LE(std::abs(fault.drift_ppm), within.timing.drift_bound_ppm) << "seed " << seed;
+          break;
+        default:
+          break;
+      }
+    }
+    EXPECT_LE(composite, 2 * within.nemesis.faults_max);  // a shutdown may bring its release pause
+  }
+}
+
+TEST(Nemesis, ExpandedScriptIsAnOrdinaryScenarioThatReplaysTheSameRun) {
+  const runner::ScenarioFile file = LoadNemesisSuite();
+  const runner::Scenario& scenario = Find(file, "nemesis-beyond-assumptions");
+  for (std::uint64_t seed : {3u, 17u}) {
+    const std::string text = ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
+    auto parsed = runner::ParseScenarioText("expanded.json", text);
+    ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(parsed)) << std::get<runner::ParseError>(parsed).message;
+    const runner::Scenario& replay = std::get<runner::ScenarioFile>(parsed).scenarios.at(0);
+    EXPECT_EQ(runner::RunScenario(replay, seed).trace_hash, runner::RunScenario(scenario, seed).trace_hash);
+  }
+}
+
+TEST(Nemesis, CorrectProtocolPassesAModestSweepAndEveryFaultPointFires) {
+  const runner::ScenarioFile file = LoadNemesisSuite();
+  std::vector<runner::RunResult> results;
+  for (const runner::Scenario& scenario : file.scenarios) {
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+      runner::RunResult result = runner::RunScenario(scenario, seed);
+      EXPECT_TRUE(result.ok()) << scenario.name << " seed " << seed << ": " << result.unexpected.front().kind
+                               << ": " << result.unexpected.front().message;
+      result.history = {};
+      results.push_back(std::move(result));
+    }
+  }
+  std::vector<const std::map<std::string, std::int64_t>*> figures;
+  for (const runner::RunResult& result : results) figures.push_back(&result.figures);
+  EXPECT_EQ(runner::FaultPointsNeverFired(file.require_fault_points, figures), std::vector<std::string>{});
+}
+
+TEST(FaultPoints, ARequiredPointThatNeverFiresFailsTheRun) {
+  const runner::ScenarioFile file = LoadNemesisSuite();
+  runner::Scenario scenario = Find(file, "nemesis-within-assumptions");
+  scenario.nemesis = {};
+  scenario.expect_fault_points = {std::string(core::fault_points::kDuringRelease)};
+  const runner::RunResult result = runner::RunScenario(scenario, 1);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.unexpected.front().kind, "fault_point_not_reached");
+  std::vector<const std::map<std::string, std::int64_t>*> figures{&result.figures};
+  EXPECT_EQ(runner::FaultPointsNeverFired({"during_release", "before_renew"}, figures),
+            std::vector<std::string>{"during_release"});
+}
+
+TEST(Zoo, EveryVariantIsCaughtWithinItsBudgetAndShrinksToAtMostThreeFaults) {
+  std::vector<std::uint64_t> first_seeds;
+  for (const ZooEntry& entry : ZooEntries()) {
+    const ZooRow row = HuntVariant(entry, entry.seed_budget, /*shrink=*/true);
+    EXPECT_TRUE(row.caught) << row.variant << " escaped " << entry.seed_budget << " seeds";
+    if (!row.caught) continue;
+    first_seeds.push_back(row.first_seed);
+    EXPECT_LE(row.shrink.scenario.faults.size(), 3u) << row.variant;
+    EXPECT_FALSE(row.shrink.result.ok()) << row.variant;
+    // The shrunk case is an ordinary scenario file that replays the failure.
+    auto parsed = runner::ParseScenarioText("shrunk.json", ScenarioFileText({row.shrink.scenario}));
+    ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(parsed)) << row.variant;
+    EXPECT_FALSE(runner::RunScenario(std::get<runner::ScenarioFile>(parsed).scenarios.at(0), row.first_seed).ok())
+        << row.variant;
+  }
+  ASSERT_EQ(first_seeds.size(), ZooEntries().size());
+  std::sort(first_seeds.begin(), first_seeds.end());
+  EXPECT_LE(first_seeds[first_seeds.size() / 2], 20u);
+}
+
+TEST(Zoo, CorrectProtocolRaisesNoAlarmOnAnyZooScenario) {
+  const ZooRow row = CheckCorrect(10);
+  EXPECT_EQ(row.false_alarms, 0) << row.false_alarm;
+}
+
+TEST(Fuzz, FindsAndShrinksAKnownBadVariant) {
+  FuzzOptions options;
+  options.runs = 40;
+  options.seed = 7;
+  options.variant = core::ProtocolVariant::kNoTermBump;
+  std::ostringstream log;
+  const FuzzOutcome outcome = RunFuzz(options, log);
+  ASSERT_TRUE(outcome.failed) << log.str();
+  EXPECT_LE(outcome.counterexample.faults.size(), 3u);
+  EXPECT_FALSE(outcome.violations.empty());
+  EXPECT_FALSE(runner::RunScenario(outcome.counterexample, outcome.run_seed).ok());
+}
+
+TEST(Fuzz, SameSeedSameSession) {
+  FuzzOptions options;
+  options.runs = 15;
+  options.seed = 11;
+  options.variant = core::ProtocolVariant::kBlindWrite;
+  std::ostringstream log;
+  const FuzzOutcome first = RunFuzz(options, log);
+  const FuzzOutcome second = RunFuzz(options, log);
+  ASSERT_TRUE(first.failed);
+  EXPECT_EQ(ScenarioToJson(first.counterexample).dump(), ScenarioToJson(second.counterexample).dump());
+  EXPECT_EQ(first.run_seed, second.run_seed);
+}
+
+}  // namespace
+}  // namespace leasesim::fuzz

@@ -1,0 +1,52 @@
+#pragma once
+// The bug zoo: every broken protocol variant (core/protocol_variant.h) with
+// the scenario that hunts it — a base world, sometimes a hand-written setup
+// fault, and a nemesis whose faults are drawn from each seed. The harness is
+// measured by how many seeds it needs to catch each variant, and by how
+// small the shrunk counterexample is; the correct protocol must show no
+// violation on any of these scenarios.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/protocol_variant.h"
+#include "fuzz/shrink.h"
+#include "runner/scenario.h"
+
+namespace leasesim::fuzz {
+
+struct ZooEntry {
+  core::ProtocolVariant variant;
+  runner::Scenario scenario;  // with its nemesis; variant set
+  int seed_budget = 0;        // CI fails if the variant escapes this many seeds
+};
+
+// One entry per broken variant, in kProtocolVariants order.
+const std::vector<ZooEntry>& ZooEntries();
+
+struct ZooRow {
+  std::string variant;
+  bool caught = false;
+  std::vector<std::string> kinds;  // violation kinds of the first catching run
+  std::uint64_t first_seed = 0;    // seeds until the first catch (seeds run 1, 2, ...); 0 = escaped
+  int seeds_run = 0;
+  bool shrunk = false;
+  ShrinkOutcome shrink;            // when shrunk
+  // For the correct protocol's row: runs and false alarms over every zoo scenario.
+  int runs = 0;
+  int false_alarms = 0;
+  std::string false_alarm;         // the first, as "scenario seed N: kind"
+};
+
+// Hunts one variant over seeds 1..seeds; stops at the first catch and
+// shrinks it when `shrink`.
+ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink);
+
+// The correct protocol over every zoo scenario for seeds 1..seeds.
+ZooRow CheckCorrect(int seeds);
+
+// The table `leasesim zoo` prints.
+std::string FormatZooTable(const std::vector<ZooRow>& rows);
+
+}  // namespace leasesim::fuzz

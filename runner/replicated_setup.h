@@ -1,0 +1,58 @@
+#pragma once
+// The scenario runner's side of regions and the replicated store: places
+// hosts in regions, builds the store's replicas, resolves "store_leader",
+// injects the replica and region faults, and adds the store's figures.
+// run.cc calls it in a handful of places; everything else lives here.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/replicated_store.h"
+#include "backends/sim_observer.h"
+#include "checker/history.h"
+#include "runner/scenario.h"
+#include "sim/network.h"
+#include "sim/world.h"
+
+namespace leasesim::runner {
+
+class ReplicatedRun {
+ public:
+  // Null when the scenario has neither regions nor a replicated store.
+  // node_hosts[i] is node i+1's host; ledger and store are the service hosts.
+  static std::unique_ptr<ReplicatedRun> Make(const Scenario& scenario, sim::World& world, sim::Network& network,
+                                             backends::SimObserver& observer,
+                                             const std::vector<sim::HostId>& node_hosts, sim::HostId store_host,
+                                             sim::HostId ledger_host, sim::Nanos wall_start);
+
+  ReplicatedRun(const Scenario& scenario, sim::World& world, sim::Network& network, backends::SimObserver& observer,
+                const std::vector<sim::HostId>& node_hosts, sim::HostId store_host, sim::HostId ledger_host,
+                sim::Nanos wall_start);
+
+  // The store the nodes call, or null (regions only).
+  backends::ReplicatedStore* store() { return store_.get(); }
+  void Start();
+
+  // A replica reference (a number, kStoreLeaderReplica, kStoreFollowerReplica)
+  // resolved now; nullopt when the role names nobody.
+  std::optional<int> Resolve(int replica) const;
+  sim::HostId HostOfReplica(int replica) const { return store_->host(replica); }
+
+  // Injects a replicated-store fault (IsReplicatedFaultKind) into the world,
+  // filling in `record`; returns false (and says why in the record) when it
+  // was skipped.
+  bool Inject(const Fault& fault, checker::FaultRecord& record);
+
+  void AddFigures(std::map<std::string, std::int64_t>& figures) const;
+
+ private:
+  sim::World& world_;
+  sim::Network& network_;
+  const Scenario& scenario_;
+  std::unique_ptr<backends::ReplicatedStore> store_;
+};
+
+}  // namespace leasesim::runner
