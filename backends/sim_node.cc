@@ -2,6 +2,7 @@
 
 #include "backends/replicated_store.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -138,8 +139,8 @@ core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos tim
 }
 
 core::LedgerResult SimNodeEnv::Commit(const core::SettlementBatch& batch, core::Nanos timeout) {
-  const bool lease_valid = MonotonicNow() < batch.lease_deadline;
-  const std::int64_t write = observer_.LedgerSent(node_, identity_, batch, lease_valid);
+  const core::Nanos late = MonotonicNow() - batch.lease_deadline;
+  const std::int64_t write = observer_.LedgerSent(node_, identity_, batch, late < 0 ? 0 : std::max<core::Nanos>(late, 1));
   return CallLedger(LedgerRequest{.write = write, .batch = batch}, timeout);
 }
 

@@ -28,9 +28,10 @@ class SimObserver {
   // The client learned the outcome; kTimeout means unknown.
   virtual void StoreCompleted(std::int64_t op, const core::StoreResult& result) = 0;
 
-  // A node sent a settlement batch; lease_valid is its own view at send time.
+  // A node sent a settlement batch; late_ns is how far past its own lease
+  // deadline (its own clock) it was at send time, 0 when its lease was valid.
   virtual std::int64_t LedgerSent(int node, const std::string& holder,
-                                  const core::SettlementBatch& batch, bool lease_valid) = 0;
+                                  const core::SettlementBatch& batch, std::int64_t late_ns) = 0;
   virtual void LedgerArrived(std::int64_t write, core::LedgerStatus status) = 0;
 
   // A protocol event from a node (acquired, renewed, demoted, ...).

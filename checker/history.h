@@ -90,6 +90,10 @@ struct LedgerWrite {
   LedgerResult result = LedgerResult::kLost;
   // The writer's own view at send time: it believed its lease valid.
   bool lease_valid_at_send = true;
+  // When not: how far past its own validity deadline (on its own clock) it
+  // sent. A send late by no more than the pause budget is what the timing
+  // rules allow for (a pause between the lease check and the send).
+  std::int64_t late_ns = 0;
 };
 
 // One injected fault, as it happened.
@@ -100,6 +104,9 @@ struct FaultRecord {
   TimeNs end_ns = 0;        // == start_ns for instantaneous faults
   bool within_assumptions = true;
   std::string description;
+  // For faults that struck at a named point of the protocol (a pause right
+  // after the lease check, ...): that point; empty for timed faults.
+  std::string at_point;
 };
 
 // What the protocol promises under, and the figures checks derive bounds from.

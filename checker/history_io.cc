@@ -271,14 +271,16 @@ void WriteHistory(const History& history, std::ostream& out) {
               {"sent_ns", write.sent_ns},
               {"arrived_ns", TimeJson(write.arrived_ns)},
               {"result", ResultName(write.result)},
-              {"lease_valid_at_send", write.lease_valid_at_send}};
+              {"lease_valid_at_send", write.lease_valid_at_send},
+              {"late_ns", write.late_ns}};
     out << line.dump() << '\n';
   }
   for (const FaultRecord& fault : history.faults) {
     Json line{{"type", "fault"},          {"kind", fault.kind},
               {"nodes", fault.nodes},     {"start_ns", fault.start_ns},
               {"end_ns", fault.end_ns},   {"within_assumptions", fault.within_assumptions},
-              {"description", fault.description}};
+              {"description", fault.description},
+              {"at_point", fault.at_point}};
     out << line.dump() << '\n';
   }
 }
@@ -399,6 +401,7 @@ HistoryReadResult ReadHistory(std::string_view text) {
         fields.Time("arrived_ns", write.arrived_ns, false);
         write.result = static_cast<LedgerResult>(fields.Enum("result", kResults, true, 3));
         fields.Bool("lease_valid_at_send", write.lease_valid_at_send, false);
+        fields.Int("late_ns", write.late_ns, false);
         history.ledger_writes.push_back(std::move(write));
         break;
       }
@@ -410,6 +413,7 @@ HistoryReadResult ReadHistory(std::string_view text) {
         fields.Time("end_ns", fault.end_ns, true);
         fields.Bool("within_assumptions", fault.within_assumptions, false);
         fields.String("description", fault.description, false);
+        fields.String("at_point", fault.at_point, false);
         if (!error && fault.end_ns < fault.start_ns) {
           error = InputError{line_no, "end_ns", "ends before it starts"};
         }

@@ -131,6 +131,33 @@ TEST(HistoryChecks, LeaseOverlapWithinAssumptionsIsAViolation) {
   EXPECT_FALSE(Has(CheckHistory(touching), "lease_overlap"));
 }
 
+TEST(HistoryChecks, AWriteLateByNoMoreThanThePauseBudgetIsAllowed) {
+  History within = Baseline();
+  within.assumptions.pause_budget_ns = 2 * kS;
+  LedgerWrite& write = within.ledger_writes[2];
+  write.lease_valid_at_send = false;
+  write.late_ns = kS;  // paused 1.5 s between its lease check and the send
+  within.faults.push_back(FaultRecord{.kind = "pause", .nodes = {write.node},
+                                      .start_ns = write.sent_ns - kS - kS / 2, .end_ns = write.sent_ns,
+                                      .at_point = "before_ledger_write"});
+  EXPECT_FALSE(Has(CheckHistory(within), "write_outside_lease"));
+
+  History beyond = within;
+  beyond.ledger_writes[2].late_ns = 3 * kS;
+  EXPECT_TRUE(Has(CheckHistory(beyond), "write_outside_lease"));
+
+  // Late by as little, but with no pause to explain it: the protocol wrote
+  // without checking its lease.
+  History unchecked = within;
+  unchecked.faults.clear();
+  EXPECT_TRUE(Has(CheckHistory(unchecked), "write_outside_lease"));
+
+  // A pause between batch items, after which the writer never checked again.
+  History between_items = within;
+  between_items.faults[0].at_point = "between_batch_items";
+  EXPECT_TRUE(Has(CheckHistory(between_items), "write_outside_lease"));
+}
+
 TEST(HistoryChecks, WriteOutsideLease) {
   History bad = Baseline();
   bad.ledger_writes[2].lease_valid_at_send = false;

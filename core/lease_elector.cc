@@ -55,8 +55,12 @@ bool LeaseElector::SuspendDetected() {
   const Nanos unseen = (wall - sampled_wall_) - (mono - sampled_mono_);
   sampled_mono_ = mono;
   sampled_wall_ = wall;
-  // Time the monotonic clock did not count may have run the lease out.
-  return unseen > PauseThreshold() || (unseen > config_.timing.safety_margin && mono + unseen >= valid_until_);
+  // Time the monotonic clock did not count may have run the lease out:
+  // several suspends, each short, add up (found by the nemesis: two 1.8 s
+  // suspends within one lease outlived it by 3.6 s of true time).
+  unseen_since_renewal_ += std::max<Nanos>(0, unseen);
+  return unseen > PauseThreshold() ||
+         (unseen_since_renewal_ > config_.timing.safety_margin && mono + unseen_since_renewal_ >= valid_until_);
 }
 
 std::optional<LeaseGrant> LeaseElector::ValidLease() {
@@ -158,6 +162,7 @@ void LeaseElector::BecomeLeader(std::int64_t term, std::int64_t version, Nanos s
   last_renew_sent_ = sent;
   valid_until_ = sent + config_.timing.renew_deadline;
   acquired_wall_ = acquired_wall;
+  unseen_since_renewal_ = 0;
   Sample();
   metrics_.is_leader = true;
   metrics_.term = term;
@@ -326,6 +331,7 @@ void LeaseElector::Lead() {
         version_ = result.current.version;
         last_renew_sent_ = sent;
         valid_until_ = sent + timing.renew_deadline;
+        unseen_since_renewal_ = 0;
         if (Is(ProtocolVariant::kRenewDeadlineFromReply)) {
           valid_until_ = now + timing.renew_deadline;  // BUG ZOO: counts from the reply, not the send
         }

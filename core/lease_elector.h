@@ -100,6 +100,7 @@ class LeaseElector {
   bool shutting_down_ = false;
   Nanos sampled_mono_ = 0;
   Nanos sampled_wall_ = 0;
+  Nanos unseen_since_renewal_ = 0;  // time the monotonic clock missed since the last renewal (suspends)
 };
 
 }  // namespace leasesim::core

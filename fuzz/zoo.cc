@@ -42,11 +42,14 @@ struct Recipe {
 // nemesis draws per seed; a few recipes add one hand-written setup fault.
 const Recipe kRecipes[] = {
     {ProtocolVariant::kNoFencing,
-     "The ledger ignores tokens. The leader's clock runs 40% slow from 5 s (beyond the bound); when the nemesis "
-     "cuts it off from the store it keeps settling after its successor took over. With keys in place a stale "
-     "write only shows when it hits a window the successor has not settled yet, which short windows make likely.",
-     R"({"settlement": {"period_ms": 200, "poll_ms": 20},
-         "faults": [{"at_ms": 5000, "kind": "clock_drift", "node": "leader", "drift_ppm": -400000}],
+     "The ledger ignores tokens. A follower's clock runs 50% fast from 5 s (beyond the bound); when the nemesis "
+     "cuts the leader off from the store, the follower takes over while the leader still settles. With keys in "
+     "place a stale write only shows when it hits a window the successor has not settled yet, which short "
+     "windows make likely.",
+     R"({"lease": {"duration_ms": 10000, "renew_interval_ms": 3000, "renew_deadline_ms": 8000, "retry_ms": 200,
+                   "request_timeout_ms": 1000, "drift_bound_ppm": 1000, "safety_margin_ms": 500, "pause_budget_ms": 1000},
+         "settlement": {"period_ms": 200, "poll_ms": 20},
+         "faults": [{"at_ms": 5000, "kind": "clock_drift", "node": "follower", "drift_ppm": 500000}],
          "nemesis": {"kinds": ["isolate_from_store", "partition", "store_outage"], "faults_max": 4,
                      "from_ms": 6000, "until_ms": 40000}})",
      30},

@@ -158,7 +158,10 @@ std::vector<FaultShape> FaultShapes(const Timeline& t) {
       shapes.push_back({&fault, fault.start_ns, fault.start_ns, true});
       continue;
     }
-    shapes.push_back({&fault, fault.start_ns, fault.end_ns, fault.end_ns <= fault.start_ns});
+    // A clock step or a restart happens at one instant, whatever span the
+    // record gives it (a step stays in effect to the end of the run).
+    const bool instant = fault.kind == "clock_step" || fault.kind == "restart" || fault.end_ns <= fault.start_ns;
+    shapes.push_back({&fault, fault.start_ns, instant ? fault.start_ns : fault.end_ns, instant});
   }
   return shapes;
 }
@@ -176,6 +179,15 @@ std::string FaultTitle(const TimelineFault& fault, const FaultShape& shape) {
   if (!fault.description.empty()) title += " (" + fault.description + ")";
   title += fault.within_assumptions ? "; within the protocol's assumptions" : "; BEYOND the protocol's assumptions";
   return title;
+}
+
+// Violations by the instant they happened (ties in the checker's order).
+std::vector<const TimelineViolation*> TimeOrdered(const std::vector<TimelineViolation>& violations) {
+  std::vector<const TimelineViolation*> ordered;
+  for (const TimelineViolation& v : violations) ordered.push_back(&v);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const TimelineViolation* a, const TimelineViolation* b) { return a->at_ns < b->at_ns; });
+  return ordered;
 }
 
 std::string Svg(const Timeline& t) {
@@ -341,9 +353,13 @@ std::string Svg(const Timeline& t) {
     svg += "</g>\n";
   }
 
-  // Violations: a line through every lane, a numbered marker below.
-  for (std::size_t i = 0; i < t.violations.size(); ++i) {
-    const TimelineViolation& violation = t.violations[i];
+  // Violations, in time order: a line through every lane, circles on the
+  // nodes named, and below a numbered badge; violations closer than a badge's
+  // width share one badge ("3\xE2\x80\x935"), and a kind label is written
+  // where it has room.
+  const std::vector<const TimelineViolation*> violations = TimeOrdered(t.violations);
+  for (std::size_t i = 0; i < violations.size(); ++i) {
+    const TimelineViolation& violation = *violations[i];
     const std::int64_t x = scale.X(violation.at_ns);
     const std::string number = std::to_string(i + 1);
     svg += "<g class=\"violation" + std::string(violation.expected ? " expected" : "") + "\" id=\"" + Attr(id) +
@@ -358,11 +374,55 @@ std::string Svg(const Timeline& t) {
       svg += "<circle class=\"violation-node\" cx=\"" + Coord(x) + "\" cy=\"" + Int(lanes.NodeY(node) + kLaneHeight / 2) +
              "\" r=\"5\"/>";
     }
+    svg += "</g>\n";
+  }
+  struct Badge {
+    std::size_t first;
+    std::size_t last;
+    std::int64_t x;     // tenths
+    std::int64_t half;  // half its width, tenths
+  };
+  std::vector<Badge> badges;
+  for (std::size_t first = 0; first < violations.size();) {
+    const std::int64_t x = scale.X(violations[first]->at_ns);
+    std::size_t last = first;
+    while (last + 1 < violations.size() && scale.X(violations[last + 1]->at_ns) - x < 260) ++last;
+    const std::size_t digits = std::to_string(first + 1).size() + (first == last ? 0 : 1 + std::to_string(last + 1).size());
+    badges.push_back({first, last, x, first == last ? 100 : 40 + 35 * static_cast<std::int64_t>(digits)});
+    first = last + 1;
+  }
+  std::int64_t label_free_from = 0;  // x (tenths) where the next kind label may start
+  for (std::size_t b = 0; b < badges.size(); ++b) {
+    const Badge& badge = badges[b];
+    const std::string text = badge.first == badge.last ? std::to_string(badge.first + 1)
+                                                       : std::to_string(badge.first + 1) + "\xE2\x80\x93" +
+                                                             std::to_string(badge.last + 1);
+    bool all_expected = true;
+    std::string kinds;
+    std::string title;
+    for (std::size_t k = badge.first; k <= badge.last; ++k) {
+      all_expected = all_expected && violations[k]->expected;
+      if (kinds.find(violations[k]->kind) == std::string::npos) kinds += (kinds.empty() ? "" : ", ") + violations[k]->kind;
+      title += (title.empty() ? "" : "\n") + std::to_string(k + 1) + ". " + violations[k]->kind + " at " +
+               FormatSeconds(violations[k]->at_ns);
+    }
     const int cy = lanes.ViolationY() + kViolationRowHeight / 2;
-    svg += "<circle class=\"violation-marker\" cx=\"" + Coord(x) + "\" cy=\"" + Int(cy) + "\" r=\"10\"/>";
-    svg += "<text class=\"violation-number\" x=\"" + Coord(x) + "\" y=\"" + Int(cy + 4) + "\">" + number + "</text>";
-    svg += "<text class=\"violation-kind\" x=\"" + Coord(x + 140) + "\" y=\"" + Int(cy + 4) + "\">" +
-           Text(violation.kind) + "</text>";
+    svg += "<g class=\"violation-badge" + std::string(all_expected ? " expected" : "") + "\"><title>" + Text(title) +
+           "</title>";
+    svg += "<rect class=\"violation-marker\" x=\"" + Coord(badge.x - badge.half) + "\" y=\"" + Int(cy - 10) +
+           "\" width=\"" + Coord(2 * badge.half) + "\" height=\"20\" rx=\"10\"/>";
+    svg += "<text class=\"violation-number\" x=\"" + Coord(badge.x) + "\" y=\"" + Int(cy + 4) + "\">" + text +
+           "</text>";
+    // The kind label goes right of the badge when it fits before the next one.
+    const std::int64_t label_x = badge.x + badge.half + 40;
+    const std::int64_t label_end = label_x + static_cast<std::int64_t>(kinds.size()) * 68;
+    const std::int64_t room_until =
+        b + 1 < badges.size() ? badges[b + 1].x - badges[b + 1].half - 40 : (kLabelWidth + kPlotWidth + kRightMargin) * 10;
+    if (badge.x - badge.half >= label_free_from && label_end <= room_until) {
+      svg += "<text class=\"violation-kind\" x=\"" + Coord(label_x) + "\" y=\"" + Int(cy + 4) + "\">" + Text(kinds) +
+             "</text>";
+      label_free_from = label_end + 40;
+    }
     svg += "</g>\n";
   }
   svg += "<text class=\"lane-label\" x=\"8\" y=\"" + Int(lanes.ViolationY() + 17) + "\">violations</text>\n";
@@ -421,7 +481,7 @@ svg.timeline .write.rejected .token { fill: #c62828; font-weight: 700; }
 svg.timeline .violation-line { stroke: #c62828; stroke-width: 2; stroke-dasharray: 6 3; }
 svg.timeline .violation.expected .violation-line { stroke: #e69f00; }
 svg.timeline .violation-marker { fill: #c62828; }
-svg.timeline .violation.expected .violation-marker { fill: #e69f00; }
+svg.timeline .violation-badge.expected .violation-marker { fill: #e69f00; }
 svg.timeline .violation-node { fill: none; stroke: #c62828; stroke-width: 2.5; }
 svg.timeline .violation-number { font-size: 11px; fill: #fff; font-weight: 700; text-anchor: middle; }
 svg.timeline .violation-kind { font-size: 11px; fill: #c62828; font-weight: 600; }
@@ -436,6 +496,7 @@ svg.timeline .violation-kind { font-size: 11px; fill: #c62828; font-weight: 600;
 ol.violation-list li { margin: 4px 0; } ol.violation-list .kind { font-weight: 700; color: #c62828; }
 ol.violation-list li.expected .kind { color: #b26a00; }
 .notes { color: #555; }
+div.wide { overflow-x: auto; max-width: 100%; }
 details.figures > summary { cursor: pointer; } details.figures > summary h2 { display: inline; }
 </style>
 )";
@@ -471,8 +532,9 @@ std::string TimelineSection(const Timeline& t) {
     html += "<p class=\"no-violations\">No violations.</p>\n";
   } else {
     html += "<ol class=\"violation-list\">\n";
-    for (std::size_t i = 0; i < t.violations.size(); ++i) {
-      const TimelineViolation& v = t.violations[i];
+    const std::vector<const TimelineViolation*> ordered = TimeOrdered(t.violations);
+    for (std::size_t i = 0; i < ordered.size(); ++i) {
+      const TimelineViolation& v = *ordered[i];
       html += "<li" + std::string(v.expected ? " class=\"expected\"" : "") + " id=\"" + Attr(id) + "-explain-v" +
               std::to_string(i + 1) + "\"><span class=\"kind\">" + Text(v.kind) + "</span>" +
               (v.expected ? " (expected by the scenario)" : "") + " at " + FormatSeconds(v.at_ns) +
@@ -595,7 +657,7 @@ std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& t
     html += "<details class=\"figures\"" + std::string(failed == 0 ? " open" : "") +
             "><summary><h2>Figures</h2></summary>\n"
             "<p class=\"meta\">mean [min \xE2\x80\x93 max] over each scenario's runs</p>\n"
-            "<table class=\"figures\">\n<tr><th>figure</th>";
+            "<div class=\"wide\"><table class=\"figures\">\n<tr><th>figure</th>";
     for (const std::string& scenario : sweep.scenarios) html += "<th>" + Text(scenario) + "</th>";
     html += "</tr>\n";
     for (const std::string& name : figure_names) {
@@ -613,7 +675,7 @@ std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& t
       }
       html += "</tr>\n";
     }
-    html += "</table>\n</details>\n";
+    html += "</table></div>\n</details>\n";
   }
 
   html += "</body>\n</html>\n";

@@ -65,13 +65,33 @@ TEST(TimelineHtml, DrawsLanesBeliefsHolderFaultsWritesAndTheViolation) {
   EXPECT_EQ(Find(*svg, {"write", "applied"}).size(), t.writes.size() - 2);
   const auto violations = Find(*svg, {"violation"});
   ASSERT_EQ(violations.size(), 2u);
-  EXPECT_EQ(violations[0]->attributes.at("data-kind"), "stale_token_write");
+  // In time order: the overlap (31 s) before the stale write (40.2 s).
+  EXPECT_EQ(violations[0]->attributes.at("data-kind"), "lease_overlap");
+  EXPECT_EQ(violations[1]->attributes.at("data-kind"), "stale_token_write");
   EXPECT_EQ(Find(*svg, {"violation", "expected"}).size(), 1u);
+  EXPECT_EQ(Find(*svg, {"violation-badge"}).size(), 2u);
+  EXPECT_LT(html.find("1. lease_overlap at 31.000 s"), html.find("2. stale_token_write at 40.200 s"));
   // The explanation, escaped, under the picture.
   EXPECT_NE(html.find("&lt;no fencing&gt; &amp; &quot;stale&quot;"), std::string::npos);
   EXPECT_NE(html.find("class=\"violation-list\""), std::string::npos);
   // The token of each write is written on its tick.
   EXPECT_NE(html.find("token 1, window 3: applied"), std::string::npos);
+}
+
+TEST(TimelineHtml, CloseViolationsShareOneBadge) {
+  Timeline t = testing::SampleFailingTimeline();
+  t.violations.clear();
+  for (int i = 0; i < 4; ++i) {
+    t.violations.push_back({"dual_writer", "w" + std::to_string(i), 20 * testing::kS + i * testing::kMs, {1, 2}, false});
+  }
+  t.violations.push_back({"term_reuse", "far", 50 * testing::kS, {2}, false});
+  std::unique_ptr<XmlElement> svg;
+  ASSERT_NO_THROW(svg = ParseSvg(TimelineHtml(t)));
+  EXPECT_EQ(Find(*svg, {"violation"}).size(), 5u);  // every violation keeps its line
+  const auto badges = Find(*svg, {"violation-badge"});
+  ASSERT_EQ(badges.size(), 2u);
+  EXPECT_EQ(Find(*badges[0], {"violation-number"}).at(0)->text, "1\xE2\x80\x93" "4");
+  EXPECT_EQ(Find(*badges[1], {"violation-number"}).at(0)->text, "5");
 }
 
 TEST(TimelineHtml, IsSelfContained) {

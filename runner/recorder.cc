@@ -71,7 +71,7 @@ void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) 
 }
 
 std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
-                                  bool lease_valid) {
+                                  std::int64_t late_ns) {
   checker::LedgerWrite write;
   write.id = static_cast<std::int64_t>(history_.ledger_writes.size());
   write.node = node;
@@ -80,7 +80,8 @@ std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const cor
   write.idempotency_key = batch.idempotency_key;
   write.window = batch.window;
   write.sent_ns = world_.now();
-  write.lease_valid_at_send = lease_valid;
+  write.lease_valid_at_send = late_ns == 0;
+  write.late_ns = late_ns;
   history_.ledger_writes.push_back(std::move(write));
   return history_.ledger_writes.back().id;
 }

@@ -256,7 +256,10 @@ class RunWorld {
     switch (fault.kind) {
       case FaultKind::kCrash: {
         record.end_ns = record.start_ns;
-        if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
+        if (!fault.at_point.empty()) {
+          record.description = "at " + fault.at_point;
+          record.at_point = fault.at_point;
+        }
         auto crash = [this, node] {
           recorder_->NodeCrashed(node);
           world_.Crash(HostOf(node));
@@ -278,14 +281,20 @@ class RunWorld {
         }
         break;
       case FaultKind::kPause: {
-        if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
+        if (!fault.at_point.empty()) {
+          record.description = "at " + fault.at_point;
+          record.at_point = fault.at_point;
+        }
         const sim::HostId host = HostOf(node);
         world_.Pause(host);
         world_.At(world_.now() + fault.duration, [this, host] { world_.Unpause(host); });
         break;
       }
       case FaultKind::kSuspend: {
-        if (!fault.at_point.empty()) record.description = "at " + fault.at_point;
+        if (!fault.at_point.empty()) {
+          record.description = "at " + fault.at_point;
+          record.at_point = fault.at_point;
+        }
         const sim::HostId host = HostOf(node);
         world_.Suspend(host);
         world_.At(world_.now() + fault.duration, [this, host] { world_.Unsuspend(host); });

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "reports/summary_json.h"
@@ -215,6 +217,20 @@ TEST(SweepTimeline, DerivesTheStoreHolderFromAppliedWrites) {
   EXPECT_EQ(timeline.faults.front().kind, "crash");
   EXPECT_FALSE(timeline.writes.empty());
   EXPECT_EQ(timeline.replay_command, "leasesim replay two.json --scenario crash --seed 4");
+}
+
+TEST(SweepTimeline, ReplayHtmlDrawsAnyRunPassingOrFailing) {
+  const ScenarioFile file = TwoScenarios();
+  const RunResult result = RunScenario(file.scenarios[1], 4, {.keep_history = true});
+  ASSERT_TRUE(result.ok());
+  const std::string path = ::testing::TempDir() + "/leasesim_replay_timeline.html";
+  ASSERT_EQ(WriteTimelineHtml(path, result, "two.json"), "");
+  std::ifstream in(path);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<svg class=\"timeline\""), std::string::npos);
+  EXPECT_NE(html.find("PASS</span> crash seed 4"), std::string::npos);
+  EXPECT_NE(html.find("No violations."), std::string::npos);
+  EXPECT_NE(WriteTimelineHtml("/nonexistent-dir/x.html", result, "two.json"), "");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reports/html_report.h"
+#include "reports/summary_json.h"
 #include "runner/sweep.h"
 
 namespace leasesim::runner {
@@ -96,6 +98,10 @@ reports::Timeline BuildTimeline(const RunResult& result, const std::string& file
   }
   t.notes = result.verdict.notes;
   return t;
+}
+
+std::string WriteTimelineHtml(const std::string& path, const RunResult& result, const std::string& file) {
+  return reports::WriteFileAtomically(path, reports::TimelineHtml(BuildTimeline(result, file)));
 }
 
 }  // namespace leasesim::runner

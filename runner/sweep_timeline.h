@@ -20,4 +20,9 @@ namespace leasesim::runner {
 // span.
 reports::Timeline BuildTimeline(const RunResult& result, const std::string& file);
 
+// `leasesim replay ... --html PATH`: writes the run's timeline as one
+// self-contained page (reports::TimelineHtml), atomically. `result` must have
+// been run with keep_history. Returns an error message, or empty on success.
+std::string WriteTimelineHtml(const std::string& path, const RunResult& result, const std::string& file);
+
 }  // namespace leasesim::runner

@@ -1,8 +1,9 @@
 // Writes the pages the browser test loads:
 //   OUT/run/report.html  what `leasesim run tests/browser/failing.json --seeds 1-3`
-//                        writes: a real sweep whose "slow-recovery" runs fail
-//                        (partition, pause beyond the lease, clock step, store
-//                        outage, crash and restart on their timelines)
+//                        writes: a real sweep whose "no-term-bump" runs (a bug
+//                        zoo variant) fail with term_reuse and dual_writer, with
+//                        a partition, a pause beyond the lease, a clock step, a
+//                        store outage, a crash and restarts on their timelines
 //   OUT/sample.html      report.html of a hand-made failing run: a stale-token
 //                        write that an unfenced ledger applied, and one a
 //                        fenced ledger rejected (reports/sample_report.h)
