@@ -6,10 +6,13 @@ SEEDS ?= 1-200
 WERROR ?= $(if $(CI),ON,OFF)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build demo test asan-test bench clean
+.PHONY: deps test-deps configure build demo test asan-test bench clean
 
 deps:
 	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --tests
 
 configure: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DLEASESIM_WERROR=$(WERROR) $(CMAKE_FLAGS) >/dev/null
@@ -20,7 +23,7 @@ build: configure
 demo: build
 	$(BUILD)/leasesim run scenarios/ci.json --seeds $(SEEDS) --out out
 
-test: build
+test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer.

@@ -13,9 +13,12 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: leasesim COMMAND ...\n"
-    "  run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--quiet]\n"
+    "  run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--jobs N]\n"
+    "      [--shard K/N] [--check-determinism] [--quiet]\n"
     "      run every scenario of FILE for every seed; exit 1 on any violation\n"
-    "  replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE]\n"
+    "  merge DIR... --out DIR [--quiet]\n"
+    "      combine the outputs of run --shard K/N into one summary and report\n"
+    "  replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE] [--html FILE]\n"
     "      run one seed again, exactly; print its trace hash and verdict\n"
     "  check FILE [--format leasesim|jepsen-log|edn] [--model lease|cas-register|kv] [--budget N] [--json]\n"
     "      check a recorded history (ours or another tool's): exit 0 fine, 1 violation,\n"
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
   if (command == "run") return leasesim::cli::RunCommand(args, std::cout, std::cerr);
+  if (command == "merge") return leasesim::cli::MergeCommand(args, std::cout, std::cerr);
   if (command == "replay") return leasesim::cli::ReplayCommand(args, std::cout, std::cerr);
   if (command == "live") return leasesim::cli::LiveCommand(args, std::cout, std::cerr);
   if (command == "fuzz") return leasesim::cli::FuzzCommand(args, std::cout, std::cerr);

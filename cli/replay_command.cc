@@ -8,18 +8,19 @@
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
+#include "runner/sweep_timeline.h"
 #include "sim/trace.h"
 
 namespace leasesim::cli {
 
 int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--scenario", "--seed", "--trace", "--history"}, {});
+  const Args args(argv, {"--scenario", "--seed", "--trace", "--history", "--html"}, {});
   if (!args.ok()) {
     err << "leasesim replay: " << args.error() << "\n";
     return kExitBadInput;
   }
   if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
-    err << "usage: leasesim replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE]\n";
+    err << "usage: leasesim replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE] [--html FILE]\n";
     return kExitBadInput;
   }
   auto seeds = runner::ParseSeeds(*args.value("--seed"));
@@ -74,6 +75,13 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     }
     checker::WriteHistory(result.history, history);
     out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
+  }
+  if (const std::optional<std::string> html_path = args.value("--html")) {
+    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path); !problem.empty()) {
+      err << "leasesim replay: --html " << problem << "\n";
+      return kExitBadInput;
+    }
+    out << "wrote the timeline to " << *html_path << "\n";
   }
   return result.ok() ? kExitOk : kExitViolation;
 }

@@ -189,11 +189,19 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     out << "NONDETERMINISM: " << outcome.nondeterministic
         << " run(s) gave different traces for the same scenario and seed (see the nondeterminism violations above)\n";
   }
+  // A fault aimed at a point that is never reached must not give a false green.
+  std::vector<const std::map<std::string, std::int64_t>*> all_figures;
+  for (const reports::RunSummary& run : sweep.runs) all_figures.push_back(&run.figures);
+  const std::vector<std::string> never_fired = runner::FaultPointsNeverFired(file.require_fault_points, all_figures);
+  for (const std::string& point : never_fired) {
+    out << "FAIL fault point " << point << " never fired in any run, although " << file_path
+        << " requires it (require_fault_points)\n";
+  }
   const int failed = sweep.failed();
   out << sweep.runs.size() << " runs: " << (static_cast<int>(sweep.runs.size()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
       << reports::kJunitFile << ", " << reports::kReportFile << "\n";
-  return failed == 0 ? kExitOk : kExitViolation;
+  return failed == 0 && never_fired.empty() ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs, from Debian's apt, whatever the build and tests need and is missing.
-# Idempotent: a second run installs nothing and takes well under a second.
+# Installs, from Debian's apt, whatever the build (and, with --tests, the
+# tests) need and is missing. Idempotent: a second run installs nothing and
+# takes well under a second.
+#   --tests  also the test-only tools: Chromium and fonts for the report's
+#            browser test, xmllint for the JUnit schema check.
 set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
@@ -8,6 +11,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libcurl4-openssl-dev etcd-server
 )
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(chromium fonts-dejavu-core libxml2-utils)
+fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

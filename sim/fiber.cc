@@ -111,7 +111,13 @@ void Fiber::Resume() {
 void Fiber::Suspend() {
   assert(running_);
   LEASESIM_START_SWITCH(&fiber_fake_stack_, caller_bottom_, caller_size_);
-  caller_ = std::move(caller_).resume();
+  try {
+    caller_ = std::move(caller_).resume();
+  } catch (const boost::context::detail::forced_unwind&) {
+    // Back on this stack to be unwound (the fiber is being destroyed).
+    LEASESIM_FINISH_SWITCH(fiber_fake_stack_, &caller_bottom_, &caller_size_);
+    throw;
+  }
   LEASESIM_FINISH_SWITCH(fiber_fake_stack_, &caller_bottom_, &caller_size_);
 }
 
