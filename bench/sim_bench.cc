@@ -15,20 +15,26 @@
 namespace leasesim {
 namespace {
 
+// Steady state: `pending` events in the queue, each one scheduling the next
+// at a pseudo-random later time, as timers and messages do in a run.
 void BM_EventLoop(benchmark::State& state) {
-  const int events = 100'000;
+  const int pending = static_cast<int>(state.range(0));
+  const int events = 200'000;
   for (auto _ : state) {
     sim::World world(1, false);
-    std::int64_t sum = 0;
-    for (int i = 0; i < events; ++i) {
-      world.At(static_cast<sim::Nanos>((i * 7919) % 100'000), [&sum, i] { sum += i; });
-    }
-    world.RunUntil(sim::Seconds(1));
-    benchmark::DoNotOptimize(sum);
+    sim::Prng prng(7);
+    int remaining = events;
+    std::function<void()> tick;
+    tick = [&] {
+      if (--remaining <= 0) return;
+      world.At(world.now() + prng.UniformRange(1, 1'000'000), [&] { tick(); });
+    };
+    for (int i = 0; i < pending; ++i) world.At(prng.UniformRange(0, 1'000'000), [&] { tick(); });
+    world.RunUntil(sim::Seconds(1'000'000));
   }
   state.SetItemsProcessed(state.iterations() * events);
 }
-BENCHMARK(BM_EventLoop);
+BENCHMARK(BM_EventLoop)->Arg(16)->Arg(1'000)->Arg(100'000);
 
 void BM_RawBoostContextRoundTrip(benchmark::State& state) {
   namespace ctx = boost::context;
