@@ -36,6 +36,7 @@ class FakeStore : public StoreClient {
                             Nanos) override {
     cas_terms.push_back(record.term);
     if (unavailable) return {StoreStatus::kUnavailable, {}};
+    if (silent) return {StoreStatus::kTimeout, {}};
     VersionedRecord& slot = records[std::string(key)];
     if (!slot.found || slot.version != expected) return {StoreStatus::kConflict, slot};
     slot = {true, slot.version + 1, record};
@@ -48,6 +49,7 @@ class FakeStore : public StoreClient {
   std::map<std::string, VersionedRecord> records;
   std::vector<std::int64_t> cas_terms;
   bool unavailable = false;
+  bool silent = false;  // CAS requests time out (outcome unknown)
   int reads = 0;
 };
 
@@ -189,6 +191,23 @@ TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {
   EXPECT_EQ(metrics.renewals_ok, 0);
   const auto demoted = std::find(env.log.begin(), env.log.end(), "demoted:store_unavailable");
   ASSERT_NE(demoted, env.log.end());
+  EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], 7'000 * kMs);
+}
+
+TEST(LeaseElector, RenewalsThatTimeOutDemoteAtTheDeadlineAndNoLater) {
+  FakeEnv env;
+  env.stop_at = 20'000 * kMs;
+  env.on_sleep = [&](Nanos now) {
+    if (now >= 1 * kMs) env.store_.silent = true;
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kDeadline), 1);
+  EXPECT_GE(metrics.renewals_failed_timeout, 1);
+  const auto demoted = std::find(env.log.begin(), env.log.end(), "demoted:deadline");
+  ASSERT_NE(demoted, env.log.end());
+  // The create was sent at t=0: renew_deadline 7 s measured from that send.
   EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], 7'000 * kMs);
 }
 
