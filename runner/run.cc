@@ -9,6 +9,7 @@
 #include "backends/sim_node.h"
 #include "backends/sim_services.h"
 #include "checker/checker.h"
+#include "checker/history_figures.h"
 #include "runner/nemesis.h"
 #include "runner/recorder.h"
 #include "runner/replicated_parse.h"
@@ -457,59 +458,14 @@ class RunWorld {
   }
 
   std::map<std::string, std::int64_t> Figures(const checker::History& history) const {
-    std::map<std::string, std::int64_t> figures;
-    // Leaderless time: the part of the run no belief covers.
-    std::vector<std::pair<checker::TimeNs, checker::TimeNs>> spans;
-    for (const checker::LeadershipBelief& belief : history.beliefs) spans.emplace_back(belief.from_ns, belief.until_ns);
-    std::sort(spans.begin(), spans.end());
-    checker::TimeNs covered = 0;
-    checker::TimeNs reach = 0;
-    for (const auto& [from, until] : spans) {
-      const checker::TimeNs start = std::max(from, reach);
-      if (until > start) covered += until - start;
-      reach = std::max(reach, until);
-    }
-    figures["leaderless_ms"] = (history.end_ns - covered) / sim::kNanosPerMilli;
-    std::set<std::pair<std::string, std::int64_t>> holders;
-    for (const checker::LeadershipBelief& belief : history.beliefs) {
-      holders.emplace(belief.holder, belief.term);
-      if (belief.end_reason != "end_of_run" && belief.end_reason != "reacquired") {
-        figures["demotions_" + belief.end_reason] += 1;
-      }
-    }
-    figures["leader_terms"] = static_cast<std::int64_t>(holders.size());
-    for (const checker::LedgerWrite& write : history.ledger_writes) {
-      switch (write.result) {
-        case checker::LedgerResult::kApplied: figures["settlements_applied"] += 1; break;
-        case checker::LedgerResult::kRejectedStale: figures["fenced_writes_rejected"] += 1; break;
-        case checker::LedgerResult::kDuplicate: figures["duplicate_settlements_suppressed"] += 1; break;
-        case checker::LedgerResult::kLost: figures["ledger_writes_lost"] += 1; break;
-      }
-    }
-    std::int64_t unknown = 0;
-    for (const checker::StoreOp& op : history.store_ops) unknown += op.outcome == checker::Outcome::kUnknown ? 1 : 0;
+    // The history's own figures (shared with live runs), plus what only the
+    // simulator knows: protocol event counts and the number of events run.
+    std::map<std::string, std::int64_t> figures = checker::HistoryFigures(history);
     for (const auto& [name, count] : recorder_->event_counts()) figures[name] = count;
-    figures["recovery_ms"] = RecoveryMs(history);
-    figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
-    figures["store_ops_unknown"] = unknown;
     figures["sim_events"] = static_cast<std::int64_t>(world_.events_processed());
     return figures;
   }
 
-  // Time from the end of the last fault until some node led again; 0 when a
-  // leader held throughout, -1 when none led again before the end.
-  static std::int64_t RecoveryMs(const checker::History& history) {
-    checker::TimeNs healed = -1;
-    for (const checker::FaultRecord& fault : history.faults) healed = std::max(healed, fault.end_ns);
-    if (healed < 0) return 0;
-    checker::TimeNs first = checker::kNeverNs;
-    for (const checker::LeadershipBelief& belief : history.beliefs) {
-      if (belief.until_ns <= healed) continue;
-      first = std::min(first, std::max(belief.from_ns, healed));
-    }
-    if (first == checker::kNeverNs) return -1;
-    return (first - healed) / sim::kNanosPerMilli;
-  }
 
   const Scenario& scenario_;
   sim::World world_;
