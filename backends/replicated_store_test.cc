@@ -24,6 +24,7 @@ class NullObserver final : public SimObserver {
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
   void ProtocolEvent(int, const core::LeaseEvent&) override {}
   bool FaultPointReached(int, std::string_view) override { return false; }
+  void ProbeReached(int, core::Probe) override {}
   std::map<std::int64_t, std::int64_t> applied;
 
  private:

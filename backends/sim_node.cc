@@ -51,9 +51,11 @@ void SimNodeEnv::Spawn(std::string_view name, std::function<void()> task) {
   world_.Spawn(host_, std::move(task));
 }
 
-void SimNodeEnv::FaultPoint(std::string_view name) {
-  world_.trace().Record(world_.now(), host_, "fault_point", static_cast<std::int64_t>(name.size()));
-  if (!observer_.FaultPointReached(node_, name)) return;
+void SimNodeEnv::Sometimes(core::Probe probe) { observer_.ProbeReached(node_, probe); }
+
+void SimNodeEnv::AtFaultPoint(core::FaultPoint point) {
+  world_.trace().Record(world_.now(), host_, "fault_point", static_cast<std::int64_t>(point));
+  if (!observer_.FaultPointReached(node_, core::FaultPointName(point))) return;
   // The host was just paused, suspended or marked to crash: yield, so that
   // nothing more runs until the fault is over (or the crash unwinds us).
   world_.SleepUntilLocal(MonotonicNow());
@@ -162,7 +164,8 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
   core::ElectorConfig elector = config.elector;
   elector.identity = identity;
   elector.node_name = "n" + std::to_string(config.node);
-  node_ = std::make_unique<core::LeaseNode>(*env_, std::move(elector), config.settlement);
+  assert(config.rules != nullptr);
+  node_ = std::make_unique<core::LeaseNode>(*env_, std::move(elector), config.settlement, *config.rules);
   node_->Start();
 }
 

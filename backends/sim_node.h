@@ -24,6 +24,9 @@ struct SimNodeConfig {
   int node = 0;               // 1-based node number
   core::ElectorConfig elector;  // identity filled in per incarnation
   core::SettlementConfig settlement;
+  // The protocol's rules (core::CorrectRules() unless a test runs a zoo
+  // variant); must outlive every incarnation.
+  const core::ProtocolRules* rules = &core::CorrectRules();
   // When set, store calls go to this replicated store (finding its leader)
   // instead of the single store server.
   ReplicatedStore* replicated_store = nullptr;
@@ -48,7 +51,8 @@ class SimNodeEnv final : public core::Env,
   core::LedgerClient& ledger() override { return *this; }
   core::EventSink& events() override { return *this; }
   std::uint64_t Random() override { return prng_.Next(); }
-  void FaultPoint(std::string_view name) override;
+  void AtFaultPoint(core::FaultPoint point) override;
+  void Sometimes(core::Probe probe) override;
 
   // StoreClient
   core::StoreResult Read(std::string_view key, core::Nanos timeout) override;

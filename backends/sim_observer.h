@@ -41,6 +41,9 @@ class SimObserver {
   // crash the node's host right here; it returns true when it did, and the
   // node then yields so the fault takes effect at exactly this point.
   virtual bool FaultPointReached(int node, std::string_view point) = 0;
+
+  // A node ran one of the protocol's rare paths (a coverage probe).
+  virtual void ProbeReached(int node, core::Probe probe) = 0;
 };
 
 }  // namespace leasesim::backends

@@ -25,6 +25,7 @@ class RecordingObserver : public SimObserver {
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
   void ProtocolEvent(int, const core::LeaseEvent&) override {}
   bool FaultPointReached(int, std::string_view) override { return false; }
+  void ProbeReached(int, core::Probe) override {}
 
   std::vector<bool> invoked;
   std::vector<std::int64_t> applied;

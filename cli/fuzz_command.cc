@@ -13,6 +13,7 @@
 #include "fuzz/scenario_json.h"
 #include "runner/nemesis.h"
 #include "runner/scenario_parser.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
 namespace {
@@ -75,12 +76,11 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
     options.seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   }
   if (auto variant = args.value("--variant")) {
-    const auto parsed = core::ParseProtocolVariant(*variant);
-    if (!parsed) {
-      err << "leasesim fuzz: unknown variant \"" << *variant << "\" (known: " << core::ProtocolVariantNames() << ")\n";
+    if (zoo::FindVariant(*variant) == nullptr) {
+      err << "leasesim fuzz: unknown variant \"" << *variant << "\" (known: " << zoo::VariantNames() << ")\n";
       return kExitBadInput;
     }
-    options.variant = *parsed;
+    options.variant = *variant;
   }
   if (auto property = args.value("--property")) {
     if (auto problem = fuzz::CheckPropertyName(*property)) {
@@ -94,9 +94,9 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
 
   const std::string again = "leasesim fuzz --runs " + std::to_string(options.runs) + " --seed " +
                             std::to_string(options.seed) + " --variant " +
-                            std::string(core::ProtocolVariantName(options.variant)) + " --property " + options.property;
+                            options.variant + " --property " + options.property;
   out << "leasesim fuzz: " << options.runs << " case(s), property " << options.property << ", variant "
-      << core::ProtocolVariantName(options.variant) << ", seed " << options.seed << "\n";
+      << options.variant << ", seed " << options.seed << "\n";
   out.flush();
   const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
   if (!outcome.failed) {

@@ -8,17 +8,18 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "fuzz/zoo.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
 
 int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--variant", "--correct-seeds"}, {"--no-shrink"});
+  const Args args(argv, {"--seeds", "--variant", "--correct-seeds", "--file"}, {"--no-shrink"});
   if (!args.ok() || !args.positional().empty()) {
     err << (args.ok() ? "" : "leasesim zoo: " + args.error() + "\n")
-        << "usage: leasesim zoo [--seeds N] [--variant V] [--correct-seeds N] [--no-shrink]\n";
+        << "usage: leasesim zoo [--file scenarios/zoo.json] [--seeds N] [--variant V] [--correct-seeds N] [--no-shrink]\n";
     return kExitBadInput;
   }
-  int seeds = 0;  // 0: each variant's own budget
+  int seeds = fuzz::kZooSeedBudget;
   if (auto text = args.value("--seeds")) {
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), seeds);
     if (error != std::errc() || end != text->data() + text->size() || seeds < 1) {
@@ -35,20 +36,28 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     }
   }
   const std::optional<std::string> only = args.value("--variant");
+  const std::string file = args.value("--file").value_or("scenarios/zoo.json");
+  auto loaded = fuzz::LoadZoo(file);
+  if (std::holds_alternative<std::string>(loaded)) {
+    err << "leasesim zoo: " << std::get<std::string>(loaded) << "\n";
+    return kExitBadInput;
+  }
+  const std::vector<fuzz::ZooEntry>& entries = std::get<std::vector<fuzz::ZooEntry>>(loaded);
   std::vector<fuzz::ZooRow> rows;
   bool escaped = false;
-  for (const fuzz::ZooEntry& entry : fuzz::ZooEntries()) {
-    if (only && *only != core::ProtocolVariantName(entry.variant)) continue;
-    rows.push_back(fuzz::HuntVariant(entry, seeds > 0 ? seeds : entry.seed_budget, !args.has("--no-shrink")));
+  for (const fuzz::ZooEntry& entry : entries) {
+    if (only && *only != entry.variant) continue;
+    rows.push_back(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink")));
     escaped = escaped || !rows.back().caught;
   }
   if (rows.empty() && only) {
-    err << "leasesim zoo: no zoo entry for variant \"" << *only << "\" (known: " << core::ProtocolVariantNames() << ")\n";
+    err << "leasesim zoo: " << file << " has no scenario for variant \"" << *only << "\" (known: "
+        << zoo::VariantNames() << ")\n";
     return kExitBadInput;
   }
   bool false_alarm = false;
   if (!only && correct_seeds > 0) {
-    rows.push_back(fuzz::CheckCorrect(correct_seeds));
+    rows.push_back(fuzz::CheckCorrect(entries, correct_seeds));
     false_alarm = rows.back().false_alarms > 0;
   }
   out << fuzz::FormatZooTable(rows);

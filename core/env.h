@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fault_points.h"
 #include "core/lease_record.h"
+#include "core/probes.h"
 
 namespace leasesim::core {
 
@@ -47,7 +49,7 @@ struct SettlementItem {
 // One settlement window's batch: applied as one transaction or not at all.
 struct SettlementBatch {
   std::int64_t token = 0;          // fencing token: the lease term
-  std::string idempotency_key;     // one per window; empty only in the no-key bug variant
+  std::string idempotency_key;     // one per window; empty = none, and the ledger cannot deduplicate
   std::int64_t window = 0;
   std::vector<SettlementItem> items;
   Nanos lease_deadline = 0;        // the writer's own validity deadline (monotonic), for the record
@@ -101,8 +103,10 @@ class Env {
   virtual EventSink& events() = 0;
   // Randomness for jitter only (never for correctness).
   virtual std::uint64_t Random() = 0;
-  // A named point where the world may strike (pause, crash) in tests.
-  virtual void FaultPoint(std::string_view name) { (void)name; }
+  // A named point where a test world may strike (pause, crash, ...).
+  virtual void AtFaultPoint(FaultPoint point) { (void)point; }
+  // A rare path of the protocol ran (a coverage probe; see core/probes.h).
+  virtual void Sometimes(Probe probe) { (void)probe; }
 };
 
 }  // namespace leasesim::core

@@ -26,8 +26,8 @@ std::vector<TimingError> ValidateElectorConfig(const ElectorConfig& config) {
   return errors;
 }
 
-LeaseElector::LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics)
-    : env_(env), config_(std::move(config)), metrics_(metrics) {
+LeaseElector::LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics, const ProtocolRules& rules)
+    : env_(env), config_(std::move(config)), metrics_(metrics), rules_(rules) {
   assert(ValidateElectorConfig(config_).empty());
 }
 
@@ -59,8 +59,10 @@ bool LeaseElector::SuspendDetected() {
   // several suspends, each short, add up (found by the nemesis: two 1.8 s
   // suspends within one lease outlived it by 3.6 s of true time).
   unseen_since_renewal_ += std::max<Nanos>(0, unseen);
-  return unseen > PauseThreshold() ||
-         (unseen_since_renewal_ > config_.timing.safety_margin && mono + unseen_since_renewal_ >= valid_until_);
+  const bool detected = unseen > PauseThreshold() ||
+                        (unseen_since_renewal_ > config_.timing.safety_margin && mono + unseen_since_renewal_ >= valid_until_);
+  if (detected) env_.Sometimes(Probe::kSuspendDetected);
+  return detected;
 }
 
 std::optional<LeaseGrant> LeaseElector::ValidLease() {
@@ -85,26 +87,26 @@ void LeaseElector::Release(const std::string& preferred_successor) {
   std::int64_t version = version_;
   Demote(DemotionReason::kReleased);  // side effects stop before the store hears of it
   Emit(EventKind::kReleased);
-  env_.FaultPoint(fault_points::kDuringRelease);
+  env_.AtFaultPoint(FaultPoint::kDuringRelease);
   LeaseRecord released;
   released.term = term;  // same term: the successor bumps it
   released.duration_ns = config_.timing.lease_duration;
   released.acquired_wall_ns = acquired_wall_;
   released.renewed_wall_ns = env_.WallNow();
   released.preferred_successor = preferred_successor;
-  if (Is(ProtocolVariant::kReleaseWithoutVersionCheck)) {
-    // BUG ZOO: releases whatever record is there, even a successor's.
-    Overwrite(VersionedRecord{true, version, {}}, released);
-    return;
-  }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const StoreResult result =
-        env_.store().CompareAndSet(config_.key, version, released, config_.timing.request_timeout);
+    const StoreResult result = rules_.WriteRecord(env_.store(), config_.key, RecordWrite::kRelease,
+                                                  VersionedRecord{true, version, {}}, released,
+                                                  config_.timing.request_timeout);
     if (result.status != StoreStatus::kConflict) return;
     // A renewal whose reply was lost may have moved the version: release
     // only if the record is still ours in this term.
     const VersionedRecord& current = result.current;
-    if (!current.found || current.record.holder != config_.identity || current.record.term != term) return;
+    if (!current.found || current.record.holder != config_.identity || current.record.term != term) {
+      env_.Sometimes(Probe::kReleaseFoundOther);
+      return;
+    }
+    env_.Sometimes(Probe::kReleaseRetried);
     version = current.version;
   }
 }
@@ -178,105 +180,69 @@ void LeaseElector::Demote(DemotionReason reason) {
   Emit(EventKind::kDemoted, DemotionReasonName(reason));
 }
 
-StoreResult LeaseElector::Overwrite(const VersionedRecord& observed, const LeaseRecord& record) {
-  constexpr int kAttemptsMax = 3;
-  StoreResult result;
-  VersionedRecord target = observed;
-  for (int attempt = 0; attempt < kAttemptsMax; ++attempt) {
-    result = target.found
-                 ? env_.store().CompareAndSet(config_.key, target.version, record, config_.timing.request_timeout)
-                 : env_.store().Create(config_.key, record, config_.timing.request_timeout);
-    if (result.status != StoreStatus::kConflict || !result.current.found) return result;
-    target = result.current;  // someone else's record: write over it anyway
-  }
-  return result;
-}
-
-bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term) {
+bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term, Probe on_success) {
+  env_.AtFaultPoint(FaultPoint::kBeforeAcquire);
   const Nanos sent = env_.MonotonicNow();
   const Nanos wall = env_.WallNow();
   acquired_wall_ = wall;
-  const LeaseRecord wanted = RecordFor(term);
-  const StoreResult result =
-      Is(ProtocolVariant::kBlindWrite) ? Overwrite(observed, wanted)  // BUG ZOO: no compare
-      : observed.found
-          ? env_.store().CompareAndSet(config_.key, observed.version, wanted, config_.timing.request_timeout)
-          : env_.store().Create(config_.key, wanted, config_.timing.request_timeout);
-  env_.FaultPoint(fault_points::kAfterCasReply);
+  const StoreResult result = rules_.WriteRecord(env_.store(), config_.key, RecordWrite::kAcquire, observed,
+                                                RecordFor(term), config_.timing.request_timeout);
+  env_.AtFaultPoint(FaultPoint::kAfterCasReply);
+  if (result.status == StoreStatus::kConflict) env_.Sometimes(Probe::kTakeLostRace);
+  if (result.status == StoreStatus::kTimeout) env_.Sometimes(Probe::kTakeOutcomeUnknown);
   if (result.status != StoreStatus::kOk) return false;
-  if (shutting_down_) return false;  // released while the request was out; the record lapses
+  if (shutting_down_) {
+    env_.Sometimes(Probe::kReleasedDuringTake);
+    return false;  // released while the request was out; the record lapses
+  }
   assert(result.current.found);
   assert(result.current.record.holder == config_.identity);
+  env_.Sometimes(on_success);
   BecomeLeader(term, result.current.version, sent, wall);
   return true;
 }
 
+bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watched) {
+  const Nanos now = env_.MonotonicNow();
+  if (rules_.StartsNewObservation(watched, seen)) watched = Observation{seen.version, seen.record.holder, now};
+  if (!seen.found) return TryTake(seen, 1, Probe::kLeaseCreated);
+  if (seen.record.holder.empty()) {
+    // Released. A preferred successor takes over at once; anyone else
+    // gives it a few retry periods first.
+    const std::string& preferred = seen.record.preferred_successor;
+    const bool preferred_me = !preferred.empty() && preferred == config_.node_name;
+    const bool my_turn = preferred.empty() || preferred_me || now - watched.since >= 3 * config_.timing.retry;
+    if (!my_turn) return false;
+    return TryTake(seen, rules_.TakeoverTerm(seen.record.term),
+                   preferred_me ? Probe::kPreferredSuccessorTook : Probe::kReleasedLeaseTaken);
+  }
+  if (seen.record.holder == config_.identity) {
+    // Our own write whose reply was lost, or a lease we demoted from that
+    // nobody took: confirm it by CAS; validity counts from this send.
+    return TryTake(seen, seen.record.term, Probe::kOwnRecordReadopted);
+  }
+  metrics_.term = std::max(metrics_.term, seen.record.term);
+  if (seen.record.holder != last_observed_holder_) {
+    last_observed_holder_ = seen.record.holder;
+    metrics_.leader_changes_observed += 1;
+    Emit(EventKind::kObservedLeader, {}, seen.record.holder);
+  }
+  const ExpiryQuestion question{seen, watched, now, env_.WallNow(), config_.timing};
+  if (!rules_.HolderExpired(question)) return false;
+  if (TryTake(seen, rules_.TakeoverTerm(seen.record.term), Probe::kTakeoverAfterExpiry)) return true;
+  watched = Observation{};  // re-observe whatever is there now
+  return false;
+}
+
 bool LeaseElector::Campaign() {
   assert(!leading_);
-  // Expiry of another holder is judged only from our own monotonic clock:
-  // the version must stay unchanged for the holder's full lease duration
-  // (plus drift) since we first saw it.
-  std::int64_t watched_version = -1;
-  Nanos watched_since = 0;
-  std::string cached_holder;  // kCampaignFromStaleRead only
-  // A takeover's term: one above the previous holder's.
-  auto next_term = [this](std::int64_t term) {
-    return Is(ProtocolVariant::kNoTermBump) ? term : term + 1;  // BUG ZOO: the term is not bumped
-  };
+  // Expiry of another holder is judged only from our own monotonic clock
+  // (ProtocolRules::HolderExpired), from when we first saw its version.
+  Observation watched;
   for (;;) {
     if (shutting_down_) return false;
     const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
-    if (read.status == StoreStatus::kOk) {
-      const VersionedRecord& seen = read.current;
-      const Nanos now = env_.MonotonicNow();
-      if (Is(ProtocolVariant::kCampaignFromStaleRead)) {
-        // BUG ZOO: the candidate keeps the first record it read for a holder
-        // as a cached view and times expiry from it; the renewals that keep
-        // the lease alive never reach that cache (only a new holder does),
-        // while the takeover CAS goes out with the latest read's version.
-        if (watched_version == -1 || seen.record.holder != cached_holder) {
-          cached_holder = seen.record.holder;
-          watched_version = seen.version;
-          watched_since = now;
-        }
-      } else if (seen.version != watched_version) {
-        watched_version = seen.version;
-        watched_since = now;
-      }
-      if (!seen.found) {
-        if (TryTake(seen, 1)) return true;
-      } else if (seen.record.holder.empty()) {
-        // Released. A preferred successor takes over at once; anyone else
-        // gives it a few retry periods first.
-        const std::string& preferred = seen.record.preferred_successor;
-        const bool my_turn = preferred.empty() || preferred == config_.node_name ||
-                             now - watched_since >= 3 * config_.timing.retry;
-        if (my_turn && TryTake(seen, next_term(seen.record.term))) return true;
-      } else if (seen.record.holder == config_.identity) {
-        // Our own write whose reply was lost, or a lease we demoted from that
-        // nobody took: confirm it by CAS; validity counts from this send.
-        if (TryTake(seen, seen.record.term)) return true;
-      } else {
-        metrics_.term = std::max(metrics_.term, seen.record.term);
-        if (seen.record.holder != last_observed_holder_) {
-          last_observed_holder_ = seen.record.holder;
-          metrics_.leader_changes_observed += 1;
-          Emit(EventKind::kObservedLeader, {}, seen.record.holder);
-        }
-        bool expired = now - watched_since >= TakeoverWait(seen.record.duration_ns, config_.timing.drift_bound_ppm);
-        if (Is(ProtocolVariant::kOwnLeaseDuration)) {
-          // BUG ZOO: waits out its own lease duration, not the holder's.
-          expired = now - watched_since >= TakeoverWait(config_.timing.lease_duration, config_.timing.drift_bound_ppm);
-        } else if (Is(ProtocolVariant::kExpiryFromWallTimestamp)) {
-          // BUG ZOO: compares the holder's wall-clock renewal stamp with its own wall clock.
-          expired = env_.WallNow() - seen.record.renewed_wall_ns >= seen.record.duration_ns;
-        }
-        if (expired) {
-          if (TryTake(seen, next_term(seen.record.term))) return true;
-          watched_version = -1;  // re-observe whatever is there now
-        }
-      }
-    }
+    if (read.status == StoreStatus::kOk && ConsiderRecord(read.current, watched)) return true;
     env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
   }
 }
@@ -285,15 +251,20 @@ bool LeaseElector::SleepDetectingPause(Nanos target) {
   Sample();
   env_.SleepUntil(target);
   // A stop-the-world pause makes the timer fire late; a suspend hides the
-  // time from the monotonic clock, but not from the wall clock.
+  // time from the monotonic clock, but not from the boot clock.
   const Nanos late = env_.MonotonicNow() - target;
   const bool suspended = SuspendDetected();
+  if (late > PauseThreshold()) env_.Sometimes(Probe::kPauseDetected);
   return late > PauseThreshold() || suspended;
 }
 
+void LeaseElector::DemoteAtDeadline(bool last_attempt_unavailable) {
+  env_.Sometimes(last_attempt_unavailable ? Probe::kDemotedStoreUnavailable : Probe::kDeadlineReached);
+  Demote(last_attempt_unavailable ? DemotionReason::kStoreUnavailable : DemotionReason::kDeadline);
+}
+
 void LeaseElector::Lead() {
-  const TimingConfig& timing = config_.timing;
-  Nanos next_attempt = last_renew_sent_ + timing.renew_interval;
+  Nanos next_attempt = last_renew_sent_ + config_.timing.renew_interval;
   bool last_attempt_unavailable = false;
   int consecutive_failures = 0;
   while (leading_) {
@@ -303,85 +274,96 @@ void LeaseElector::Lead() {
       Demote(DemotionReason::kPauseDetected);
       return;
     }
-    Nanos now = env_.MonotonicNow();
-    if (now >= valid_until_) {
-      Demote(last_attempt_unavailable ? DemotionReason::kStoreUnavailable : DemotionReason::kDeadline);
+    if (env_.MonotonicNow() >= valid_until_) {
+      DemoteAtDeadline(last_attempt_unavailable);
       return;
     }
-    env_.FaultPoint(fault_points::kBeforeRenew);
-    const Nanos sent = env_.MonotonicNow();
-    if (sent >= valid_until_) {
-      // Stopped (a pause, a slow scheduler) between the check above and the
-      // send: the lease ran out meanwhile. Found by the nemesis.
-      Demote(last_attempt_unavailable ? DemotionReason::kStoreUnavailable : DemotionReason::kDeadline);
-      return;
-    }
-    const Nanos timeout = std::min(timing.request_timeout, valid_until_ - sent);
-    const StoreResult result =
-        Is(ProtocolVariant::kBlindWrite)
-            ? Overwrite(VersionedRecord{true, version_, {}}, RecordFor(term_))  // BUG ZOO: no compare
-            : env_.store().CompareAndSet(config_.key, version_, RecordFor(term_), timeout);
-    env_.FaultPoint(fault_points::kAfterCasReply);
-    if (!leading_) return;
-    now = env_.MonotonicNow();
-    last_attempt_unavailable = result.status == StoreStatus::kUnavailable;
-    switch (result.status) {
-      case StoreStatus::kOk: {
-        const Nanos margin = valid_until_ - now;
-        version_ = result.current.version;
-        last_renew_sent_ = sent;
-        valid_until_ = sent + timing.renew_deadline;
-        unseen_since_renewal_ = 0;
-        if (Is(ProtocolVariant::kRenewDeadlineFromReply)) {
-          valid_until_ = now + timing.renew_deadline;  // BUG ZOO: counts from the reply, not the send
-        }
-        metrics_.renewals_ok += 1;
-        metrics_.renewal_latency_ns_sum += now - sent;
-        metrics_.renewal_latency_ns_max = std::max(metrics_.renewal_latency_ns_max, now - sent);
-        metrics_.lease_margin_ns_min = std::min(metrics_.lease_margin_ns_min, margin);
-        Emit(EventKind::kRenewed);
-        consecutive_failures = 0;
-        next_attempt = sent + timing.renew_interval;
-        break;
-      }
-      case StoreStatus::kConflict: {
-        const VersionedRecord& current = result.current;
-        if (current.found && current.record.holder == config_.identity &&
-            current.record.term == term_) {
-          // Our previous renewal was applied but its reply lost: adopt the
-          // version, keep the old (earlier) deadline, renew again at once.
-          version_ = current.version;
-          next_attempt = now;
-          break;
-        }
-        metrics_.renewals_failed_conflict += 1;
-        Emit(EventKind::kRenewFailed, "conflict");
-        Demote(DemotionReason::kConflict);
-        return;
-      }
-      case StoreStatus::kUnavailable:
-      case StoreStatus::kTimeout:
-        if (Is(ProtocolVariant::kConnectionLossStillLeading)) {
-          // BUG ZOO: "the store is just unreachable, we are still the
-          // leader": the failed renewal extends the lease as a success would.
-          last_renew_sent_ = sent;
-          valid_until_ = sent + timing.renew_deadline;
-          Emit(EventKind::kRenewed, "assumed");
-          next_attempt = now + Backoff(++consecutive_failures);
-          break;
-        }
-        if (result.status == StoreStatus::kTimeout) {
-          metrics_.renewals_failed_timeout += 1;
-          Emit(EventKind::kRenewFailed, "timeout");
-          next_attempt = now + Backoff(++consecutive_failures);
-          break;
-        }
-        metrics_.renewals_failed_unavailable += 1;
-        Emit(EventKind::kRenewFailed, "unavailable");
-        next_attempt = now + Backoff(++consecutive_failures);
-        break;
-    }
+    if (!RenewOnce(next_attempt, last_attempt_unavailable, consecutive_failures)) return;
   }
+}
+
+bool LeaseElector::RenewOnce(Nanos& next_attempt, bool& last_attempt_unavailable, int& consecutive_failures) {
+  env_.AtFaultPoint(FaultPoint::kBeforeRenew);
+  const Nanos sent = env_.MonotonicNow();
+  if (sent >= valid_until_) {
+    // Stopped (a pause, a slow scheduler) between the check and the send:
+    // the lease ran out meanwhile. Found by the nemesis.
+    env_.Sometimes(Probe::kDeadlineBeforeSend);
+    DemoteAtDeadline(last_attempt_unavailable);
+    return false;
+  }
+  const Nanos timeout = std::min(config_.timing.request_timeout, valid_until_ - sent);
+  const StoreResult result = rules_.WriteRecord(env_.store(), config_.key, RecordWrite::kRenew,
+                                                VersionedRecord{true, version_, {}}, RecordFor(term_), timeout);
+  env_.AtFaultPoint(FaultPoint::kAfterCasReply);
+  if (!leading_) return false;
+  const Nanos now = env_.MonotonicNow();
+  last_attempt_unavailable = result.status == StoreStatus::kUnavailable;
+  switch (result.status) {
+    case StoreStatus::kOk:
+      RenewalSucceeded(result, sent, now);
+      consecutive_failures = 0;
+      next_attempt = sent + config_.timing.renew_interval;
+      return true;
+    case StoreStatus::kConflict:
+      return RenewalConflicted(result.current, now, next_attempt);
+    case StoreStatus::kUnavailable:
+    case StoreStatus::kTimeout:
+      RenewalFailed(result.status, sent, now);
+      next_attempt = now + Backoff(++consecutive_failures);
+      return true;
+  }
+  return true;
+}
+
+void LeaseElector::RenewalSucceeded(const StoreResult& result, Nanos sent, Nanos now) {
+  const Nanos margin = valid_until_ - now;
+  if (margin < config_.timing.renew_interval) env_.Sometimes(Probe::kRenewedNearDeadline);
+  version_ = result.current.version;
+  last_renew_sent_ = sent;
+  valid_until_ = rules_.ValidUntilAfterRenewal(
+      RenewalOutcome{.status = StoreStatus::kOk, .sent = sent, .replied = now, .valid_until = valid_until_,
+                     .timing = config_.timing});
+  unseen_since_renewal_ = 0;
+  metrics_.renewals_ok += 1;
+  metrics_.renewal_latency_ns_sum += now - sent;
+  metrics_.renewal_latency_ns_max = std::max(metrics_.renewal_latency_ns_max, now - sent);
+  metrics_.lease_margin_ns_min = std::min(metrics_.lease_margin_ns_min, margin);
+  Emit(EventKind::kRenewed);
+}
+
+bool LeaseElector::RenewalConflicted(const VersionedRecord& current, Nanos now, Nanos& next_attempt) {
+  if (current.found && current.record.holder == config_.identity && current.record.term == term_) {
+    // Our previous renewal was applied but its reply lost: adopt the
+    // version, keep the old (earlier) deadline, renew again at once.
+    env_.Sometimes(Probe::kRenewConflictOwnLostReply);
+    version_ = current.version;
+    next_attempt = now;
+    return true;
+  }
+  env_.Sometimes(Probe::kRenewConflictLost);
+  metrics_.renewals_failed_conflict += 1;
+  Emit(EventKind::kRenewFailed, "conflict");
+  Demote(DemotionReason::kConflict);
+  return false;
+}
+
+void LeaseElector::RenewalFailed(StoreStatus status, Nanos sent, Nanos now) {
+  const bool timed_out = status == StoreStatus::kTimeout;
+  env_.Sometimes(timed_out ? Probe::kRenewTimedOut : Probe::kRenewStoreUnavailable);
+  if (timed_out) {
+    metrics_.renewals_failed_timeout += 1;
+  } else {
+    metrics_.renewals_failed_unavailable += 1;
+  }
+  Emit(EventKind::kRenewFailed, timed_out ? "timeout" : "unavailable");
+  // A failed attempt proves nothing; the rules say what the deadline is now.
+  const Nanos deadline = rules_.ValidUntilAfterRenewal(RenewalOutcome{
+      .status = status, .sent = sent, .replied = now, .valid_until = valid_until_, .timing = config_.timing});
+  if (deadline == valid_until_) return;
+  last_renew_sent_ = sent;
+  valid_until_ = deadline;
+  Emit(EventKind::kRenewed, "assumed");
 }
 
 }  // namespace leasesim::core

@@ -12,7 +12,7 @@
 #include "core/env.h"
 #include "core/events.h"
 #include "core/metrics.h"
-#include "core/protocol_variant.h"
+#include "core/protocol_rules.h"
 #include "core/timing.h"
 
 namespace leasesim::core {
@@ -22,9 +22,6 @@ struct ElectorConfig {
   std::string identity;   // unique per process incarnation, never a bare host name
   std::string node_name;  // stable across incarnations; names a preferred successor
   TimingConfig timing;
-  // kCorrect in every real service; the others are the bug zoo (see
-  // core/protocol_variant.h), each a small marked branch below.
-  ProtocolVariant variant = ProtocolVariant::kCorrect;
 };
 
 // Every broken rule of an elector configuration (timing included).
@@ -39,7 +36,9 @@ struct LeaseGrant {
 
 class LeaseElector {
  public:
-  LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics);
+  // `rules` must outlive the elector; services keep the default.
+  LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics,
+               const ProtocolRules& rules = CorrectRules());
 
   // Campaigns and leads until Release() is called (or the process dies).
   void Run();
@@ -67,21 +66,26 @@ class LeaseElector {
   // Sleeps; true when the wake-up came far later than asked or the machine
   // was suspended meanwhile, so the lease may have lapsed unnoticed.
   bool SleepDetectingPause(Nanos target);
+  // One campaign step on a record just read; true once this process leads.
+  bool ConsiderRecord(const VersionedRecord& seen, Observation& watched);
   // Tries to take the record at `observed` with `term`; true on success.
-  bool TryTake(const VersionedRecord& observed, std::int64_t term);
-  // BUG ZOO (kBlindWrite, kReleaseWithoutVersionCheck): an unconditional
-  // write emulated over the store's CAS API: on a conflict, write again over
-  // whatever version is there now.
-  StoreResult Overwrite(const VersionedRecord& observed, const LeaseRecord& record);
-  bool Is(ProtocolVariant variant) const { return config_.variant == variant; }
+  bool TryTake(const VersionedRecord& observed, std::int64_t term, Probe on_success);
+  // One renewal attempt; false once this process no longer leads.
+  bool RenewOnce(Nanos& next_attempt, bool& last_attempt_unavailable, int& consecutive_failures);
+  void RenewalSucceeded(const StoreResult& result, Nanos sent, Nanos now);
+  // The leader's view after a renewal conflict; false when it lost the lease.
+  bool RenewalConflicted(const VersionedRecord& current, Nanos now, Nanos& next_attempt);
+  void RenewalFailed(StoreStatus status, Nanos sent, Nanos now);
+  void DemoteAtDeadline(bool last_attempt_unavailable);
   void BecomeLeader(std::int64_t term, std::int64_t version, Nanos sent, Nanos acquired_wall);
   void Demote(DemotionReason reason);
   void Emit(EventKind kind, std::string reason = {}, std::string other = {});
   LeaseRecord RecordFor(std::int64_t term) const;
   Nanos JitteredRetry();
   Nanos Backoff(int failures);
-  // True when wall time ran ahead of monotonic time by more than the safety
-  // margin since the last sample: the machine was suspended meanwhile.
+  // True when the machine was suspended since the last sample for longer
+  // than the pause threshold, or for long enough in all since the last
+  // renewal that the lease may have run out unseen.
   bool SuspendDetected();
   Nanos PauseThreshold() const;
   void Sample();
@@ -89,6 +93,7 @@ class LeaseElector {
   Env& env_;
   ElectorConfig config_;
   LeaseMetrics& metrics_;
+  const ProtocolRules& rules_;
 
   bool leading_ = false;
   std::int64_t term_ = 0;

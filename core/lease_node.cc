@@ -4,8 +4,10 @@
 
 namespace leasesim::core {
 
-LeaseNode::LeaseNode(Env& env, ElectorConfig elector, SettlementConfig settlement)
-    : env_(env), elector_(env, std::move(elector), metrics_), job_(env, std::move(settlement), elector_, metrics_) {}
+LeaseNode::LeaseNode(Env& env, ElectorConfig elector, SettlementConfig settlement, const ProtocolRules& rules)
+    : env_(env),
+      elector_(env, std::move(elector), metrics_, rules),
+      job_(env, std::move(settlement), elector_, metrics_, rules) {}
 
 void LeaseNode::Start() {
   env_.Spawn("elector", [this] { elector_.Run(); });

@@ -14,7 +14,10 @@ namespace leasesim::core {
 
 class LeaseNode {
  public:
-  LeaseNode(Env& env, ElectorConfig elector, SettlementConfig settlement);
+  // `rules` must outlive the node; a service keeps the default, the correct
+  // protocol (test tooling may pass another; see core/protocol_rules.h).
+  LeaseNode(Env& env, ElectorConfig elector, SettlementConfig settlement,
+            const ProtocolRules& rules = CorrectRules());
 
   // Spawns the elector and job tasks on the environment.
   void Start();

@@ -9,16 +9,12 @@
 namespace leasesim::core {
 
 SettlementJob::SettlementJob(Env& env, SettlementConfig config, LeaseElector& elector,
-                             LeaseMetrics& metrics)
-    : env_(env), config_(std::move(config)), elector_(elector), metrics_(metrics) {
+                             LeaseMetrics& metrics, const ProtocolRules& rules)
+    : env_(env), config_(std::move(config)), elector_(elector), metrics_(metrics), rules_(rules) {
   assert(config_.period > 0);
   assert(config_.poll > 0);
   assert(config_.batch_items > 0);
   assert(config_.request_timeout > 0);
-}
-
-std::string SettlementJob::IdempotencyKey(std::int64_t window) {
-  return "settlement/window-" + std::to_string(window);
 }
 
 void SettlementJob::Run() {
@@ -52,38 +48,40 @@ void SettlementJob::SettleDueWindows() {
   }
 }
 
+bool SettlementJob::Prove(LeaseCheck check, int item, SettlementBatch& batch) {
+  if (!rules_.ChecksLease(check, item)) return true;
+  std::optional<LeaseGrant> grant = elector_.ValidLease();
+  if (!grant || grant->term != known_term_) {
+    if (item > 0 || check == LeaseCheck::kBeforeWrite) env_.Sometimes(Probe::kLeaseLostMidBatch);
+    return false;
+  }
+  batch.token = grant->term;
+  batch.lease_deadline = grant->valid_until;
+  return true;
+}
+
 bool SettlementJob::SettleWindow(std::int64_t window) {
   SettlementBatch batch;
   batch.window = window;
-  batch.idempotency_key = IdempotencyKey(window);
-  if (config_.variant == ProtocolVariant::kNoIdempotencyKey) batch.idempotency_key.clear();  // BUG ZOO
-  // BUG ZOO (kBatchContinuesAfterFailedRenewal): the lease is checked once,
-  // when the batch starts, and the batch runs to its write on that check.
-  const bool check_once = config_.variant == ProtocolVariant::kBatchContinuesAfterFailedRenewal;
+  batch.idempotency_key = rules_.IdempotencyKey(window);
   for (int i = 0; i < config_.batch_items; ++i) {
     // Side effects stop the instant the lease cannot be proven, including
     // in the middle of preparing a batch.
-    if (!check_once || i == 0) {
-      std::optional<LeaseGrant> grant = elector_.ValidLease();
-      if (!grant || grant->term != known_term_) return false;
-      batch.token = grant->term;
-      batch.lease_deadline = grant->valid_until;
-    }
+    if (!Prove(LeaseCheck::kBeforeItem, i, batch)) return false;
     batch.items.push_back(SettlementItem{window, i, (window + 1) * 100 + i});
-    env_.FaultPoint(fault_points::kBetweenBatchItems);
+    env_.AtFaultPoint(FaultPoint::kBetweenBatchItems);
   }
-  if (!check_once) {
-    std::optional<LeaseGrant> grant = elector_.ValidLease();
-    if (!grant || grant->term != known_term_) return false;
-    batch.lease_deadline = grant->valid_until;
-  }
-  env_.FaultPoint(fault_points::kBeforeLedgerWrite);
-  const LedgerResult result = env_.ledger().Commit(batch, config_.request_timeout);
+  if (!Prove(LeaseCheck::kBeforeWrite, config_.batch_items, batch)) return false;
+  env_.AtFaultPoint(FaultPoint::kBeforeLedgerWrite);
+  return Settled(batch, env_.ledger().Commit(batch, config_.request_timeout));
+}
+
+bool SettlementJob::Settled(const SettlementBatch& batch, const LedgerResult& result) {
   LeaseEvent event;
   event.holder = elector_.identity();
   event.term = batch.token;
   event.monotonic_ns = env_.MonotonicNow();
-  event.window = window;
+  event.window = batch.window;
   switch (result.status) {
     case LedgerStatus::kApplied:
       metrics_.settlements_applied += 1;
@@ -91,12 +89,14 @@ bool SettlementJob::SettleWindow(std::int64_t window) {
       env_.events().Emit(event);
       return true;
     case LedgerStatus::kDuplicate:
+      env_.Sometimes(Probe::kDuplicateSuppressed);
       metrics_.duplicate_settlements_suppressed += 1;
       event.kind = EventKind::kSettled;
       event.reason = "duplicate";
       env_.events().Emit(event);
       return true;
     case LedgerStatus::kRejectedStale:
+      env_.Sometimes(Probe::kFencedWrite);
       event.kind = EventKind::kFenced;
       env_.events().Emit(event);
       elector_.ReportFenced();
@@ -104,6 +104,7 @@ bool SettlementJob::SettleWindow(std::int64_t window) {
       return false;
     case LedgerStatus::kUnavailable:
     case LedgerStatus::kTimeout:
+      env_.Sometimes(Probe::kLedgerCallFailed);
       return false;  // retried next round; the idempotency key makes that safe
   }
   return false;

@@ -10,7 +10,7 @@
 #include "core/env.h"
 #include "core/lease_elector.h"
 #include "core/metrics.h"
-#include "core/protocol_variant.h"
+#include "core/protocol_rules.h"
 
 namespace leasesim::core {
 
@@ -20,19 +20,16 @@ struct SettlementConfig {
   int batch_items = 1;         // items per window's batch
   Nanos poll = 0;              // how often the job looks for due windows
   Nanos request_timeout = 0;   // per ledger call
-  // kCorrect in every real service; kNoIdempotencyKey and
-  // kBatchContinuesAfterFailedRenewal change the job (the bug zoo).
-  ProtocolVariant variant = ProtocolVariant::kCorrect;
 };
 
 class SettlementJob {
  public:
-  SettlementJob(Env& env, SettlementConfig config, LeaseElector& elector, LeaseMetrics& metrics);
+  // `rules` must outlive the job; services keep the default.
+  SettlementJob(Env& env, SettlementConfig config, LeaseElector& elector, LeaseMetrics& metrics,
+                const ProtocolRules& rules = CorrectRules());
 
   // Runs forever: settles every due window while this process holds the lease.
   void Run();
-
-  static std::string IdempotencyKey(std::int64_t window);
 
  private:
   // Settles due windows under `grant`; returns when caught up or when
@@ -40,6 +37,10 @@ class SettlementJob {
   void SettleDueWindows();
   // Commits one window's batch; false when the caller must stop.
   bool SettleWindow(std::int64_t window);
+  // The lease, proven again if the rules check at `check`; false to stop.
+  bool Prove(LeaseCheck check, int item, SettlementBatch& batch);
+  // Reports a write's outcome; false when the caller must stop.
+  bool Settled(const SettlementBatch& batch, const LedgerResult& result);
   std::int64_t LastDueWindow();
 
   static constexpr int kWindowsPerRoundMax = 1'000;
@@ -48,6 +49,7 @@ class SettlementJob {
   SettlementConfig config_;
   LeaseElector& elector_;
   LeaseMetrics& metrics_;
+  const ProtocolRules& rules_;
   std::int64_t known_term_ = 0;     // the term next_window_ was learned under
   std::int64_t next_window_ = -1;   // first window not known to be applied
 };

@@ -113,7 +113,7 @@ Nanos Scale(int permille, Nanos low, Nanos high) {
   return (low + (high - low) * permille / 1000) / kMs * kMs;
 }
 
-Scenario ToScenario(const FuzzCase& c, core::ProtocolVariant variant) {
+Scenario ToScenario(const FuzzCase& c, const std::string& variant) {
   Scenario s;
   s.name = "counterexample";
   s.nodes = c.nodes;

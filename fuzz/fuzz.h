@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "core/protocol_variant.h"
 #include "runner/run.h"
 #include "runner/scenario.h"
 
@@ -30,7 +29,7 @@ const std::vector<std::string>& FuzzProperties();
 struct FuzzOptions {
   int runs = 100;
   std::uint64_t seed = 1;  // RapidCheck's seed
-  core::ProtocolVariant variant = core::ProtocolVariant::kCorrect;
+  std::string variant = "correct";  // a zoo variant's name
   std::string property = "all";
   bool shrink = true;
 };

@@ -152,6 +152,11 @@ bool Recorder::FaultPointReached(int node, std::string_view point) {
   return fault_point_action_ && fault_point_action_(node, point);
 }
 
+void Recorder::ProbeReached(int node, core::Probe probe) {
+  (void)node;
+  probe_counts_[static_cast<std::size_t>(probe)] += 1;
+}
+
 void Recorder::NodeCrashed(int node) { CloseBelief(node, "crash"); }
 
 void Recorder::AddFault(checker::FaultRecord fault) { history_.faults.push_back(std::move(fault)); }

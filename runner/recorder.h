@@ -4,6 +4,7 @@
 // attempts, each node's leadership beliefs (converted from the node's own
 // clock to true time, exactly), and the fault log.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -32,6 +33,7 @@ class Recorder final : public backends::SimObserver {
   void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;
   void ProtocolEvent(int node, const core::LeaseEvent& event) override;
   bool FaultPointReached(int node, std::string_view point) override;
+  void ProbeReached(int node, core::Probe probe) override;
 
   // What the run does when a node reaches a fault point (true: it struck).
   void SetFaultPointAction(std::function<bool(int, std::string_view)> action) {
@@ -49,6 +51,8 @@ class Recorder final : public backends::SimObserver {
 
   // Protocol events counted by kind and reason ("renew_failed_timeout", ...).
   const std::map<std::string, std::int64_t>& event_counts() const { return event_counts_; }
+  // How often each coverage probe was reached, by core::Probe.
+  const std::array<std::int64_t, core::kProbeNames.size()>& probe_counts() const { return probe_counts_; }
 
   // Closes open beliefs at the end of the run and hands the history over.
   checker::History Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows);
@@ -65,6 +69,7 @@ class Recorder final : public backends::SimObserver {
   std::vector<sim::HostId> node_hosts_;
   checker::History history_;
   std::map<int, OpenBelief> open_beliefs_;  // by node
+  std::array<std::int64_t, core::kProbeNames.size()> probe_counts_{};
   std::map<std::string, std::int64_t> event_counts_;
   std::function<bool(int, std::string_view)> fault_point_action_;
 };

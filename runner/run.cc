@@ -16,6 +16,7 @@
 #include "runner/replicated_setup.h"
 #include "sim/network.h"
 #include "sim/world.h"
+#include "zoo/variants.h"
 
 namespace leasesim::runner {
 namespace {
@@ -25,12 +26,18 @@ const char* kFaultNames[] = {"crash",     "restart",    "pause",         "suspen
                              "store_outage", "store_latency", "shutdown", "isolate",
                              "replica_crash", "replica_restart", "replica_pause", "isolate_region"};
 
+const zoo::Variant& VariantOf(const Scenario& scenario) {
+  const zoo::Variant* variant = zoo::FindVariant(scenario.variant);
+  assert(variant != nullptr && "the parser admits only known variants");
+  return *variant;
+}
+
 // Everything one run builds, torn down in the right order (world last:
 // destroying it unwinds fibers that reference the rest).
 class RunWorld {
  public:
   RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOptions& options)
-      : scenario_(scenario), world_(seed, options.retain_trace) {
+      : scenario_(scenario), variant_(VariantOf(scenario)), world_(seed, options.retain_trace) {
     sim::Prng clocks = world_.MakePrng("clocks");
     for (int node = 1; node <= scenario.nodes; ++node) {
       sim::HostConfig config;
@@ -55,7 +62,7 @@ class RunWorld {
                                                         scenario.store, *recorder_);
     ledger_ = std::make_unique<backends::SimLedgerServer>(
         world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
-        backends::LedgerOptions{.check_fence = scenario.variant != core::ProtocolVariant::kNoFencing});
+        backends::LedgerOptions{.check_fence = variant_.ledger.checks_fence});
     replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_, kWallClockBase);
     // Clock settings are faults from the start when they break the drift bound.
     for (const ClockSetting& setting : scenario.clocks) {
@@ -86,8 +93,7 @@ class RunWorld {
       config.node = node;
       config.elector.key = scenario_.lease_key;
       config.elector.timing = TimingOf(node);
-      config.elector.variant = scenario_.variant;
-      config.settlement.variant = scenario_.variant;
+      config.rules = variant_.rules;
       config.settlement.period = scenario_.settlement_period;
       config.settlement.schedule_epoch_wall = kWallClockBase;
       config.settlement.batch_items = scenario_.batch_items;
@@ -468,6 +474,7 @@ class RunWorld {
 
 
   const Scenario& scenario_;
+  const zoo::Variant& variant_;
   sim::World world_;
   std::vector<sim::HostId> node_hosts_;
   sim::HostId store_host_ = 0;

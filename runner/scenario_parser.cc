@@ -3,6 +3,7 @@
 #include "core/fault_points.h"
 #include "runner/replicated_parse.h"
 #include "runner/nemesis.h"
+#include "zoo/variants.h"
 
 #include <cmath>
 #include <fstream>
@@ -463,12 +464,11 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   }
   if (reader.Has("variant")) {
     const std::string name = reader.String("variant");
-    const std::optional<core::ProtocolVariant> variant = core::ParseProtocolVariant(name);
-    if (!variant) {
+    if (zoo::FindVariant(name) == nullptr) {
       throw Failure{reader.PathOf("variant"),
-                    "unknown protocol variant \"" + name + "\" (known: " + core::ProtocolVariantNames() + ")"};
+                    "unknown protocol variant \"" + name + "\" (known: " + zoo::VariantNames() + ")"};
     }
-    scenario.variant = *variant;
+    scenario.variant = name;
   }
   if (reader.Has("nemesis")) scenario.nemesis = ParseNemesis(reader, scenario);
   if (reader.Has("expect")) {

@@ -73,8 +73,8 @@ void RealEnv::Spawn(std::string_view name, std::function<void()> task) {
 
 std::uint64_t RealEnv::Random() { return random_(); }  // called under core_mu_
 
-void RealEnv::FaultPoint(std::string_view name) {
-  if (fault_hook_) fault_hook_(name);
+void RealEnv::AtFaultPoint(core::FaultPoint point) {
+  if (fault_hook_) fault_hook_(core::FaultPointName(point));
 }
 
 void RealEnv::SetFaultHook(std::function<void(std::string_view)> hook) {

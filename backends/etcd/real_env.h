@@ -60,7 +60,7 @@ class RealEnv final : public core::Env {
   core::LedgerClient& ledger() override { return ledger_; }
   core::EventSink& events() override { return events_; }
   std::uint64_t Random() override;
-  void FaultPoint(std::string_view name) override;
+  void AtFaultPoint(core::FaultPoint point) override;
 
   // Called at every named fault point of the core, under the core mutex
   // (live runs use it to stop the process at a chosen point).

@@ -1,0 +1,52 @@
+#pragma once
+// The bug zoo's registry: every known-broken variant of the protocol by
+// name, with the rules its nodes run and the flaws of the ledger it writes
+// to. "correct" is the first entry. One vocabulary for the simulator, fuzz,
+// the zoo hunt and the live nodes.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/protocol_rules.h"
+
+namespace leasesim::zoo {
+
+// What the business resource forgets to enforce.
+struct LedgerFlaws {
+  bool checks_fence = true;  // false: applies writes whatever their token
+  friend bool operator==(const LedgerFlaws&, const LedgerFlaws&) = default;
+};
+
+struct Variant {
+  std::string_view name;
+  std::string_view mistake;  // the mistake in one sentence
+  const core::ProtocolRules* rules = nullptr;
+  LedgerFlaws ledger;
+};
+
+// Every variant, "correct" first, the rest in a fixed order.
+std::span<const Variant> Variants();
+
+// nullptr when no variant has that name.
+const Variant* FindVariant(std::string_view name);
+
+// "correct, no-fencing, ..." for error messages.
+std::string VariantNames();
+
+// Variants joined with ',' (e.g. "no-fencing,no-idempotency-key"): the
+// ledger flaws of all, and the rules of the one that changes the protocol.
+struct Combination {
+  const core::ProtocolRules* rules = nullptr;
+  LedgerFlaws ledger;
+};
+
+// The combination, or an error naming the unknown or conflicting part.
+struct CombinationOrError {
+  std::optional<Combination> combination;
+  std::string error;
+};
+CombinationOrError Combine(std::string_view names);
+
+}  // namespace leasesim::zoo

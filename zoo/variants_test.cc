@@ -1,0 +1,100 @@
+#include "zoo/variants.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace leasesim::zoo {
+namespace {
+
+TEST(ZooVariants, CorrectComesFirstAndRunsTheCoreRules) {
+  ASSERT_FALSE(Variants().empty());
+  EXPECT_EQ(Variants().front().name, "correct");
+  EXPECT_EQ(Variants().front().rules, &core::CorrectRules());
+  EXPECT_TRUE(Variants().front().ledger.checks_fence);
+}
+
+TEST(ZooVariants, EveryMistakeChangesSomethingAndNamesAreUnique) {
+  std::set<std::string_view> names;
+  for (const Variant& variant : Variants()) {
+    EXPECT_TRUE(names.insert(variant.name).second) << variant.name;
+    EXPECT_FALSE(variant.mistake.empty()) << variant.name;
+    ASSERT_NE(variant.rules, nullptr) << variant.name;
+    if (variant.name == "correct") continue;
+    const bool changes_rules = variant.rules != &core::CorrectRules();
+    const bool changes_ledger = !variant.ledger.checks_fence;
+    EXPECT_NE(changes_rules, changes_ledger) << variant.name << " must change exactly one side";
+  }
+  EXPECT_EQ(names.size(), 12u);
+}
+
+TEST(ZooVariants, FindsByExactName) {
+  ASSERT_NE(FindVariant("blind-write"), nullptr);
+  EXPECT_EQ(FindVariant("blind-write")->name, "blind-write");
+  EXPECT_EQ(FindVariant("blind"), nullptr);
+  EXPECT_EQ(FindVariant(""), nullptr);
+}
+
+TEST(ZooVariants, CombinesLedgerFlawsWithOneRulesChange) {
+  const CombinationOrError both = Combine("no-fencing,no-idempotency-key");
+  ASSERT_TRUE(both.combination) << both.error;
+  EXPECT_FALSE(both.combination->ledger.checks_fence);
+  EXPECT_EQ(both.combination->rules, FindVariant("no-idempotency-key")->rules);
+
+  const CombinationOrError two_rules = Combine("blind-write,no-term-bump");
+  EXPECT_FALSE(two_rules.combination);
+  EXPECT_NE(two_rules.error.find("at most one"), std::string::npos);
+
+  const CombinationOrError unknown = Combine("correct,nope");
+  EXPECT_FALSE(unknown.combination);
+  EXPECT_NE(unknown.error.find("\"nope\""), std::string::npos);
+}
+
+// The correct rules, decision by decision, as the protocol documents them.
+TEST(CorrectRules, RenewalValidityCountsFromTheSendAndFailuresNeverExtendIt) {
+  const core::TimingConfig timing{.renew_deadline = 7000};
+  const core::ProtocolRules& rules = core::CorrectRules();
+  EXPECT_EQ(rules.ValidUntilAfterRenewal({.status = core::StoreStatus::kOk, .sent = 100, .replied = 900,
+                                          .valid_until = 5000, .timing = timing}),
+            7100);
+  for (core::StoreStatus failed : {core::StoreStatus::kTimeout, core::StoreStatus::kUnavailable,
+                                   core::StoreStatus::kConflict}) {
+    EXPECT_EQ(rules.ValidUntilAfterRenewal(
+                  {.status = failed, .sent = 100, .replied = 900, .valid_until = 5000, .timing = timing}),
+              5000);
+  }
+}
+
+TEST(ZooMistakes, EachChangesItsOneDecision) {
+  const core::TimingConfig timing{.lease_duration = 10'000, .renew_deadline = 7000, .drift_bound_ppm = 0};
+  const core::RenewalOutcome late_reply{.status = core::StoreStatus::kOk, .sent = 100, .replied = 900,
+                                        .valid_until = 5000, .timing = timing};
+  EXPECT_EQ(FindVariant("renew-deadline-from-reply")->rules->ValidUntilAfterRenewal(late_reply), 7900);
+  const core::RenewalOutcome timeout{.status = core::StoreStatus::kTimeout, .sent = 100, .replied = 900,
+                                     .valid_until = 5000, .timing = timing};
+  EXPECT_EQ(FindVariant("connection-loss-still-leading")->rules->ValidUntilAfterRenewal(timeout), 7100);
+  EXPECT_EQ(FindVariant("no-term-bump")->rules->TakeoverTerm(4), 4);
+  EXPECT_EQ(core::CorrectRules().TakeoverTerm(4), 5);
+  EXPECT_EQ(FindVariant("no-idempotency-key")->rules->IdempotencyKey(3), "");
+  EXPECT_EQ(core::CorrectRules().IdempotencyKey(3), "settlement/window-3");
+  EXPECT_FALSE(FindVariant("batch-continues-after-failed-renewal")->rules->ChecksLease(core::LeaseCheck::kBeforeItem, 1));
+  EXPECT_TRUE(core::CorrectRules().ChecksLease(core::LeaseCheck::kBeforeWrite, 4));
+
+  // A holder (duration 10 s) watched for 6 s by a candidate whose own lease is 5 s.
+  const core::VersionedRecord seen{true, 3, {.holder = "n1#1", .term = 2, .duration_ns = 10'000, .renewed_wall_ns = 0}};
+  const core::Observation watched{3, "n1#1", 0};
+  const core::TimingConfig own{.lease_duration = 5000, .drift_bound_ppm = 0};
+  const core::ExpiryQuestion question{seen, watched, 6000, 20'000, own};
+  EXPECT_FALSE(core::CorrectRules().HolderExpired(question));
+  EXPECT_TRUE(FindVariant("own-lease-duration")->rules->HolderExpired(question));
+  EXPECT_TRUE(FindVariant("expiry-from-wall-timestamp")->rules->HolderExpired(question));
+
+  // A renewal (new version, same holder) restarts the correct wait, not the stale one.
+  const core::VersionedRecord renewed{true, 4, seen.record};
+  EXPECT_TRUE(core::CorrectRules().StartsNewObservation(watched, renewed));
+  EXPECT_FALSE(FindVariant("campaign-from-stale-read")->rules->StartsNewObservation(watched, renewed));
+}
+
+}  // namespace
+}  // namespace leasesim::zoo
