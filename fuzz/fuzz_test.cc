@@ -10,6 +10,8 @@
 #include "fuzz/scenario_json.h"
 #include "fuzz/shrink.h"
 #include "fuzz/zoo.h"
+#include "runner/world_generator.h"
+#include <fstream>
 #include "zoo/variants.h"
 #include "runner/nemesis.h"
 #include "runner/run.h"
@@ -187,5 +189,12 @@ TEST(Fuzz, SameSeedSameSession) {
   EXPECT_EQ(first.run_seed, second.run_seed);
 }
 
+
+TEST(DebugDump, World) {
+  const char* seed = std::getenv("DUMP_SEED");
+  if (seed == nullptr) GTEST_SKIP();
+  runner::Scenario s = runner::GenerateWorld(std::strtoull(seed, nullptr, 10));
+  std::ofstream("/tmp/gen.json") << ScenarioFileText({s});
+}
 }  // namespace
 }  // namespace leasesim::fuzz

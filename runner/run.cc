@@ -66,6 +66,14 @@ class RunWorld {
     replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_, kWallClockBase);
     // Clock settings are faults from the start when they break the drift bound.
     for (const ClockSetting& setting : scenario.clocks) {
+      if (setting.wall_offset < 0) {
+        // A wall clock behind true time holds the node's settlement schedule
+        // back for the whole run (as a clock_step back would).
+        recorder_->AddFault(checker::FaultRecord{
+            .kind = "clock_step", .nodes = {setting.node}, .start_ns = 0, .end_ns = scenario.duration,
+            .description = "wall clock " + std::to_string(-setting.wall_offset / sim::kNanosPerMilli) +
+                           " ms behind from the start"});
+      }
       if (setting.drift_ppm == 0) continue;
       checker::FaultRecord record;
       record.kind = "clock_drift";

@@ -1,0 +1,149 @@
+#include "runner/world_generator.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+
+#include "core/timing.h"
+#include "sim/prng.h"
+
+namespace leasesim::runner {
+namespace {
+
+constexpr Nanos kMs = sim::kNanosPerMilli;
+
+template <typename T, std::size_t N>
+T PickOf(sim::Prng& prng, const std::array<T, N>& items) {
+  return items[prng.UniformBelow(N)];
+}
+
+// `value` scaled by a share in [low, high] per mille, whole milliseconds, at least 1 ms.
+Nanos Share(sim::Prng& prng, Nanos value, int low_permille, int high_permille) {
+  const std::int64_t permille = prng.UniformRange(low_permille, high_permille);
+  return std::max<Nanos>(kMs, value * permille / 1000 / kMs * kMs);
+}
+
+// The documented defaults: a fallback that always validates.
+core::TimingConfig DefaultTiming() {
+  return {.lease_duration = 10'000 * kMs, .renew_interval = 3000 * kMs, .renew_deadline = 7000 * kMs,
+          .retry = 1000 * kMs, .request_timeout = 1000 * kMs, .drift_bound_ppm = 1000,
+          .safety_margin = 500 * kMs, .pause_budget = 2000 * kMs};
+}
+
+// The configuration with a lease `factor_permille`/1000 as long, its
+// renewal schedule scaled alike (the fields lease.by_node can override).
+core::TimingConfig Scaled(const core::TimingConfig& t, std::int64_t factor_permille) {
+  auto scale = [&](Nanos value) { return std::max<Nanos>(kMs, value * factor_permille / 1000 / kMs * kMs); };
+  core::TimingConfig scaled = t;
+  scaled.lease_duration = scale(t.lease_duration);
+  scaled.renew_interval = scale(t.renew_interval);
+  scaled.renew_deadline = scale(t.renew_deadline);
+  scaled.retry = scale(t.retry);
+  return scaled;
+}
+
+sim::LatencyModel DrawLatency(sim::Prng& prng, Nanos request_timeout) {
+  sim::LatencyModel model;
+  model.base_ns = prng.UniformRange(0, 5) * kMs;
+  model.jitter_ns = prng.UniformRange(0, 5) * kMs;
+  // Tails from none to most requests, reaching from a fraction of the
+  // request timeout to past it (replies that arrive after the caller gave up).
+  model.tail_ppm = PickOf(prng, std::array<std::uint32_t, 5>{0, 1'000, 10'000, 100'000, 300'000});
+  if (model.tail_ppm > 0) model.tail_ns = Share(prng, request_timeout, 100, 1500);
+  return model;
+}
+
+void DrawNetwork(sim::Prng& prng, Scenario& s) {
+  s.network.latency = DrawLatency(prng, s.timing.request_timeout);
+  s.network.loss_ppm = PickOf(prng, std::array<std::uint32_t, 4>{0, 1'000, 10'000, 50'000});
+  s.network.duplicate_ppm = PickOf(prng, std::array<std::uint32_t, 3>{0, 0, 10'000});
+  s.network.reorder_ppm = PickOf(prng, std::array<std::uint32_t, 3>{0, 0, 20'000});
+  if (s.network.reorder_ppm > 0) s.network.reorder_delay_ns_max = Share(prng, s.timing.request_timeout, 50, 500);
+  s.store.service = DrawLatency(prng, s.timing.request_timeout);
+}
+
+Nanos MeanLatency(const sim::LatencyModel& model) {
+  return model.base_ns + model.jitter_ns / 2 +
+         static_cast<Nanos>(static_cast<std::int64_t>(model.tail_ppm) * (model.tail_ns / 2) / 1'000'000);
+}
+
+// A schedule the ledger can keep up with: a window's write takes a network
+// round trip and the service time, and a job whose period is shorter than
+// a few of those falls behind for good (a misconfiguration, not a test).
+void DrawSettlement(sim::Prng& prng, Scenario& s) {
+  // A lost request or reply costs the caller a whole request timeout.
+  const Nanos lost = static_cast<Nanos>(2 * static_cast<std::int64_t>(s.network.loss_ppm) *
+                                        (s.timing.request_timeout / 1000) / 1000);
+  const Nanos write = 2 * MeanLatency(s.network.latency) + MeanLatency(s.store.service) + lost;
+  s.settlement_period = PickOf(prng, std::array<Nanos, 6>{100, 200, 500, 1000, 2000, 5000}) * kMs;
+  if (s.settlement_period < 4 * write) s.settlement_period = (4 * write / (100 * kMs) + 1) * 100 * kMs;
+  s.batch_items = static_cast<int>(prng.UniformRange(1, 8));
+  s.settlement_poll = std::max<Nanos>(kMs, s.settlement_period / 10 / kMs * kMs);
+}
+
+void DrawTimingByNode(sim::Prng& prng, Scenario& s) {
+  if (!prng.ChancePpm(330'000)) return;
+  for (int node = 1; node <= s.nodes; ++node) {
+    if (!prng.ChancePpm(500'000)) continue;
+    const std::int64_t factor = PickOf(prng, std::array<std::int64_t, 4>{500, 1500, 2000, 3000});
+    const core::TimingConfig timing = Scaled(s.timing, factor);
+    if (!core::ValidateTiming(timing).empty()) continue;
+    s.timing_by_node.push_back(NodeTiming{node, timing});
+  }
+}
+
+void DrawClocks(sim::Prng& prng, const WorldLimits& limits, Scenario& s) {
+  const std::int64_t bound = s.timing.drift_bound_ppm;
+  for (int node = 1; node <= s.nodes; ++node) {
+    ClockSetting clock{.node = node};
+    const std::uint64_t roll = prng.UniformBelow(6);
+    if (roll <= 2) clock.drift_ppm = prng.UniformRange(-bound, bound);  // within the bound
+    if (roll == 3 && limits.beyond_assumptions) {
+      const std::int64_t beyond = prng.UniformRange(bound + 1, std::max<std::int64_t>(bound + 2, 200'000));
+      clock.drift_ppm = prng.ChancePpm(500'000) ? beyond : -beyond;
+    }
+    if (prng.ChancePpm(250'000)) clock.wall_offset = prng.UniformRange(-10'000, 10'000) * kMs;
+    if (clock.drift_ppm != 0 || clock.wall_offset != 0) s.clocks.push_back(clock);
+  }
+}
+
+}  // namespace
+
+core::TimingConfig GenerateTiming(sim::Prng& prng) {
+  core::TimingConfig t;
+  t.lease_duration = PickOf(prng, std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}) * kMs;
+  t.drift_bound_ppm = PickOf(prng, std::array<std::int64_t, 5>{0, 10, 100, 1000, 10'000});
+  t.safety_margin = Share(prng, t.lease_duration, 10, 100);
+  const Nanos shrunk = t.lease_duration - t.lease_duration * t.drift_bound_ppm / 1'000'000 - t.safety_margin;
+  // From a loose deadline to one a hair below the rule's limit.
+  t.renew_deadline = std::min(Share(prng, shrunk, 500, 995), shrunk - kMs);
+  t.pause_budget = prng.ChancePpm(200'000) ? 0 : Share(prng, shrunk - t.renew_deadline, 100, 900);
+  if (t.pause_budget >= shrunk - t.renew_deadline) t.pause_budget = 0;
+  t.renew_interval = Share(prng, t.renew_deadline, 150, 600);
+  t.request_timeout = std::min(Share(prng, t.renew_interval, 150, 900), t.renew_interval - kMs);
+  t.retry = std::min(Share(prng, t.renew_deadline - t.renew_interval, 50, 900),
+                     t.renew_deadline - t.renew_interval - kMs);
+  if (!core::ValidateTiming(t).empty()) return DefaultTiming();
+  return t;
+}
+
+Scenario GenerateWorld(std::uint64_t seed, const WorldLimits& limits) {
+  assert(limits.nodes_min >= 1);
+  assert(limits.nodes_min <= limits.nodes_max);
+  assert(limits.duration_min <= limits.duration_max);
+  sim::Prng prng(sim::DeriveSeed(seed, "world"));
+  Scenario s;
+  s.name = "generated";
+  s.nodes = static_cast<int>(prng.UniformRange(limits.nodes_min, limits.nodes_max));
+  s.duration = prng.UniformRange(limits.duration_min / sim::kNanosPerSecond,
+                                 limits.duration_max / sim::kNanosPerSecond) *
+               sim::kNanosPerSecond;
+  s.timing = GenerateTiming(prng);
+  DrawTimingByNode(prng, s);
+  DrawNetwork(prng, s);
+  DrawSettlement(prng, s);
+  DrawClocks(prng, limits, s);
+  return s;
+}
+
+}  // namespace leasesim::runner

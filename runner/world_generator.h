@@ -1,0 +1,32 @@
+#pragma once
+// Draws a whole world for the generic search, from one seed and nothing
+// aimed at any mistake: how many nodes, a timing configuration that obeys
+// every rule core::ValidateTiming states (loose or tight against them),
+// per-node timing differences (lease.by_node), the settlement schedule,
+// store and network latency with tails reaching past the request timeout,
+// loss, duplication and reordering, and each node's clock drift and wall
+// offset at boot — within the drift bound or, when allowed, beyond it.
+// The fault script comes from the fault generator (runner/nemesis.h).
+
+#include <cstdint>
+
+#include "runner/scenario.h"
+
+namespace leasesim::runner {
+
+struct WorldLimits {
+  int nodes_min = 2;
+  int nodes_max = 5;
+  Nanos duration_min = 30 * sim::kNanosPerSecond;
+  Nanos duration_max = 120 * sim::kNanosPerSecond;
+  bool beyond_assumptions = true;  // clocks may drift beyond the stated bound
+};
+
+// A scenario named "generated" with no faults and no nemesis.
+Scenario GenerateWorld(std::uint64_t seed, const WorldLimits& limits = {});
+
+// A timing configuration drawn from `seed`'s stream that passes
+// core::ValidateTiming. Exposed for tests.
+core::TimingConfig GenerateTiming(sim::Prng& prng);
+
+}  // namespace leasesim::runner
