@@ -4,12 +4,10 @@
 #include "checker/history_io.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/timing.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep_timeline.h"
-#include "sim/trace.h"
 
 namespace leasesim::cli {
 

@@ -15,7 +15,6 @@
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep.h"
-#include "sim/trace.h"
 
 namespace leasesim::cli {
 namespace {

@@ -1,6 +1,5 @@
 #include "fuzz/scenario_json.h"
 
-#include "sim/time.h"
 
 namespace leasesim::fuzz {
 namespace {

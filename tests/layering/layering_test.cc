@@ -1,0 +1,149 @@
+// The layering the README's layout table draws, checked against every
+// #include in the tree: a file may include its own folder and the folders
+// its row's "may use" column names, nothing else. The table is the single
+// statement of the rule; change it there and this test follows.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string SourceDir() {
+  const char* dir = std::getenv("LEASESIM_SOURCE_DIR");
+  return dir != nullptr ? dir : ".";
+}
+
+// What a folder's files may include besides the folder itself.
+struct Uses {
+  std::set<std::string> all;    // every file
+  std::set<std::string> tests;  // *_test.cc files, in addition
+  bool contains(const std::string& folder, bool test) const {
+    return all.contains(folder) || (test && tests.contains(folder));
+  }
+};
+using Table = std::map<std::string, Uses>;
+
+void AddFolders(const std::string& cell, std::set<std::string>& into) {
+  std::stringstream cells(cell);
+  std::string used;
+  while (std::getline(cells, used, ',')) {
+    used.erase(0, used.find_first_not_of(" `"));
+    used.erase(used.find_last_not_of(" `/") + 1);
+    if (!used.empty() && used != "—" && used != "-") into.insert(used);
+  }
+}
+
+// Folder ("backends/etcd") -> the folders it may use, from README.md's
+// "| `folder/` | what it is | may use[; tests: more] |" rows.
+Table ReadLayoutTable(const std::string& readme) {
+  Table table;
+  std::ifstream in(readme);
+  const std::regex row(R"(^\|\s*`([a-z/_]+)/`\s*\|[^|]*\|\s*([^|]*)\|\s*$)");
+  std::string line;
+  for (int lines = 0; lines < 100'000 && std::getline(in, line); ++lines) {
+    std::smatch match;
+    if (!std::regex_match(line, match, row)) continue;
+    Uses& uses = table[match[1]];
+    const std::string cell = match[2].str();
+    const std::size_t tests = cell.find("; tests:");
+    AddFolders(cell.substr(0, tests), uses.all);
+    if (tests != std::string::npos) AddFolders(cell.substr(tests + 8), uses.tests);
+  }
+  return table;
+}
+
+// The table folder a path lies in: the longest folder that prefixes it.
+std::string FolderOf(const std::string& path, const Table& table) {
+  std::string best;
+  for (const auto& [folder, uses] : table) {
+    const bool inside = path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+                        path[folder.size()] == '/';
+    if (inside && folder.size() > best.size()) best = folder;
+  }
+  return best;
+}
+
+struct Crossing {
+  std::string file;
+  int line = 0;
+  std::string include;
+};
+
+std::vector<Crossing> Crossings(const std::string& root, const Table& table) {
+  std::vector<Crossing> crossings;
+  const std::regex include(R"(^\s*#\s*include\s*"([^"]+)\")");
+  for (const auto& [folder, uses] : table) {
+    const fs::path dir = fs::path(root) / folder;
+    if (!fs::is_directory(dir)) continue;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".h" && ext != ".cc") continue;
+      const std::string file = folder + "/" + entry.path().filename().string();
+      const bool test = file.ends_with("_test.cc");
+      std::ifstream in(entry.path());
+      std::string text;
+      int number = 0;
+      while (number < 100'000 && std::getline(in, text)) {
+        ++number;
+        std::smatch match;
+        if (!std::regex_search(text, match, include)) continue;
+        const std::string target = FolderOf(match[1], table);
+        if (target.empty() || target == folder || uses.contains(target, test)) continue;
+        crossings.push_back({file, number, match[1]});
+      }
+    }
+  }
+  return crossings;
+}
+
+TEST(Layering, TheReadmeTableNamesEveryFolder) {
+  const auto table = ReadLayoutTable(SourceDir() + "/README.md");
+  for (const char* folder : {"base", "sim", "core", "zoo", "backends", "backends/etcd", "checker", "runner",
+                             "fuzz", "reports", "live", "cli", "bench"}) {
+    EXPECT_TRUE(table.contains(folder)) << folder << " has no row in README.md's layout table";
+  }
+  for (const auto& [folder, uses] : table) {
+    for (const std::string& used : uses.all) EXPECT_TRUE(table.contains(used)) << folder << " may use unknown " << used;
+    for (const std::string& used : uses.tests) EXPECT_TRUE(table.contains(used)) << folder << " tests: unknown " << used;
+  }
+}
+
+TEST(Layering, EveryIncludeFollowsTheReadmeTable) {
+  const auto table = ReadLayoutTable(SourceDir() + "/README.md");
+  ASSERT_FALSE(table.empty());
+  for (const Crossing& crossing : Crossings(SourceDir(), table)) {
+    ADD_FAILURE() << crossing.file << ":" << crossing.line << " includes \"" << crossing.include
+                  << "\", which its folder may not use (README.md, Layout)";
+  }
+}
+
+// The check itself: a tree with one include across an arrow fails it.
+TEST(Layering, ADeliberateBadIncludeIsCaught) {
+  const fs::path root = fs::temp_directory_path() / "leasesim-layering-test";
+  fs::remove_all(root);
+  fs::create_directories(root / "core");
+  fs::create_directories(root / "sim");
+  std::ofstream(root / "README.md") << "| `core/` | protocol | — |\n| `sim/` | world | — |\n";
+  std::ofstream(root / "core" / "bad.cc") << "#include \"core/env.h\"\n#include \"sim/world.h\"\n";
+  const auto table = ReadLayoutTable((root / "README.md").string());
+  const std::vector<Crossing> crossings = Crossings(root.string(), table);
+  ASSERT_EQ(crossings.size(), 1u);
+  EXPECT_EQ(crossings[0].file, "core/bad.cc");
+  EXPECT_EQ(crossings[0].line, 2);
+  EXPECT_EQ(crossings[0].include, "sim/world.h");
+  fs::remove_all(root);
+}
+
+}  // namespace
