@@ -7,80 +7,141 @@ namespace {
 
 // 128-bit intermediates keep scaled time exact without overflow.
 __extension__ using Int128 = __int128;
-__extension__ using UInt128 = unsigned __int128;
 
 constexpr std::int64_t kMillion = 1'000'000;
+
+Nanos Magnitude(Nanos value) { return value < 0 ? -value : value; }
 
 }  // namespace
 
 NodeClock::NodeClock(Nanos monotonic_start, Nanos wall_start, std::int64_t drift_ppm)
-    : wall_start_(wall_start) {
-  assert(drift_ppm > -kMillion);
-  assert(drift_ppm < kMillion);
-  segments_.push_back(Segment{0, monotonic_start, drift_ppm, false});
+    : wall_base_(wall_start - monotonic_start), drift_ppm_(drift_ppm) {
+  AssertRates();
+  segments_.push_back(Segment{0, monotonic_start, 0, drift_ppm, false});
+}
+
+void NodeClock::AssertRates() const {
+  assert(drift_ppm_ >= -kDriftPpmMax);
+  assert(drift_ppm_ <= kDriftPpmMax);
+  assert(slew_ppm_ >= -kSlewPpmMax);
+  assert(slew_ppm_ <= kSlewPpmMax);
+  assert(slew_left_ >= 0);
+  // Either no slew runs, or it has time left to run.
+  assert((slew_ppm_ == 0) == (slew_left_ == 0));
 }
 
 Nanos NodeClock::LocalIn(const Segment& segment, Nanos true_now) {
   assert(true_now >= segment.true_start);
   if (segment.frozen) return segment.local_start;
-  if (segment.drift_ppm == 0) return segment.local_start + (true_now - segment.true_start);
-  const Int128 elapsed = true_now - segment.true_start;
-  const Int128 scaled = elapsed * (kMillion + segment.drift_ppm) / kMillion;
+  const Nanos elapsed = true_now - segment.true_start;
+  if (segment.rate_ppm == 0) return segment.local_start + elapsed;
+  // Rounds down: a segment never reads ahead of its exact value.
+  const Int128 scaled = Int128{elapsed} * (kMillion + segment.rate_ppm) / kMillion;
   return segment.local_start + static_cast<Nanos>(scaled);
 }
 
-Nanos NodeClock::Monotonic(Nanos true_now) const {
+const NodeClock::Segment& NodeClock::SegmentAt(Nanos true_now) const {
   // Queries are almost always about the present: search from the back.
   for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
-    if (it->true_start <= true_now) return LocalIn(*it, true_now);
+    if (it->true_start <= true_now) return *it;
   }
   assert(false && "true_now precedes the clock's first segment");
-  return segments_.front().local_start;
+  return segments_.front();
 }
 
-Nanos NodeClock::Wall(Nanos true_now) const { return wall_start_ + true_now + wall_offset_; }
+Nanos NodeClock::Monotonic(Nanos true_now) const { return LocalIn(SegmentAt(true_now), true_now); }
 
-void NodeClock::Begin(Nanos true_now, std::int64_t drift_ppm, bool frozen) {
-  assert(true_now >= segments_.back().true_start);
-  assert(drift_ppm > -kMillion);
-  assert(drift_ppm < kMillion);
-  assert(segments_.size() < kSegmentsMax);
-  const Nanos local = LocalIn(segments_.back(), true_now);
-  if (segments_.back().true_start == true_now) {
-    segments_.back() = Segment{true_now, local, drift_ppm, frozen};
-  } else {
-    segments_.push_back(Segment{true_now, local, drift_ppm, frozen});
+Nanos NodeClock::Boot(Nanos true_now) const {
+  const Segment& segment = SegmentAt(true_now);
+  const Nanos suspended = segment.suspended_before + (segment.frozen ? true_now - segment.true_start : 0);
+  return LocalIn(segment, true_now) + suspended;
+}
+
+NodeClock::Reading NodeClock::Advance(Nanos true_now) {
+  assert(true_now >= last_change_);
+  const Segment& segment = SegmentAt(true_now);
+  const Reading at{LocalIn(segment, true_now),
+                   segment.suspended_before + (segment.frozen ? true_now - segment.true_start : 0)};
+  if (!frozen_ && slew_ppm_ != 0) {
+    const Nanos ran = true_now - last_change_;
+    slew_left_ = ran >= slew_left_ ? 0 : slew_left_ - ran;
+    if (slew_left_ == 0) slew_ppm_ = 0;
   }
+  last_change_ = true_now;
+  return at;
+}
+
+void NodeClock::Replan(Nanos true_now, Reading at) {
+  AssertRates();
+  // Segments from true_now on were either planned (a slew's end) or made by
+  // an earlier change at this same instant: the new plan replaces them.
+  while (!segments_.empty() && segments_.back().true_start >= true_now) segments_.pop_back();
+  assert(segments_.size() + 2 <= kSegmentsMax);
+  const std::int64_t rate = frozen_ ? 0 : drift_ppm_ + slew_ppm_;
+  segments_.push_back(Segment{true_now, at.local, at.suspended, rate, frozen_});
+  if (frozen_ || slew_ppm_ == 0) return;
+  assert(slew_left_ <= kNeverNanos - true_now);
+  const Nanos end = true_now + slew_left_;
+  const Nanos local_at_end = LocalIn(segments_.back(), end);
+  segments_.push_back(Segment{end, local_at_end, at.suspended, drift_ppm_, false});
 }
 
 void NodeClock::SetDriftPpm(Nanos true_now, std::int64_t drift_ppm) {
-  Begin(true_now, drift_ppm, segments_.back().frozen);
+  const Reading at = Advance(true_now);
+  drift_ppm_ = drift_ppm;
+  Replan(true_now, at);
 }
 
-void NodeClock::Freeze(Nanos true_now) { Begin(true_now, segments_.back().drift_ppm, true); }
+void NodeClock::Freeze(Nanos true_now) {
+  assert(!frozen_);
+  const Reading at = Advance(true_now);
+  frozen_ = true;
+  Replan(true_now, at);
+}
 
-void NodeClock::Unfreeze(Nanos true_now) { Begin(true_now, segments_.back().drift_ppm, false); }
+void NodeClock::Unfreeze(Nanos true_now) {
+  assert(frozen_);
+  const Reading at = Advance(true_now);
+  frozen_ = false;
+  Replan(true_now, at);
+}
+
+void NodeClock::Slew(Nanos true_now, Nanos correction, std::int64_t rate_ppm) {
+  assert(rate_ppm > 0);
+  assert(rate_ppm <= kSlewPpmMax);
+  assert(correction >= -kSlewCorrectionMax);
+  assert(correction <= kSlewCorrectionMax);
+  const Reading at = Advance(true_now);
+  // The extra local time after T true ns at rate_ppm is T * rate_ppm / 10^6:
+  // the slew lasts the least T that gains |correction|.
+  const Int128 scaled = Int128{Magnitude(correction)} * kMillion;
+  slew_left_ = static_cast<Nanos>((scaled + rate_ppm - 1) / rate_ppm);
+  slew_ppm_ = correction == 0 ? 0 : (correction > 0 ? rate_ppm : -rate_ppm);
+  Replan(true_now, at);
+}
 
 Nanos NodeClock::TrueTimeAtMonotonic(Nanos local) const {
-  if (local <= segments_.front().local_start) return segments_.front().true_start;
-  for (std::size_t i = 0; i < segments_.size(); ++i) {
-    const Segment& segment = segments_[i];
-    const bool last = i + 1 == segments_.size();
-    if (!last && segments_[i + 1].local_start < local) continue;
-    if (segment.local_start >= local) return segment.true_start;
+  // The last segment starting below `local` is the one that reaches it
+  // (local_start never decreases, and each segment ends where the next begins).
+  for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
+    const Segment& segment = *it;
+    if (segment.local_start >= local) continue;
     if (segment.frozen) {
-      if (last) return kNeverNanos;
-      continue;
+      // A frozen segment followed by another would start that one below local too.
+      assert(it == segments_.rbegin());
+      return kNeverNanos;
     }
+    if (segment.rate_ppm == 0) return segment.true_start + (local - segment.local_start);
     const Int128 needed = local - segment.local_start;
-    const Int128 rate = kMillion + segment.drift_ppm;
-    Nanos candidate = segment.true_start + static_cast<Nanos>((needed * kMillion + rate - 1) / rate);
-    // Integer rounding can leave the estimate a nanosecond or two short.
-    for (int step = 0; step < 4 && LocalIn(segment, candidate) < local; ++step) ++candidate;
-    assert(LocalIn(segment, candidate) >= local);
-    return candidate;
+    const Int128 rate = kMillion + segment.rate_ppm;
+    // LocalIn reads floor(T * rate / 10^6), which is >= needed exactly when
+    // T * rate >= needed * 10^6: the least such T is the ceiling below.
+    const Nanos when = segment.true_start + static_cast<Nanos>((needed * kMillion + rate - 1) / rate);
+    assert(LocalIn(segment, when) >= local);
+    assert(when == segment.true_start || LocalIn(segment, when - 1) < local);
+    return when;
   }
-  return kNeverNanos;
+  return segments_.front().true_start;
 }
 
 }  // namespace leasesim::sim

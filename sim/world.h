@@ -67,6 +67,11 @@ class World {
   const std::string& host_name(HostId host) const { return Get(host).name; }
   NodeClock& clock(HostId host) { return Get(host).clock; }
   const NodeClock& clock(HostId host) const { return Get(host).clock; }
+  // What the host's CLOCK_MONOTONIC, CLOCK_BOOTTIME and CLOCK_REALTIME read now.
+  // The clocks belong to the machine: a crash and restart keeps them.
+  Nanos MonotonicNow(HostId host) const { return clock(host).Monotonic(now_); }
+  Nanos BootNow(HostId host) const { return clock(host).Boot(now_); }
+  Nanos WallNow(HostId host) const { return clock(host).Wall(now_); }
   HostState state(HostId host) const { return Get(host).state; }
   std::uint64_t incarnation(HostId host) const { return Get(host).incarnation; }
   bool running(HostId host) const { return Get(host).state == HostState::kUp; }
@@ -75,10 +80,12 @@ class World {
   void SetBoot(HostId host, BootFn boot);
   void Start(HostId host);    // boots incarnation 1
   void Crash(HostId host);    // fibers unwound, memory lost, pending work dropped
-  void Restart(HostId host);  // a new incarnation boots
+  void Restart(HostId host);  // a new incarnation boots on the same machine: its clocks go on
   void Pause(HostId host);    // nothing runs; clocks go on; work queues
   void Unpause(HostId host);
-  void Suspend(HostId host);  // as Pause, and the monotonic clock stands still
+  // As Pause, and the monotonic clock stands still; on Unsuspend the boot
+  // and wall clocks jump forward by the suspended span.
+  void Suspend(HostId host);
   void Unsuspend(HostId host);
 
   // --- scheduling ------------------------------------------------------------

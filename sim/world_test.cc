@@ -70,6 +70,36 @@ TEST(World, ASuspendedNodesMonotonicClockStandsStill) {
   EXPECT_EQ(local_at_wake, Seconds(2));
 }
 
+TEST(World, ASuspendJumpsBootAndWallButNotMonotonic) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n", .monotonic_start = Seconds(100), .wall_start = Seconds(5000)});
+  world.Start(host);
+  std::vector<Nanos> seen;  // monotonic, boot, wall as the node reads them after waking
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(Seconds(102));
+    seen = {world.MonotonicNow(host), world.BootNow(host), world.WallNow(host)};
+  });
+  world.At(Seconds(1), [&] { world.Suspend(host); });
+  world.At(Seconds(4), [&] { world.Unsuspend(host); });
+  world.RunUntil(Seconds(10));
+  // 1 s ran, 3 s suspended, 1 s more: CLOCK_MONOTONIC saw 2 s, the others 5 s.
+  EXPECT_EQ(seen, (std::vector<Nanos>{Seconds(102), Seconds(105), Seconds(5005)}));
+}
+
+TEST(World, TimersFollowASlew) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  world.clock(host).Slew(0, Millis(50), 500);  // +50 ms over the first 100 s
+  Nanos woke = -1;
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(Seconds(150) + Millis(50));
+    woke = world.now();
+  });
+  world.RunUntil(Seconds(200));
+  EXPECT_EQ(woke, Seconds(150));
+}
+
 struct Counter : ProcessState {
   int* destroyed;
   explicit Counter(int* d) : destroyed(d) {}
@@ -97,6 +127,24 @@ TEST(World, CrashLosesMemoryAndRestartBootsANewIncarnation) {
   EXPECT_EQ(boots, (std::vector<std::uint64_t>{1, 2}));
   EXPECT_EQ(destroyed, 1);
   EXPECT_EQ(ran_after_crash, 0);
+}
+
+TEST(World, ARestartKeepsTheMachinesClocks) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n", .monotonic_start = Seconds(100), .drift_ppm = 1000});
+  world.Start(host);
+  world.At(Seconds(1), [&] {
+    world.clock(host).StepWall(Seconds(30));
+    world.Crash(host);
+  });
+  world.At(Seconds(2), [&] { world.Restart(host); });
+  world.RunUntil(Seconds(10));
+  EXPECT_EQ(world.incarnation(host), 2u);
+  // The process is new; the machine's oscillator, boot time and NTP state are not.
+  EXPECT_EQ(world.MonotonicNow(host), Seconds(110) + Millis(10));
+  EXPECT_EQ(world.BootNow(host), Seconds(110) + Millis(10));
+  EXPECT_EQ(world.WallNow(host), Seconds(40) + Millis(10));
+  EXPECT_EQ(world.clock(host).drift_ppm(), 1000);
 }
 
 TEST(World, SignalWinsOverTimeoutAndStaleTimeoutsAreIgnored) {
