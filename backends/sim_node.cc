@@ -39,6 +39,8 @@ SimNodeEnv::SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId hos
 
 core::Nanos SimNodeEnv::MonotonicNow() { return world_.clock(host_).Monotonic(world_.now()); }
 
+core::Nanos SimNodeEnv::BootNow() { return world_.BootNow(host_); }
+
 core::Nanos SimNodeEnv::WallNow() { return world_.clock(host_).Wall(world_.now()); }
 
 void SimNodeEnv::SleepUntil(core::Nanos monotonic_deadline) {

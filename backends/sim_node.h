@@ -44,6 +44,7 @@ class SimNodeEnv final : public core::Env,
 
   // Env
   core::Nanos MonotonicNow() override;
+  core::Nanos BootNow() override;
   core::Nanos WallNow() override;
   void SleepUntil(core::Nanos monotonic_deadline) override;
   void Spawn(std::string_view name, std::function<void()> task) override;

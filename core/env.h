@@ -89,8 +89,13 @@ class EventSink {
 class Env {
  public:
   virtual ~Env() = default;
-  // The node's own monotonic clock: only differences of it mean anything.
+  // The node's own monotonic clock (CLOCK_MONOTONIC): only differences of it
+  // mean anything; it stands still while the machine is suspended.
   virtual Nanos MonotonicNow() = 0;
+  // The boot clock (CLOCK_BOOTTIME): the monotonic clock plus the time the
+  // machine spent suspended. Never stepped, so boot minus monotonic grows
+  // exactly by the suspended time.
+  virtual Nanos BootNow() = 0;
   // The node's wall clock: may jump, either way. Used for scheduling and for
   // informational timestamps, never for judging another node's lease.
   virtual Nanos WallNow() = 0;

@@ -40,7 +40,7 @@ void LeaseElector::Run() {
 
 void LeaseElector::Sample() {
   sampled_mono_ = env_.MonotonicNow();
-  sampled_wall_ = env_.WallNow();
+  sampled_boot_ = env_.BootNow();
 }
 
 Nanos LeaseElector::PauseThreshold() const {
@@ -50,11 +50,14 @@ Nanos LeaseElector::PauseThreshold() const {
 }
 
 bool LeaseElector::SuspendDetected() {
+  // The boot clock counts suspended time, the monotonic clock does not;
+  // neither is ever stepped, so an NTP step cannot hide a suspend (or fake
+  // one), as comparing with the wall clock would.
   const Nanos mono = env_.MonotonicNow();
-  const Nanos wall = env_.WallNow();
-  const Nanos unseen = (wall - sampled_wall_) - (mono - sampled_mono_);
+  const Nanos boot = env_.BootNow();
+  const Nanos unseen = (boot - sampled_boot_) - (mono - sampled_mono_);
   sampled_mono_ = mono;
-  sampled_wall_ = wall;
+  sampled_boot_ = boot;
   // Time the monotonic clock did not count may have run the lease out:
   // several suspends, each short, add up (found by the nemesis: two 1.8 s
   // suspends within one lease outlived it by 3.6 s of true time).
@@ -71,7 +74,7 @@ std::optional<LeaseGrant> LeaseElector::ValidLease() {
     Demote(DemotionReason::kDeadline);
     return std::nullopt;
   }
-  // After a VM suspend the monotonic clock says no time passed; the wall
+  // After a VM suspend the monotonic clock says no time passed; the boot
   // clock knows better. Demote before any write.
   if (SuspendDetected()) {
     Demote(DemotionReason::kPauseDetected);

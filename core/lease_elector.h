@@ -104,7 +104,7 @@ class LeaseElector {
   std::string last_observed_holder_;
   bool shutting_down_ = false;
   Nanos sampled_mono_ = 0;
-  Nanos sampled_wall_ = 0;
+  Nanos sampled_boot_ = 0;
   Nanos unseen_since_renewal_ = 0;  // time the monotonic clock missed since the last renewal (suspends)
 };
 

@@ -64,7 +64,9 @@ class NoLedger : public LedgerClient {
 class FakeEnv : public Env, public EventSink {
  public:
   Nanos MonotonicNow() override { return now; }
-  Nanos WallNow() override { return 1'000'000 * kMs + now + wall_offset; }
+  Nanos BootNow() override { return now + suspended_ns; }
+  // A suspend adds to the boot and wall clocks what the monotonic one missed.
+  Nanos WallNow() override { return 1'000'000 * kMs + now + suspended_ns + wall_offset; }
   void SleepUntil(Nanos deadline) override {
     if (deadline > now) now = deadline;
     if (on_sleep) on_sleep(now);
@@ -83,7 +85,8 @@ class FakeEnv : public Env, public EventSink {
   }
 
   Nanos now = 0;
-  Nanos wall_offset = 0;
+  Nanos wall_offset = 0;   // NTP steps
+  Nanos suspended_ns = 0;  // time the machine spent suspended
   Nanos stop_at = 60'000 * kMs;
   std::function<void(Nanos)> on_sleep;
   FakeStore store_;
@@ -211,14 +214,14 @@ TEST(LeaseElector, RenewalsThatTimeOutDemoteAtTheDeadlineAndNoLater) {
   EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], 7'000 * kMs);
 }
 
-TEST(LeaseElector, ASuspendDetectedByTheWallClockDemotes) {
+TEST(LeaseElector, ASuspendDetectedByTheBootClockDemotes) {
   FakeEnv env;
   env.stop_at = 8'000 * kMs;
   bool suspended = false;
   env.on_sleep = [&](Nanos now) {
     if (!suspended && now >= 3'000 * kMs) {
       suspended = true;
-      env.wall_offset += 20'000 * kMs;  // 20 s passed that the monotonic clock never saw
+      env.suspended_ns += 20'000 * kMs;  // 20 s passed that the monotonic clock never saw
     }
   };
   LeaseMetrics metrics;
@@ -293,7 +296,24 @@ TEST(LeaseElector, ValidLeaseRefusesRightAfterASuspendEvenBeforeTheRenewalLoopWa
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
-  env.wall_offset += 30'000 * kMs;  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
+  env.suspended_ns += 30'000 * kMs;  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
+  EXPECT_FALSE(elector.ValidLease().has_value());
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
+}
+
+// The wall clock is stepped by NTP, either way; suspend detection must not
+// be fooled by it: a step forward is no suspend, and a step back during a
+// suspend does not hide it.
+TEST(LeaseElector, WallClockStepsNeitherFakeNorHideASuspend) {
+  FakeEnv env;
+  env.stop_at = 1'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  env.wall_offset += 60'000 * kMs;
+  EXPECT_TRUE(elector.ValidLease().has_value());
+  env.suspended_ns += 30'000 * kMs;
+  env.wall_offset -= 30'000 * kMs;  // the wall clock shows no gap at all
   EXPECT_FALSE(elector.ValidLease().has_value());
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
 }

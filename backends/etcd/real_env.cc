@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cassert>
+#include <ctime>
 #include <chrono>
 
 namespace leasesim::etcd {
@@ -36,6 +37,15 @@ core::Nanos RealEnv::SteadyNanos() {
 }
 
 core::Nanos RealEnv::MonotonicNow() { return SteadyNanos(); }
+
+core::Nanos RealEnv::BootNow() {
+  // CLOCK_BOOTTIME: CLOCK_MONOTONIC plus the time the machine was suspended.
+  timespec now{};
+  const int rc = ::clock_gettime(CLOCK_BOOTTIME, &now);
+  assert(rc == 0);
+  (void)rc;
+  return static_cast<core::Nanos>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
 
 core::Nanos RealEnv::WallNow() {
   // determinism-ok: live mode — the real wall clock (may jump).

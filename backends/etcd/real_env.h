@@ -53,6 +53,7 @@ class RealEnv final : public core::Env {
   RealEnv& operator=(const RealEnv&) = delete;
 
   core::Nanos MonotonicNow() override;
+  core::Nanos BootNow() override;
   core::Nanos WallNow() override;
   void SleepUntil(core::Nanos monotonic_deadline) override;
   void Spawn(std::string_view name, std::function<void()> task) override;
