@@ -1,5 +1,7 @@
 #include "fuzz/scenario_json.h"
 
+#include "runner/fault_catalogue.h"
+#include "runner/fault_fields.h"
 #include "sim/time.h"
 
 namespace leasesim::fuzz {
@@ -20,94 +22,17 @@ Json Latency(const sim::LatencyModel& model) {
   return json;
 }
 
-Json NodeRefJson(const runner::NodeRef& ref) {
-  if (ref.leader) return "leader";
-  if (ref.follower) return "follower";
-  return ref.node;
-}
-
-Json MemberJson(const runner::Member& member) {
-  switch (member.kind) {
-    case runner::Member::Kind::kStore: return "store";
-    case runner::Member::Kind::kLedger: return "ledger";
-    case runner::Member::Kind::kNode: return NodeRefJson(member.node);
-    default:  // replicated-store members: fuzz and the zoo never generate them
-      return "r" + std::to_string(member.replica);
-  }
-}
-
-Json Members(const std::vector<runner::Member>& members) {
-  Json list = Json::array();
-  for (const runner::Member& member : members) list.push_back(MemberJson(member));
-  return list;
-}
-
-Json FaultJson(const runner::Fault& fault) {
-  Json json = {{"at_ms", Ms(fault.at)}, {"kind", runner::FaultKindName(fault.kind)}};
-  using runner::FaultKind;
-  switch (fault.kind) {
-    case FaultKind::kCrash:
-    case FaultKind::kRestart:
-      json["node"] = NodeRefJson(fault.node);
-      break;
-    case FaultKind::kPause:
-    case FaultKind::kSuspend:
-    case FaultKind::kIsolate:
-    case FaultKind::kIsolateFromStore:
-      json["node"] = NodeRefJson(fault.node);
-      json["duration_ms"] = Ms(fault.duration);
-      break;
-    case FaultKind::kPartition: {
-      json["duration_ms"] = Ms(fault.duration);
-      Json groups = Json::array();
-      for (const auto& group : fault.groups) groups.push_back(Members(group));
-      json["groups"] = groups;
-      break;
-    }
-    case FaultKind::kClockDrift:
-      json["node"] = NodeRefJson(fault.node);
-      json["drift_ppm"] = fault.drift_ppm;
-      break;
-    case FaultKind::kClockStep:
-      json["node"] = NodeRefJson(fault.node);
-      json["step_ms"] = Ms(fault.step);
-      break;
-    case FaultKind::kPartitionOneWay:
-    case FaultKind::kClog:
-      json["duration_ms"] = Ms(fault.duration);
-      json["from"] = Members(fault.from);
-      json["to"] = Members(fault.to);
-      break;
-    case FaultKind::kStoreOutage:
-      json["duration_ms"] = Ms(fault.duration);
-      json["mode"] = fault.outage == backends::StoreOutage::kBlackhole ? "blackhole" : "unavailable";
-      break;
-    case FaultKind::kStoreLatency:
-      json["duration_ms"] = Ms(fault.duration);
-      json["extra_ms"] = Ms(fault.extra);
-      break;
-    case FaultKind::kShutdown:
-      json["node"] = NodeRefJson(fault.node);
-      if (fault.successor != 0) json["successor"] = fault.successor;
-      break;
-    default:
-      // Replicated-store faults (issue 8) are not written back yet: the
-      // nemesis, fuzz and the zoo never generate them.
-      break;
-  }
-  if (!fault.at_point.empty()) json["at_point"] = fault.at_point;
+// Every kind writes the fields its catalogue entry lists, then the arming
+// fields: what runner/fault_parse.cc reads back.
+Json FaultJson(const runner::Fault& fault, const runner::Scenario& scenario) {
+  const runner::FaultKindSpec& kind = runner::SpecOf(fault.kind);
+  Json json = {{"at_ms", Ms(fault.at)}, {"kind", std::string(kind.name)}};
+  for (runner::FaultField field : kind.fields) runner::FieldSpecOf(field).write(fault, scenario, json);
+  runner::WriteArming(fault, kind, json);
   return json;
 }
 
-}  // namespace
-
-Json ScenarioToJson(const runner::Scenario& s) {
-  Json json;
-  json["name"] = s.name;
-  if (!s.description.empty()) json["description"] = s.description;
-  if (s.variant != core::ProtocolVariant::kCorrect) json["variant"] = std::string(core::ProtocolVariantName(s.variant));
-  json["nodes"] = s.nodes;
-  json["duration_ms"] = Ms(s.duration);
+Json LeaseJson(const runner::Scenario& s) {
   const core::TimingConfig& t = s.timing;
   Json lease = {{"duration_ms", Ms(t.lease_duration)},   {"renew_interval_ms", Ms(t.renew_interval)},
                 {"renew_deadline_ms", Ms(t.renew_deadline)}, {"retry_ms", Ms(t.retry)},
@@ -125,7 +50,41 @@ Json ScenarioToJson(const runner::Scenario& s) {
     }
     lease["by_node"] = by_node;
   }
-  json["lease"] = lease;
+  return lease;
+}
+
+// The fault script and what generates or adds to it: nemesis, buggify.
+void AddFaultsJson(const runner::Scenario& s, Json& json) {
+  if (!s.faults.empty()) {
+    Json faults = Json::array();
+    for (const runner::Fault& fault : s.faults) faults.push_back(FaultJson(fault, s));
+    json["faults"] = faults;
+  }
+  if (s.nemesis.enabled) {
+    Json nemesis = {{"faults_max", s.nemesis.faults_max}, {"within_assumptions", s.nemesis.within_assumptions}};
+    if (!s.nemesis.kinds.empty()) nemesis["kinds"] = s.nemesis.kinds;
+    if (!s.nemesis.swarm) nemesis["swarm"] = false;
+    if (!s.nemesis.points.empty()) nemesis["points"] = s.nemesis.points;
+    if (s.nemesis.from > 0) nemesis["from_ms"] = Ms(s.nemesis.from);
+    if (s.nemesis.until > 0) nemesis["until_ms"] = Ms(s.nemesis.until);
+    if (s.nemesis.timed_strikes) nemesis["timed_strikes"] = true;
+    json["nemesis"] = nemesis;
+  }
+  if (s.buggify.probability_ppm > 0 || s.buggify.delay_max > 0) {
+    json["buggify"] = {{"probability", Probability(s.buggify.probability_ppm)}, {"delay_ms_max", Ms(s.buggify.delay_max)}};
+  }
+}
+
+}  // namespace
+
+Json ScenarioToJson(const runner::Scenario& s) {
+  Json json;
+  json["name"] = s.name;
+  if (!s.description.empty()) json["description"] = s.description;
+  if (s.variant != core::ProtocolVariant::kCorrect) json["variant"] = std::string(core::ProtocolVariantName(s.variant));
+  json["nodes"] = s.nodes;
+  json["duration_ms"] = Ms(s.duration);
+  json["lease"] = LeaseJson(s);
   json["settlement"] = {{"period_ms", Ms(s.settlement_period)},
                         {"batch_items", s.batch_items},
                         {"poll_ms", Ms(s.settlement_poll)}};
@@ -149,20 +108,7 @@ Json ScenarioToJson(const runner::Scenario& s) {
     }
     json["clocks"] = clocks;
   }
-  if (!s.faults.empty()) {
-    Json faults = Json::array();
-    for (const runner::Fault& fault : s.faults) faults.push_back(FaultJson(fault));
-    json["faults"] = faults;
-  }
-  if (s.nemesis.enabled) {
-    Json nemesis = {{"faults_max", s.nemesis.faults_max}, {"within_assumptions", s.nemesis.within_assumptions}};
-    if (!s.nemesis.kinds.empty()) nemesis["kinds"] = s.nemesis.kinds;
-    if (!s.nemesis.swarm) nemesis["swarm"] = false;
-    if (!s.nemesis.points.empty()) nemesis["points"] = s.nemesis.points;
-    if (s.nemesis.from > 0) nemesis["from_ms"] = Ms(s.nemesis.from);
-    if (s.nemesis.until > 0) nemesis["until_ms"] = Ms(s.nemesis.until);
-    json["nemesis"] = nemesis;
-  }
+  AddFaultsJson(s, json);
   Json expect = {{"violations", s.expect_violations}};
   if (s.recovery_bound > 0) expect["recovery_ms_max"] = Ms(s.recovery_bound);
   if (!s.expect_fault_points.empty()) expect["fault_points"] = s.expect_fault_points;
