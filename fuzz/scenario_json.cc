@@ -1,5 +1,7 @@
 #include "fuzz/scenario_json.h"
 
+#include <algorithm>
+
 #include "runner/fault_catalogue.h"
 #include "runner/fault_fields.h"
 #include "sim/time.h"
@@ -22,15 +24,19 @@ Json Latency(const sim::LatencyModel& model) {
   return json;
 }
 
+}  // namespace
+
 // Every kind writes the fields its catalogue entry lists, then the arming
 // fields: what runner/fault_parse.cc reads back.
-Json FaultJson(const runner::Fault& fault, const runner::Scenario& scenario) {
+Json FaultToJson(const runner::Fault& fault, const runner::Scenario& scenario) {
   const runner::FaultKindSpec& kind = runner::SpecOf(fault.kind);
   Json json = {{"at_ms", Ms(fault.at)}, {"kind", std::string(kind.name)}};
   for (runner::FaultField field : kind.fields) runner::FieldSpecOf(field).write(fault, scenario, json);
   runner::WriteArming(fault, kind, json);
   return json;
 }
+
+namespace {
 
 Json LeaseJson(const runner::Scenario& s) {
   const core::TimingConfig& t = s.timing;
@@ -53,11 +59,61 @@ Json LeaseJson(const runner::Scenario& s) {
   return lease;
 }
 
+// "regions", as runner/replicated_parse.cc reads it. Node placements are
+// written only when complete (the reader wants one per node or none).
+Json RegionsJson(const runner::RegionsSpec& regions) {
+  const std::size_t n = regions.names.size();
+  Json json = {{"names", regions.names}, {"within_ms", Latency(regions.matrix.at(0))}};
+  Json between = Json::array();
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = a + 1; b < n; ++b) {
+      between.push_back({{"regions", {regions.names[a], regions.names[b]}},
+                         {"latency_ms", Latency(regions.matrix[a * n + b])}});
+    }
+  }
+  if (!between.empty()) json["between"] = between;
+  auto name = [&](int region) { return regions.names.at(static_cast<std::size_t>(region)); };
+  const std::vector<int>& nodes = regions.node_region;
+  if (!nodes.empty() && std::all_of(nodes.begin(), nodes.end(), [](int region) { return region >= 0; })) {
+    Json list = Json::array();
+    for (int region : nodes) list.push_back(name(region));
+    json["nodes"] = list;
+  }
+  if (regions.ledger_region >= 0) json["ledger"] = name(regions.ledger_region);
+  if (regions.store_region >= 0) json["store"] = name(regions.store_region);
+  return json;
+}
+
+// The store: its kind, that kind's own fields, and its latency.
+Json StoreJson(const runner::Scenario& s) {
+  Json store = {{"kind", s.store_kind}, {"latency_ms", Latency(s.store.service)}};
+  if (s.store_kind == "stale_reads") {
+    store["stale_read_p"] = Probability(s.store.stale_read_ppm);
+    store["stale_lag_ms"] = Ms(s.store.stale_lag_ns_max);
+  }
+  if (s.store_kind != "replicated") return store;
+  const backends::ReplicatedStoreConfig& config = s.replicated.store;
+  store["replicas"] = config.replicas;
+  store["read_mode"] = config.read_mode == backends::ReadMode::kUnsafe ? "unsafe" : "linearizable";
+  store["election_timeout_ms"] = {{"min", Ms(config.election_timeout_min)}, {"max", Ms(config.election_timeout_max)}};
+  store["heartbeat_ms"] = Ms(config.heartbeat);
+  store["client_attempt_timeout_ms"] = Ms(config.client_attempt_timeout);
+  if (config.initial_leader > 0) store["initial_leader"] = config.initial_leader;
+  if (!config.replica_region.empty()) {
+    Json placement = Json::array();
+    for (int region : config.replica_region) {
+      placement.push_back(s.replicated.regions.names.at(static_cast<std::size_t>(region)));
+    }
+    store["placement"] = placement;
+  }
+  return store;
+}
+
 // The fault script and what generates or adds to it: nemesis, buggify.
 void AddFaultsJson(const runner::Scenario& s, Json& json) {
   if (!s.faults.empty()) {
     Json faults = Json::array();
-    for (const runner::Fault& fault : s.faults) faults.push_back(FaultJson(fault, s));
+    for (const runner::Fault& fault : s.faults) faults.push_back(FaultToJson(fault, s));
     json["faults"] = faults;
   }
   if (s.nemesis.enabled) {
@@ -88,12 +144,8 @@ Json ScenarioToJson(const runner::Scenario& s) {
   json["settlement"] = {{"period_ms", Ms(s.settlement_period)},
                         {"batch_items", s.batch_items},
                         {"poll_ms", Ms(s.settlement_poll)}};
-  Json store = {{"kind", s.store_kind}, {"latency_ms", Latency(s.store.service)}};
-  if (s.store_kind == "stale_reads") {
-    store["stale_read_p"] = Probability(s.store.stale_read_ppm);
-    store["stale_lag_ms"] = Ms(s.store.stale_lag_ns_max);
-  }
-  json["store"] = store;
+  if (s.replicated.regions.enabled()) json["regions"] = RegionsJson(s.replicated.regions);
+  json["store"] = StoreJson(s);
   Json network = {{"latency_ms", Latency(s.network.latency)}};
   if (s.network.loss_ppm > 0) network["loss"] = Probability(s.network.loss_ppm);
   if (s.network.duplicate_ppm > 0) network["duplicate"] = Probability(s.network.duplicate_ppm);

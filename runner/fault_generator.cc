@@ -96,7 +96,8 @@ void FaultDrawContext::AimIfTimed(Fault& fault) {
 void FaultDrawContext::TimeStrike(Fault& fault) {
   if (!config.timed_strikes) return;  // the nemesis' historical draws end here
   fault.arrival = static_cast<int>(draw.Range(1, 3));
-  if (draw.Percent(30)) fault.lease_remaining_below = draw.Millis(kMs, timing.lease_duration);
+  // The remaining lease never exceeds renew_deadline: a larger bound would always qualify.
+  if (draw.Percent(30)) fault.lease_remaining_below = draw.Millis(kMs, timing.renew_deadline);
 }
 
 void FaultDrawContext::Link(Fault& fault) {
