@@ -6,16 +6,13 @@
 
 #include <rapidcheck.h>
 
-#include "core/fault_points.h"
 #include "fuzz/shrink.h"
+#include "runner/fault_generator.h"
 
 namespace leasesim::fuzz {
 namespace {
 
-using runner::Fault;
-using runner::FaultKind;
 using runner::Nanos;
-using runner::NodeRef;
 using runner::Scenario;
 
 constexpr Nanos kMs = sim::kNanosPerMilli;
@@ -30,21 +27,26 @@ const std::vector<std::string> kProperties = {
     "same-seed-same-trace",
 };
 
-// One generated fault, in small integers RapidCheck shrinks toward zero:
-// kind 0 is a crash, target 0 the leader, length 0 the shortest.
-struct FaultGene {
-  int kind = 0;          // index into kGeneKinds
-  int at_permille = 0;   // when, as a share of the faultable part of the run
-  int length_permille = 0;
-  int target = 0;        // 0 leader, 1 follower, 2.. node number - 1
-  int point = 0;         // 0 none, 1.. a fault point
-  bool beyond = false;   // pause/suspend/clog/drift beyond the assumptions
-  bool negative = false; // drift / step direction
-};
+// The fault script comes from the one fault generator
+// (runner/fault_generator.h) fed by a choice sequence: every choice the
+// generator makes (which kinds are on, how many faults, each one's time,
+// target, length, fault point, arrival, ...) is the next number of the
+// sequence, reduced to the range asked for. RapidCheck shrinks the numbers
+// toward zero, i.e. toward the first choice of each range: fewer faults,
+// earlier, shorter, aimed at the leader. A sequence that runs out answers 0.
+constexpr std::size_t kChoices = 160;
 
-enum GeneKind {
-  kGCrash, kGPause, kGSuspend, kGIsolateFromStore, kGIsolate, kGPartitionOneWay, kGClog, kGStoreOutage,
-  kGStoreLatency, kGClockDrift, kGClockStep, kGShutdown, kGeneKinds
+class ChoiceDraw final : public runner::FaultDraw {
+ public:
+  explicit ChoiceDraw(const std::vector<std::uint32_t>& choices) : choices_(choices) {}
+  std::uint64_t Below(std::uint64_t bound) override {
+    if (next_ >= choices_.size()) return 0;
+    return choices_[next_++] % bound;
+  }
+
+ private:
+  const std::vector<std::uint32_t>& choices_;
+  std::size_t next_ = 0;
 };
 
 struct FuzzCase {
@@ -54,20 +56,9 @@ struct FuzzCase {
   int batch_items = 1;
   int loss_permille = 0;
   int duration_s = 60;
-  std::vector<FaultGene> faults;
+  std::vector<std::uint32_t> choices;  // the fault generator's
   std::uint64_t seed = 1;  // the simulator's seed
 };
-
-rc::Gen<FaultGene> GenFault() {
-  return rc::gen::build<FaultGene>(
-      rc::gen::set(&FaultGene::kind, rc::gen::inRange(0, static_cast<int>(kGeneKinds))),
-      rc::gen::set(&FaultGene::at_permille, rc::gen::inRange(0, 1001)),
-      rc::gen::set(&FaultGene::length_permille, rc::gen::inRange(0, 1001)),
-      rc::gen::set(&FaultGene::target, rc::gen::inRange(0, 6)),
-      rc::gen::set(&FaultGene::point, rc::gen::inRange(0, static_cast<int>(core::fault_points::kAll.size()))),
-      rc::gen::set(&FaultGene::beyond, rc::gen::arbitrary<bool>()),
-      rc::gen::set(&FaultGene::negative, rc::gen::arbitrary<bool>()));
-}
 
 rc::Gen<FuzzCase> GenCase() {
   return rc::gen::build<FuzzCase>(
@@ -77,7 +68,7 @@ rc::Gen<FuzzCase> GenCase() {
       rc::gen::set(&FuzzCase::batch_items, rc::gen::inRange(1, 9)),
       rc::gen::set(&FuzzCase::loss_permille, rc::gen::inRange(0, 21)),
       rc::gen::set(&FuzzCase::duration_s, rc::gen::inRange(30, 121)),
-      rc::gen::set(&FuzzCase::faults, rc::gen::resize(8, rc::gen::container<std::vector<FaultGene>>(GenFault()))),
+      rc::gen::set(&FuzzCase::choices, rc::gen::container<std::vector<std::uint32_t>>(kChoices, rc::gen::arbitrary<std::uint32_t>())),
       rc::gen::set(&FuzzCase::seed, rc::gen::inRange<std::uint64_t>(1, 1'000'000)));
 }
 
@@ -103,14 +94,15 @@ core::TimingConfig Preset(int index) {
   return t;
 }
 
-NodeRef TargetOf(int target, int nodes) {
-  if (target == 0) return NodeRef{.leader = true};
-  if (target == 1) return NodeRef{.follower = true};
-  return NodeRef{.node = std::min(target - 1, nodes)};
-}
-
-Nanos Scale(int permille, Nanos low, Nanos high) {
-  return (low + (high - low) * permille / 1000) / kMs * kMs;
+// What fuzzing asks of the generator: every kind, up to eight faults, within
+// and beyond the assumptions, strikes timed by protocol state, swarm style.
+runner::NemesisConfig GeneratorConfig() {
+  runner::NemesisConfig config;
+  config.enabled = true;
+  config.faults_max = 8;
+  config.within_assumptions = false;
+  config.timed_strikes = true;
+  return config;
 }
 
 Scenario ToScenario(const FuzzCase& c, const std::string& variant) {
@@ -126,92 +118,8 @@ Scenario ToScenario(const FuzzCase& c, const std::string& variant) {
   s.store.service = sim::LatencyModel{.base_ns = 2 * kMs, .jitter_ns = 3 * kMs, .tail_ppm = 10'000, .tail_ns = 200 * kMs};
   s.network.latency = sim::LatencyModel{.base_ns = kMs, .jitter_ns = 2 * kMs};
   s.network.loss_ppm = static_cast<std::uint32_t>(c.loss_permille) * 1000;
-  const core::TimingConfig& t = s.timing;
-  const Nanos budget = t.pause_budget;
-  const Nanos lease = t.lease_duration;
-  const Nanos faultable = s.duration * 3 / 4;
-  for (const FaultGene& gene : c.faults) {
-    Fault f;
-    f.at = std::max(kMs, Scale(gene.at_permille, 0, faultable));
-    f.node = TargetOf(gene.target, c.nodes);
-    const Nanos outage = Scale(gene.length_permille, 1000 * kMs, 3 * lease);
-    const Nanos pause = gene.beyond ? Scale(gene.length_permille, budget + kMs, budget + 3 * lease)
-                                    : Scale(gene.length_permille, kMs, budget);
-    const std::string point =
-        gene.point == 0 ? std::string() : std::string(core::fault_points::kAll[static_cast<std::size_t>(gene.point - 1)]);
-    auto restarts = [&](Nanos at) {
-      for (int node = 1; node <= c.nodes && at <= s.duration; ++node) {
-        s.faults.push_back(Fault{.at = at, .kind = FaultKind::kRestart, .node = NodeRef{.node = node}});
-      }
-    };
-    switch (gene.kind) {
-      case kGCrash:
-        f.kind = FaultKind::kCrash;
-        f.at_point = point;
-        s.faults.push_back(f);
-        restarts(f.at + Scale(gene.length_permille, kMs, lease));
-        continue;
-      case kGPause:
-      case kGSuspend:
-        f.kind = gene.kind == kGPause ? FaultKind::kPause : FaultKind::kSuspend;
-        f.duration = std::max(kMs, pause);
-        f.at_point = point;
-        break;
-      case kGIsolateFromStore:
-      case kGIsolate:
-        f.kind = gene.kind == kGIsolate ? FaultKind::kIsolate : FaultKind::kIsolateFromStore;
-        f.duration = outage;
-        break;
-      case kGPartitionOneWay:
-      case kGClog: {
-        f.kind = gene.kind == kGClog ? FaultKind::kClog : FaultKind::kPartitionOneWay;
-        f.duration = gene.kind == kGClog ? std::max(kMs, pause) : outage;
-        const runner::Member node{runner::Member::Kind::kNode, f.node};
-        const runner::Member service{gene.point % 2 == 0 ? runner::Member::Kind::kStore : runner::Member::Kind::kLedger, {}};
-        f.from = {gene.negative ? service : node};
-        f.to = {gene.negative ? node : service};
-        f.node = NodeRef{};
-        break;
-      }
-      case kGStoreOutage:
-        f.kind = FaultKind::kStoreOutage;
-        f.duration = outage;
-        f.outage = gene.negative ? backends::StoreOutage::kBlackhole : backends::StoreOutage::kUnavailable;
-        break;
-      case kGStoreLatency:
-        f.kind = FaultKind::kStoreLatency;
-        f.duration = outage;
-        f.extra = Scale(gene.length_permille, 10 * kMs, 2 * t.request_timeout);
-        break;
-      case kGClockDrift: {
-        f.kind = FaultKind::kClockDrift;
-        const std::int64_t magnitude = gene.beyond ? t.drift_bound_ppm + 1 + 400 * gene.length_permille
-                                                   : t.drift_bound_ppm * gene.length_permille / 1000;
-        f.drift_ppm = gene.negative ? -magnitude : magnitude;
-        break;
-      }
-      case kGClockStep:
-        f.kind = FaultKind::kClockStep;
-        f.step = (gene.negative ? -1 : 1) * Scale(gene.length_permille, 1000 * kMs, 6 * lease);
-        break;
-      case kGShutdown:
-        if (gene.point == 5) {  // stop the world in the middle of the release
-          s.faults.push_back(Fault{.at = f.at, .kind = FaultKind::kPause, .node = NodeRef{.leader = true},
-                                   .duration = std::max(kMs, pause),
-                                   .at_point = std::string(core::fault_points::kDuringRelease)});
-        }
-        f.kind = FaultKind::kShutdown;
-        f.node = NodeRef{.leader = true};
-        f.successor = gene.target >= 2 ? std::min(gene.target - 1, c.nodes) : 0;
-        s.faults.push_back(f);
-        restarts(f.at + Scale(gene.length_permille, 1000 * kMs, 3 * lease));
-        continue;
-      default:
-        continue;
-    }
-    s.faults.push_back(f);
-  }
-  std::stable_sort(s.faults.begin(), s.faults.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
+  ChoiceDraw draw(c.choices);
+  s.faults = runner::DrawFaults(s, GeneratorConfig(), draw);
   return s;
 }
 

@@ -1,5 +1,9 @@
 #include "fuzz/scenario_json.h"
 
+#include <algorithm>
+
+#include "runner/fault_catalogue.h"
+#include "runner/fault_fields.h"
 
 namespace leasesim::fuzz {
 namespace {
@@ -19,94 +23,21 @@ Json Latency(const sim::LatencyModel& model) {
   return json;
 }
 
-Json NodeRefJson(const runner::NodeRef& ref) {
-  if (ref.leader) return "leader";
-  if (ref.follower) return "follower";
-  return ref.node;
-}
+}  // namespace
 
-Json MemberJson(const runner::Member& member) {
-  switch (member.kind) {
-    case runner::Member::Kind::kStore: return "store";
-    case runner::Member::Kind::kLedger: return "ledger";
-    case runner::Member::Kind::kNode: return NodeRefJson(member.node);
-    default:  // replicated-store members: fuzz and the zoo never generate them
-      return "r" + std::to_string(member.replica);
-  }
-}
-
-Json Members(const std::vector<runner::Member>& members) {
-  Json list = Json::array();
-  for (const runner::Member& member : members) list.push_back(MemberJson(member));
-  return list;
-}
-
-Json FaultJson(const runner::Fault& fault) {
-  Json json = {{"at_ms", Ms(fault.at)}, {"kind", runner::FaultKindName(fault.kind)}};
-  using runner::FaultKind;
-  switch (fault.kind) {
-    case FaultKind::kCrash:
-    case FaultKind::kRestart:
-      json["node"] = NodeRefJson(fault.node);
-      break;
-    case FaultKind::kPause:
-    case FaultKind::kSuspend:
-    case FaultKind::kIsolate:
-    case FaultKind::kIsolateFromStore:
-      json["node"] = NodeRefJson(fault.node);
-      json["duration_ms"] = Ms(fault.duration);
-      break;
-    case FaultKind::kPartition: {
-      json["duration_ms"] = Ms(fault.duration);
-      Json groups = Json::array();
-      for (const auto& group : fault.groups) groups.push_back(Members(group));
-      json["groups"] = groups;
-      break;
-    }
-    case FaultKind::kClockDrift:
-      json["node"] = NodeRefJson(fault.node);
-      json["drift_ppm"] = fault.drift_ppm;
-      break;
-    case FaultKind::kClockStep:
-      json["node"] = NodeRefJson(fault.node);
-      json["step_ms"] = Ms(fault.step);
-      break;
-    case FaultKind::kPartitionOneWay:
-    case FaultKind::kClog:
-      json["duration_ms"] = Ms(fault.duration);
-      json["from"] = Members(fault.from);
-      json["to"] = Members(fault.to);
-      break;
-    case FaultKind::kStoreOutage:
-      json["duration_ms"] = Ms(fault.duration);
-      json["mode"] = fault.outage == backends::StoreOutage::kBlackhole ? "blackhole" : "unavailable";
-      break;
-    case FaultKind::kStoreLatency:
-      json["duration_ms"] = Ms(fault.duration);
-      json["extra_ms"] = Ms(fault.extra);
-      break;
-    case FaultKind::kShutdown:
-      json["node"] = NodeRefJson(fault.node);
-      if (fault.successor != 0) json["successor"] = fault.successor;
-      break;
-    default:
-      // Replicated-store faults (issue 8) are not written back yet: the
-      // nemesis, fuzz and the zoo never generate them.
-      break;
-  }
-  if (!fault.at_point.empty()) json["at_point"] = fault.at_point;
+// Every kind writes the fields its catalogue entry lists, then the arming
+// fields: what runner/fault_parse.cc reads back.
+Json FaultToJson(const runner::Fault& fault, const runner::Scenario& scenario) {
+  const runner::FaultKindSpec& kind = runner::SpecOf(fault.kind);
+  Json json = {{"at_ms", Ms(fault.at)}, {"kind", std::string(kind.name)}};
+  for (runner::FaultField field : kind.fields) runner::FieldSpecOf(field).write(fault, scenario, json);
+  runner::WriteArming(fault, kind, json);
   return json;
 }
 
-}  // namespace
+namespace {
 
-Json ScenarioToJson(const runner::Scenario& s) {
-  Json json;
-  json["name"] = s.name;
-  if (!s.description.empty()) json["description"] = s.description;
-  if (s.variant != "correct") json["variant"] = s.variant;
-  json["nodes"] = s.nodes;
-  json["duration_ms"] = Ms(s.duration);
+Json LeaseJson(const runner::Scenario& s) {
   const core::TimingConfig& t = s.timing;
   Json lease = {{"duration_ms", Ms(t.lease_duration)},   {"renew_interval_ms", Ms(t.renew_interval)},
                 {"renew_deadline_ms", Ms(t.renew_deadline)}, {"retry_ms", Ms(t.retry)},
@@ -124,16 +55,96 @@ Json ScenarioToJson(const runner::Scenario& s) {
     }
     lease["by_node"] = by_node;
   }
-  json["lease"] = lease;
-  json["settlement"] = {{"period_ms", Ms(s.settlement_period)},
-                        {"batch_items", s.batch_items},
-                        {"poll_ms", Ms(s.settlement_poll)}};
+  return lease;
+}
+
+// "regions", as runner/replicated_parse.cc reads it. Node placements are
+// written only when complete (the reader wants one per node or none).
+Json RegionsJson(const runner::RegionsSpec& regions) {
+  const std::size_t n = regions.names.size();
+  Json json = {{"names", regions.names}, {"within_ms", Latency(regions.matrix.at(0))}};
+  Json between = Json::array();
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = a + 1; b < n; ++b) {
+      between.push_back({{"regions", {regions.names[a], regions.names[b]}},
+                         {"latency_ms", Latency(regions.matrix[a * n + b])}});
+    }
+  }
+  if (!between.empty()) json["between"] = between;
+  auto name = [&](int region) { return regions.names.at(static_cast<std::size_t>(region)); };
+  const std::vector<int>& nodes = regions.node_region;
+  if (!nodes.empty() && std::all_of(nodes.begin(), nodes.end(), [](int region) { return region >= 0; })) {
+    Json list = Json::array();
+    for (int region : nodes) list.push_back(name(region));
+    json["nodes"] = list;
+  }
+  if (regions.ledger_region >= 0) json["ledger"] = name(regions.ledger_region);
+  if (regions.store_region >= 0) json["store"] = name(regions.store_region);
+  return json;
+}
+
+// The store: its kind, that kind's own fields, and its latency.
+Json StoreJson(const runner::Scenario& s) {
   Json store = {{"kind", s.store_kind}, {"latency_ms", Latency(s.store.service)}};
   if (s.store_kind == "stale_reads") {
     store["stale_read_p"] = Probability(s.store.stale_read_ppm);
     store["stale_lag_ms"] = Ms(s.store.stale_lag_ns_max);
   }
-  json["store"] = store;
+  if (s.store_kind != "replicated") return store;
+  const backends::ReplicatedStoreConfig& config = s.replicated.store;
+  store["replicas"] = config.replicas;
+  store["read_mode"] = config.read_mode == backends::ReadMode::kUnsafe ? "unsafe" : "linearizable";
+  store["election_timeout_ms"] = {{"min", Ms(config.election_timeout_min)}, {"max", Ms(config.election_timeout_max)}};
+  store["heartbeat_ms"] = Ms(config.heartbeat);
+  store["client_attempt_timeout_ms"] = Ms(config.client_attempt_timeout);
+  if (config.initial_leader > 0) store["initial_leader"] = config.initial_leader;
+  if (!config.replica_region.empty()) {
+    Json placement = Json::array();
+    for (int region : config.replica_region) {
+      placement.push_back(s.replicated.regions.names.at(static_cast<std::size_t>(region)));
+    }
+    store["placement"] = placement;
+  }
+  return store;
+}
+
+// The fault script and what generates or adds to it: nemesis, buggify.
+void AddFaultsJson(const runner::Scenario& s, Json& json) {
+  if (!s.faults.empty()) {
+    Json faults = Json::array();
+    for (const runner::Fault& fault : s.faults) faults.push_back(FaultToJson(fault, s));
+    json["faults"] = faults;
+  }
+  if (s.nemesis.enabled) {
+    Json nemesis = {{"faults_max", s.nemesis.faults_max}, {"within_assumptions", s.nemesis.within_assumptions}};
+    if (!s.nemesis.kinds.empty()) nemesis["kinds"] = s.nemesis.kinds;
+    if (!s.nemesis.swarm) nemesis["swarm"] = false;
+    if (!s.nemesis.points.empty()) nemesis["points"] = s.nemesis.points;
+    if (s.nemesis.from > 0) nemesis["from_ms"] = Ms(s.nemesis.from);
+    if (s.nemesis.until > 0) nemesis["until_ms"] = Ms(s.nemesis.until);
+    if (s.nemesis.timed_strikes) nemesis["timed_strikes"] = true;
+    json["nemesis"] = nemesis;
+  }
+  if (s.buggify.probability_ppm > 0 || s.buggify.delay_max > 0) {
+    json["buggify"] = {{"probability", Probability(s.buggify.probability_ppm)}, {"delay_ms_max", Ms(s.buggify.delay_max)}};
+  }
+}
+
+}  // namespace
+
+Json ScenarioToJson(const runner::Scenario& s) {
+  Json json;
+  json["name"] = s.name;
+  if (!s.description.empty()) json["description"] = s.description;
+  if (s.variant != "correct") json["variant"] = s.variant;
+  json["nodes"] = s.nodes;
+  json["duration_ms"] = Ms(s.duration);
+  json["lease"] = LeaseJson(s);
+  json["settlement"] = {{"period_ms", Ms(s.settlement_period)},
+                        {"batch_items", s.batch_items},
+                        {"poll_ms", Ms(s.settlement_poll)}};
+  if (s.replicated.regions.enabled()) json["regions"] = RegionsJson(s.replicated.regions);
+  json["store"] = StoreJson(s);
   Json network = {{"latency_ms", Latency(s.network.latency)}};
   if (s.network.loss_ppm > 0) network["loss"] = Probability(s.network.loss_ppm);
   if (s.network.duplicate_ppm > 0) network["duplicate"] = Probability(s.network.duplicate_ppm);
@@ -148,20 +159,7 @@ Json ScenarioToJson(const runner::Scenario& s) {
     }
     json["clocks"] = clocks;
   }
-  if (!s.faults.empty()) {
-    Json faults = Json::array();
-    for (const runner::Fault& fault : s.faults) faults.push_back(FaultJson(fault));
-    json["faults"] = faults;
-  }
-  if (s.nemesis.enabled) {
-    Json nemesis = {{"faults_max", s.nemesis.faults_max}, {"within_assumptions", s.nemesis.within_assumptions}};
-    if (!s.nemesis.kinds.empty()) nemesis["kinds"] = s.nemesis.kinds;
-    if (!s.nemesis.swarm) nemesis["swarm"] = false;
-    if (!s.nemesis.points.empty()) nemesis["points"] = s.nemesis.points;
-    if (s.nemesis.from > 0) nemesis["from_ms"] = Ms(s.nemesis.from);
-    if (s.nemesis.until > 0) nemesis["until_ms"] = Ms(s.nemesis.until);
-    json["nemesis"] = nemesis;
-  }
+  AddFaultsJson(s, json);
   Json expect = {{"violations", s.expect_violations}};
   if (s.recovery_bound > 0) expect["recovery_ms_max"] = Ms(s.recovery_bound);
   if (!s.expect_fault_points.empty()) expect["fault_points"] = s.expect_fault_points;

@@ -14,6 +14,10 @@ namespace leasesim::fuzz {
 
 nlohmann::json ScenarioToJson(const runner::Scenario& scenario);
 
+// One fault as the scenario file writes it: the fields its catalogue entry
+// lists, then the arming fields. `scenario` gives region names.
+nlohmann::json FaultToJson(const runner::Fault& fault, const runner::Scenario& scenario);
+
 // {"scenarios": [...]}, pretty-printed, ending in a newline.
 std::string ScenarioFileText(const std::vector<runner::Scenario>& scenarios);
 

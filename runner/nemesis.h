@@ -12,7 +12,11 @@
 // assumptions (pauses, suspends and clogs within the pause budget, drift
 // within the bound); without, those may go beyond, and fencing must hold.
 // Pauses, suspends and crashes are often aimed at the protocol's named fault
-// points (core/fault_points.h), the dangerous instants.
+// points (core/fault_points.h), the dangerous instants; with timed_strikes
+// any kind may be, at a later arrival or when the lease runs short.
+//
+// The draws themselves are the fault catalogue's (runner/fault_generator.h),
+// shared with `leasesim fuzz`; the nemesis feeds them from the seed.
 
 #include <cstdint>
 #include <string>
@@ -23,7 +27,7 @@
 
 namespace leasesim::runner {
 
-// The kinds the nemesis knows, in a fixed order.
+// The kinds the nemesis knows (the catalogue's drawable ones), in draw order.
 const std::vector<std::string_view>& NemesisKinds();
 
 // The faults the nemesis draws for `scenario` (its nemesis config) and `seed`,

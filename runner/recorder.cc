@@ -174,6 +174,13 @@ std::optional<int> Recorder::CurrentLeader() const {
   return leader;
 }
 
+std::optional<sim::Nanos> Recorder::RemainingLease(int node) const {
+  auto it = open_beliefs_.find(node);
+  if (it == open_beliefs_.end()) return std::nullopt;
+  const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
+  return it->second.local_deadline - world_.clock(host).Monotonic(world_.now());
+}
+
 checker::History Recorder::Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows) {
   std::vector<int> open;
   for (const auto& [node, belief] : open_beliefs_) open.push_back(node);

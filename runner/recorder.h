@@ -48,6 +48,10 @@ class Recorder final : public backends::SimObserver {
   void SetFaultEnd(std::size_t index, sim::Nanos end_ns) { history_.faults.at(index).end_ns = end_ns; }
   // The node that believes it holds the lease now (highest term), if any.
   std::optional<int> CurrentLeader() const;
+  // How much lease the node believes it has left (its validity deadline
+  // minus now, both on its own monotonic clock; negative once past it), or
+  // nullopt when it believes it holds none.
+  std::optional<sim::Nanos> RemainingLease(int node) const;
 
   // Protocol events counted by kind and reason ("renew_failed_timeout", ...).
   const std::map<std::string, std::int64_t>& event_counts() const { return event_counts_; }

@@ -1,8 +1,8 @@
 #pragma once
 // The scenario runner's side of regions and the replicated store: places
 // hosts in regions, builds the store's replicas, resolves "store_leader",
-// injects the replica and region faults, and adds the store's figures.
-// run.cc calls it in a handful of places; everything else lives here.
+// and adds the store's figures. The replica and region faults are in the
+// fault catalogue (runner/faults_replicated.cc).
 
 #include <map>
 #include <memory>
@@ -41,17 +41,9 @@ class ReplicatedRun {
   std::optional<int> Resolve(int replica) const;
   sim::HostId HostOfReplica(int replica) const { return store_->host(replica); }
 
-  // Injects a replicated-store fault (IsReplicatedFaultKind) into the world,
-  // filling in `record`; returns false (and says why in the record) when it
-  // was skipped.
-  bool Inject(const Fault& fault, checker::FaultRecord& record);
-
   void AddFigures(std::map<std::string, std::int64_t>& figures) const;
 
  private:
-  sim::World& world_;
-  sim::Network& network_;
-  const Scenario& scenario_;
   std::unique_ptr<backends::ReplicatedStore> store_;
 };
 

@@ -26,6 +26,7 @@ struct NodeRef {
   bool follower = false;
   int node = 0;  // 1-based; meaningful when neither role is set
   bool is_role() const { return leader || follower; }
+  bool operator==(const NodeRef&) const = default;
 };
 
 enum class FaultKind {
@@ -50,7 +51,13 @@ enum class FaultKind {
   kReplicaPause,      // replica, duration
   kIsolateRegion,     // region, duration: no messages in or out of the region
 };
+// The number of kinds: the last enumerator + 1. The fault catalogue
+// (runner/fault_catalogue.h) checks at compile time that it has one entry
+// per kind, in this order; the enumerators' values are in every trace, so
+// new kinds go at the end.
+inline constexpr int kFaultKindCount = static_cast<int>(FaultKind::kIsolateRegion) + 1;
 
+// The kind's name in scenario files ("crash", "store_latency", ...).
 const char* FaultKindName(FaultKind kind);
 
 // A partition group member: a node number, or a service host.
@@ -58,6 +65,7 @@ struct Member {
   enum class Kind { kNode, kStore, kLedger, kReplica } kind = Kind::kNode;
   NodeRef node;  // kind == kNode
   int replica = 0;  // kind == kReplica: a number or kStoreLeaderReplica
+  bool operator==(const Member&) const = default;
 };
 
 struct Fault {
@@ -73,11 +81,25 @@ struct Fault {
   backends::StoreOutage outage = backends::StoreOutage::kNone;  // store_outage
   Nanos extra = 0;             // store_latency
   int successor = 0;           // shutdown: preferred successor's node number, 0 = none
-  // pause, suspend, crash: when set, the fault is armed at `at` and strikes
-  // when the node next reaches this named point in the protocol.
+  // When set, the fault is armed at `at` and strikes when `node` (its
+  // target, or for kinds without one the node whose arrival triggers it;
+  // a role resolves when armed) reaches this named point of the protocol.
   std::string at_point;
+  int arrival = 1;                // strike on the arrival-th qualifying arrival after arming
+  Nanos lease_remaining_below = 0;  // > 0: only arrivals with less lease left (the node's own clock) qualify
   int replica = 0;   // replica_*: see FaultKind
   int region = -1;   // isolate_region
+  bool operator==(const Fault&) const = default;
+};
+
+// BUGGIFY-style scheduler hiccups: at every fault-point arrival, with this
+// probability, the node is paused for a delay drawn uniformly in
+// [1 ms, delay_max] from the run's "buggify" PRNG. Off when probability is 0.
+struct BuggifyConfig {
+  std::uint32_t probability_ppm = 0;
+  Nanos delay_max = 0;
+  bool enabled() const { return probability_ppm > 0 && delay_max > 0; }
+  bool operator==(const BuggifyConfig&) const = default;
 };
 
 struct ClockSetting {
@@ -100,9 +122,12 @@ struct NemesisConfig {
   bool within_assumptions = true;   // false: pauses, clogs and drift may exceed the stated bounds
   std::vector<std::string> kinds;   // the fault kinds it may draw from; empty = every kind
   bool swarm = true;                // draw which of those kinds are on per run; false = all on
-  std::vector<std::string> points;  // fault points pauses/suspends/crashes aim at; empty = the usual four
+  std::vector<std::string> points;  // fault points pauses/suspends/crashes aim at; empty = all but during_release
   Nanos from = 0;                   // faults start in [from, until]; until 0 = 3/4 of the run
   Nanos until = 0;
+  // Strikes timed by protocol state: any kind may be aimed at a fault point,
+  // at its k-th arrival, or only when the node's lease is running short.
+  bool timed_strikes = false;
 };
 
 struct Scenario {
@@ -123,6 +148,7 @@ struct Scenario {
   std::string variant = "correct";  // a zoo variant's name (zoo/variants.h); "correct" in every real suite
   std::vector<NodeTiming> timing_by_node;  // lease.by_node
   NemesisConfig nemesis;
+  BuggifyConfig buggify;      // off by default
   ReplicatedSpec replicated;  // store kind "replicated", and "regions"
   // expect.fault_points: every run must reach each of these named points at
   // least once, or it fails with a fault_point_not_reached violation.

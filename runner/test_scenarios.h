@@ -17,4 +17,24 @@ inline std::string ScenarioJson(const std::string& extra = "", int nodes = 3, in
          (extra.empty() ? "" : ", " + extra) + "}]}";
 }
 
+// A sound scenario with three regions (a node and a store replica in each)
+// and a replicated store; `extra` as above.
+inline std::string ReplicatedScenarioJson(const std::string& extra = "") {
+  return R"({"scenarios": [{
+    "name": "r", "nodes": 3, "duration_ms": 60000,
+    "lease": {"duration_ms": 10000, "renew_interval_ms": 3000, "renew_deadline_ms": 7000,
+              "retry_ms": 1000, "request_timeout_ms": 1000, "drift_bound_ppm": 1000, "safety_margin_ms": 500,
+              "pause_budget_ms": 2000},
+    "settlement": {"period_ms": 5000, "batch_items": 3},
+    "regions": {"names": ["a", "b", "c"], "within_ms": {"base": 1, "jitter": 1},
+                "between": [{"regions": ["a", "b"], "latency_ms": {"base": 10, "jitter": 2}},
+                            {"regions": ["a", "c"], "latency_ms": {"base": 10, "jitter": 2}},
+                            {"regions": ["b", "c"], "latency_ms": {"base": 10, "jitter": 2}}],
+                "nodes": ["a", "b", "c"]},
+    "store": {"kind": "replicated", "replicas": 3, "read_mode": "linearizable",
+              "latency_ms": {"base": 1, "jitter": 2}, "initial_leader": 1, "placement": ["a", "b", "c"]},
+    "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001})" +
+         (extra.empty() ? "" : ", " + extra) + "}]}";
+}
+
 }  // namespace leasesim::runner::testing

@@ -1,0 +1,136 @@
+// The fault catalogue is complete and the generator can reach all of it.
+
+#include "runner/fault_catalogue.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "runner/fault_generator.h"
+#include "runner/nemesis.h"
+#include "runner/scenario_parser.h"
+#include "runner/test_scenarios.h"
+
+namespace leasesim::runner {
+namespace {
+
+using testing::ReplicatedScenarioJson;
+using testing::ScenarioJson;
+
+Scenario Parse(const std::string& text) {
+  auto parsed = ParseScenarioText("t.json", text);
+  if (!std::holds_alternative<ScenarioFile>(parsed)) {
+    ADD_FAILURE() << std::get<ParseError>(parsed).message;
+    return {};
+  }
+  return std::get<ScenarioFile>(parsed).scenarios.at(0);
+}
+
+TEST(Catalogue, OneEntryPerKindInOrderWithUniqueNames) {
+  ASSERT_EQ(FaultCatalogue().size(), static_cast<std::size_t>(kFaultKindCount));
+  std::set<std::string_view> names;
+  for (int i = 0; i < kFaultKindCount; ++i) {
+    const FaultKindSpec& spec = SpecOf(static_cast<FaultKind>(i));
+    EXPECT_EQ(static_cast<int>(spec.kind), i);
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name << " named twice";
+    EXPECT_EQ(FindFaultKind(spec.name), &spec);
+    EXPECT_EQ(std::string_view(FaultKindName(spec.kind)), spec.name);
+    EXPECT_FALSE(spec.summary.empty()) << spec.name;
+  }
+  EXPECT_EQ(FindFaultKind("meteor"), nullptr);
+}
+
+TEST(Catalogue, DrawRanksAreUniqueAndContiguous) {
+  std::set<int> ranks;
+  for (const FaultKindSpec& spec : FaultCatalogue()) {
+    if (spec.draw_rank >= 0) {
+      EXPECT_TRUE(ranks.insert(spec.draw_rank).second) << spec.name;
+    }
+  }
+  ASSERT_FALSE(ranks.empty());
+  EXPECT_EQ(*ranks.begin(), 0);
+  EXPECT_EQ(*ranks.rbegin(), static_cast<int>(ranks.size()) - 1);
+  EXPECT_EQ(NemesisKinds().size(), ranks.size());
+}
+
+TEST(Catalogue, WithinAssumptionsFollowsThePauseBudgetAndTheDriftBound) {
+  core::TimingConfig timing;
+  timing.pause_budget = 2000 * sim::kNanosPerMilli;
+  timing.drift_bound_ppm = 1000;
+  for (FaultKind kind : {FaultKind::kPause, FaultKind::kSuspend, FaultKind::kClog}) {
+    EXPECT_TRUE(WithinAssumptions(Fault{.kind = kind, .duration = timing.pause_budget}, timing));
+    EXPECT_FALSE(WithinAssumptions(Fault{.kind = kind, .duration = timing.pause_budget + 1}, timing));
+  }
+  EXPECT_TRUE(WithinAssumptions(Fault{.kind = FaultKind::kClockDrift, .drift_ppm = -1000}, timing));
+  EXPECT_FALSE(WithinAssumptions(Fault{.kind = FaultKind::kClockDrift, .drift_ppm = 1001}, timing));
+  EXPECT_TRUE(WithinAssumptions(Fault{.kind = FaultKind::kPartition, .duration = sim::Seconds(60)}, timing));
+}
+
+// What the generator draws for `scenario` with only `kind` on, over some seeds.
+std::vector<Fault> DrawOnly(Scenario scenario, std::string_view kind) {
+  scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 4, .within_assumptions = false,
+                                   .kinds = {std::string(kind)}, .swarm = false, .timed_strikes = true};
+  std::vector<Fault> all;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    for (const Fault& fault : GenerateNemesisFaults(scenario, seed)) all.push_back(fault);
+  }
+  return all;
+}
+
+TEST(Generator, EveryKindCanBeDrawnAndEveryArmableOneArmed) {
+  const Scenario plain = Parse(ScenarioJson());
+  const Scenario replicated = Parse(ReplicatedScenarioJson());
+  std::set<FaultKind> drawn;
+  std::set<FaultKind> armed;
+  for (std::string_view kind : NemesisKinds()) {
+    const FaultKindSpec& spec = *FindFaultKind(kind);
+    const bool needs_replicas = spec.target == FaultTarget::kReplica || spec.target == FaultTarget::kRegion;
+    const std::vector<Fault> faults = DrawOnly(needs_replicas ? replicated : plain, kind);
+    EXPECT_FALSE(faults.empty()) << kind;
+    for (const Fault& fault : faults) {
+      drawn.insert(fault.kind);
+      if (!fault.at_point.empty()) armed.insert(fault.kind);
+      EXPECT_LE(fault.at, plain.duration);
+    }
+  }
+  for (const FaultKindSpec& spec : FaultCatalogue()) {
+    EXPECT_TRUE(drawn.contains(spec.kind)) << spec.name << " is never drawn";
+    // Restarts come with the crashes they undo and are never aimed.
+    if (spec.armable && spec.draw_rank >= 0) {
+      EXPECT_TRUE(armed.contains(spec.kind)) << spec.name << " never armed";
+    }
+  }
+}
+
+TEST(Generator, WithoutTimedStrikesOnlyPausesSuspendsAndCrashesAreAimed) {
+  Scenario scenario = Parse(ScenarioJson());
+  scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 8, .within_assumptions = false};
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    for (const Fault& fault : GenerateNemesisFaults(scenario, seed)) {
+      EXPECT_EQ(fault.arrival, 1);
+      EXPECT_EQ(fault.lease_remaining_below, 0);
+      if (fault.at_point.empty() || fault.at_point == "during_release") continue;
+      EXPECT_TRUE(fault.kind == FaultKind::kPause || fault.kind == FaultKind::kSuspend ||
+                  fault.kind == FaultKind::kCrash) << FaultKindName(fault.kind);
+    }
+  }
+}
+
+TEST(Catalogue, TheFaultsSectionOfTheScenarioDocsListsEveryKind) {
+  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
+  ASSERT_NE(root, nullptr);
+  std::ifstream in(std::string(root) + "/docs/SCENARIOS.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string docs = text.str();
+  const std::size_t faults = docs.find("## faults");
+  ASSERT_NE(faults, std::string::npos);
+  for (const FaultKindSpec& spec : FaultCatalogue()) {
+    EXPECT_NE(docs.find("| `" + std::string(spec.name) + "` |", faults), std::string::npos) << spec.name;
+  }
+}
+
+}  // namespace
+}  // namespace leasesim::runner

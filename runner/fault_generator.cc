@@ -1,0 +1,166 @@
+#include "runner/fault_generator.h"
+
+#include <algorithm>
+
+#include "core/fault_points.h"
+#include "runner/fault_catalogue.h"
+
+namespace leasesim::runner {
+namespace {
+
+constexpr Nanos kMs = sim::kNanosPerMilli;
+constexpr Nanos kSecond = sim::kNanosPerSecond;
+
+Member NodeMember(NodeRef ref) { return Member{Member::Kind::kNode, ref}; }
+
+// The drawable kinds the config and scenario allow, in draw order.
+std::vector<const FaultKindSpec*> AllowedKinds(const Scenario& scenario, const NemesisConfig& config) {
+  std::vector<const FaultKindSpec*> allowed;
+  for (const FaultKindSpec* spec : DrawOrder()) {
+    if (!config.kinds.empty() &&
+        std::find(config.kinds.begin(), config.kinds.end(), spec->name) == config.kinds.end()) {
+      continue;
+    }
+    if (spec->drawable != nullptr && !spec->drawable(scenario, config)) continue;
+    allowed.push_back(spec);
+  }
+  return allowed;
+}
+
+}  // namespace
+
+const std::vector<const FaultKindSpec*>& DrawOrder() {
+  static const std::vector<const FaultKindSpec*> ranked = [] {
+    std::vector<const FaultKindSpec*> list;
+    for (const FaultKindSpec& spec : FaultCatalogue()) {
+      if (spec.draw_rank >= 0) list.push_back(&spec);
+    }
+    std::sort(list.begin(), list.end(),
+              [](const FaultKindSpec* a, const FaultKindSpec* b) { return a->draw_rank < b->draw_rank; });
+    return list;
+  }();
+  return ranked;
+}
+
+const std::vector<std::string>& AimPoints() {
+  static const std::vector<std::string> points = [] {
+    std::vector<std::string> list;
+    for (std::string_view point : core::fault_points::kAll) {
+      if (point != core::fault_points::kDuringRelease) list.emplace_back(point);
+    }
+    return list;
+  }();
+  return points;
+}
+
+FaultDrawContext::FaultDrawContext(FaultDraw& draw_from, const Scenario& scenario_in, const NemesisConfig& config_in,
+                                   const Swarm& swarm_in, std::vector<Fault>& out)
+    : draw(draw_from), scenario(scenario_in), timing(scenario_in.timing), config(config_in), swarm(swarm_in),
+      out_(out) {}
+
+Nanos FaultDrawContext::OutageMax() const { return std::max<Nanos>(kSecond, swarm.duration_cap); }
+
+NodeRef FaultDrawContext::Target() {
+  if (draw.Percent(swarm.leader_percent)) return NodeRef{.leader = true};
+  if (draw.Percent(50)) return NodeRef{.follower = true};
+  return NodeRef{.node = static_cast<int>(draw.Range(1, scenario.nodes))};
+}
+
+Nanos FaultDrawContext::PauseLength(bool beyond) {
+  const Nanos budget = timing.pause_budget;
+  if (!beyond && budget >= kMs) return draw.Millis(kMs, budget);
+  return draw.Millis(budget + kMs, budget + 3 * timing.lease_duration);
+}
+
+std::string FaultDrawContext::DrawPoint() {
+  const std::vector<std::string>& points = AimPoints();
+  return points[static_cast<std::size_t>(draw.Range(0, static_cast<std::int64_t>(points.size()) - 1))];
+}
+
+void FaultDrawContext::Aim(Fault& fault) {
+  if (!config.points.empty()) {
+    fault.at_point = draw.Pick(config.points);  // aimed at the scenario's chosen points, always
+  } else if (draw.Percent(swarm.aim_percent)) {
+    fault.at_point = DrawPoint();
+  }
+  if (!fault.at_point.empty()) TimeStrike(fault);
+}
+
+void FaultDrawContext::AimIfTimed(Fault& fault) {
+  if (!config.timed_strikes || !draw.Percent(swarm.aim_percent)) return;
+  fault.at_point = config.points.empty() ? DrawPoint() : draw.Pick(config.points);
+  if (SpecOf(fault.kind).target != FaultTarget::kNode) fault.node = Target();  // whose arrival strikes it
+  TimeStrike(fault);
+}
+
+void FaultDrawContext::TimeStrike(Fault& fault) {
+  if (!config.timed_strikes) return;  // the nemesis' historical draws end here
+  fault.arrival = static_cast<int>(draw.Range(1, 3));
+  // The remaining lease never exceeds renew_deadline: a larger bound would always qualify.
+  if (draw.Percent(30)) fault.lease_remaining_below = draw.Millis(kMs, timing.renew_deadline);
+}
+
+void FaultDrawContext::Link(Fault& fault) {
+  const NodeRef node = Target();
+  const Member service = draw.Percent(60) ? StoreMember() : Member{Member::Kind::kLedger, {}};
+  if (draw.Percent(50)) {
+    fault.from = {NodeMember(node)};
+    fault.to = {service};
+  } else {
+    fault.from = {service};
+    fault.to = {NodeMember(node)};
+  }
+}
+
+Member FaultDrawContext::StoreMember() const {
+  // A replicated store has no single server to cut off: its leader stands in.
+  if (scenario.replicated.enabled) return Member{Member::Kind::kReplica, {}, kStoreLeaderReplica};
+  return Member{Member::Kind::kStore, {}};
+}
+
+void FaultDrawContext::AddRestarts(Nanos at) {
+  if (at > scenario.duration) return;
+  for (int node = 1; node <= scenario.nodes; ++node) {
+    Push(Fault{.at = at, .kind = FaultKind::kRestart, .node = NodeRef{.node = node}});
+  }
+}
+
+void FaultDrawContext::AddReplicaRestarts(Nanos at) {
+  if (at > scenario.duration) return;
+  for (int replica = 1; replica <= scenario.replicated.store.replicas; ++replica) {
+    Push(Fault{.at = at, .kind = FaultKind::kReplicaRestart, .replica = replica});
+  }
+}
+
+std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& config, FaultDraw& draw) {
+  std::vector<Fault> out;
+  const std::vector<const FaultKindSpec*> allowed = AllowedKinds(scenario, config);
+  if (allowed.empty()) return out;
+  const core::TimingConfig& timing = scenario.timing;
+  std::vector<const FaultKindSpec*> on;
+  for (const FaultKindSpec* spec : allowed) {
+    if (!config.swarm || draw.Percent(50)) on.push_back(spec);
+  }
+  if (on.empty()) on.push_back(draw.Pick(allowed));
+  Swarm swarm;
+  swarm.duration_cap = draw.Percent(50) ? 2 * timing.lease_duration : 4 * timing.lease_duration;
+  swarm.aim_percent = static_cast<int>(draw.Range(0, 100));
+  swarm.leader_percent = static_cast<int>(draw.Range(40, 100));
+  swarm.beyond_percent = config.within_assumptions ? 0 : static_cast<int>(draw.Range(20, 100));
+
+  const Nanos from = std::min(config.from > 0 ? config.from : 2 * timing.lease_duration / 10, scenario.duration);
+  const Nanos until = std::max(from, config.until > 0 ? config.until : scenario.duration * 3 / 4);
+  const int count = static_cast<int>(draw.Range(1, config.faults_max));
+  FaultDrawContext context(draw, scenario, config, swarm, out);
+  for (int i = 0; i < count; ++i) {
+    const FaultKindSpec* spec = draw.Pick(on);
+    Fault fault;
+    fault.at = draw.Millis(from, until);
+    fault.kind = spec->kind;
+    spec->draw(context, std::move(fault));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
+  return out;
+}
+
+}  // namespace leasesim::runner

@@ -1,0 +1,101 @@
+#include "runner/fault_parse.h"
+
+#include <cassert>
+
+#include "core/fault_points.h"
+#include "runner/fault_catalogue.h"
+#include "runner/fault_fields.h"
+#include "runner/replicated_parse.h"
+
+namespace leasesim::runner {
+namespace {
+
+using Json = nlohmann::json;
+
+// The keys ParseArming reads; a replicated kind's own fields are read by
+// ParseReplicatedFault, which is handed the fault without them.
+constexpr const char* kArmingKeys[] = {"at_point", "node", "arrival", "lease_remaining_below_ms"};
+
+void ParseReplicatedFields(ObjectReader& reader, const Json& json, const std::string& path,
+                           const Scenario& scenario, Fault& fault) {
+  Json own = json;
+  for (const char* key : kArmingKeys) own.erase(key);
+  std::vector<std::string> read;
+  const bool parsed = ParseReplicatedFault(std::string(SpecOf(fault.kind).name), own, path, scenario, fault, read);
+  assert(parsed);
+  (void)parsed;
+  for (const std::string& key : read) reader.Field(key);
+}
+
+std::string FaultPointNames() {
+  std::string names;
+  for (std::string_view point : core::fault_points::kAll) names += (names.empty() ? "" : ", ") + std::string(point);
+  return names;
+}
+
+bool IsFaultPoint(const std::string& name) {
+  for (std::string_view point : core::fault_points::kAll) {
+    if (point == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Fault ParseFault(const Json& json, const std::string& path, const Scenario& scenario) {
+  ObjectReader reader(json, path);
+  Fault fault;
+  fault.at = reader.Millis("at_ms", 0);
+  if (fault.at > scenario.duration) {
+    throw Failure{reader.PathOf("at_ms"), "must not be after the scenario's duration_ms"};
+  }
+  const std::string name = reader.String("kind");
+  const FaultKindSpec* kind = FindFaultKind(name);
+  if (kind == nullptr) {
+    throw Failure{reader.PathOf("kind"), "unknown fault kind \"" + name + "\" (known: " + FaultKindNames() + ")"};
+  }
+  fault.kind = kind->kind;
+  if (kind->replicated_fields) {
+    ParseReplicatedFields(reader, json, path, scenario, fault);
+  } else {
+    for (FaultField field : kind->fields) {
+      const FaultFieldSpec& spec = FieldSpecOf(field);
+      assert(spec.parse != nullptr);
+      spec.parse(reader, scenario, fault);
+    }
+  }
+  ParseArming(reader, *kind, scenario, fault);
+  reader.Finish();
+  return fault;
+}
+
+std::vector<std::string> ParseFaultPointList(ObjectReader& reader, const std::string& key) {
+  const Json& value = reader.Field(key);
+  std::vector<std::string> points;
+  if (value.is_string() && value.get<std::string>() == "all") {
+    for (std::string_view point : core::fault_points::kAll) points.emplace_back(point);
+    return points;
+  }
+  if (!value.is_array()) {
+    throw Failure{reader.PathOf(key), "must be \"all\" or a list of fault points (" + FaultPointNames() + ")"};
+  }
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string path = reader.PathOf(key) + "[" + std::to_string(i) + "]";
+    if (!value[i].is_string()) throw Failure{path, "must be a fault point name"};
+    const std::string point = value[i].get<std::string>();
+    if (!IsFaultPoint(point)) throw Failure{path, "unknown fault point \"" + point + "\" (known: " + FaultPointNames() + ")"};
+    points.push_back(point);
+  }
+  return points;
+}
+
+BuggifyConfig ParseBuggify(ObjectReader& parent) {
+  ObjectReader reader(parent.Field("buggify"), parent.PathOf("buggify"));
+  BuggifyConfig buggify;
+  buggify.probability_ppm = reader.Probability("probability");
+  buggify.delay_max = reader.Millis("delay_ms_max", 1);
+  reader.Finish();
+  return buggify;
+}
+
+}  // namespace leasesim::runner

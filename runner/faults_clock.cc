@@ -1,0 +1,54 @@
+// Clock faults of the catalogue: clock_drift and clock_step — how each
+// strikes, whether it stays within the drift bound, and how the generator
+// draws it.
+
+#include <cstdlib>
+
+#include "runner/fault_kinds.h"
+
+namespace leasesim::runner::fault_kinds {
+namespace {
+
+constexpr Nanos kSecond = sim::kNanosPerSecond;
+
+}  // namespace
+
+bool WithinDriftBound(const Fault& fault, const core::TimingConfig& timing) {
+  return std::abs(fault.drift_ppm) <= timing.drift_bound_ppm;
+}
+
+Heal StrikeClockDrift(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record) {
+  injector.world().clock(injector.HostOf(node)).SetDriftPpm(injector.world().now(), fault.drift_ppm);
+  record.end_ns = injector.scenario().duration;
+  record.description = "drift " + std::to_string(fault.drift_ppm) + " ppm";
+  return {};
+}
+
+Heal StrikeClockStep(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record) {
+  // A wall clock left behind true time holds the node's settlement schedule
+  // back for as long as it stays behind (for the rest of the run, unless a
+  // later step puts it right): the fault lasts that long.
+  const Nanos offset = injector.StepWallClock(node, fault.step);
+  record.end_ns = offset < 0 ? injector.scenario().duration : record.start_ns;
+  record.description = "wall clock stepped by " + std::to_string(fault.step / sim::kNanosPerMilli) + " ms";
+  return {};
+}
+
+void DrawClockDrift(FaultDrawContext& context, Fault fault) {
+  fault.node = context.Target();
+  const std::int64_t bound = context.timing.drift_bound_ppm;
+  const std::int64_t magnitude = context.Beyond() ? context.draw.Range(bound + 1, 400'000) : context.draw.Range(0, bound);
+  fault.drift_ppm = context.draw.Percent(50) ? magnitude : -magnitude;
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+void DrawClockStep(FaultDrawContext& context, Fault fault) {
+  fault.node = context.Target();
+  const Nanos step = context.draw.Millis(kSecond, 6 * context.timing.lease_duration);
+  fault.step = context.draw.Percent(50) ? step : -step;
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+}  // namespace leasesim::runner::fault_kinds

@@ -1,0 +1,131 @@
+// Network faults of the catalogue: partition, partition_oneway, clog,
+// isolate, isolate_from_store — how each strikes and heals, and how the
+// generator draws it.
+
+#include <utility>
+#include <vector>
+
+#include "runner/fault_kinds.h"
+
+namespace leasesim::runner::fault_kinds {
+namespace {
+
+constexpr Nanos kMs = sim::kNanosPerMilli;
+constexpr Nanos kSecond = sim::kNanosPerSecond;
+
+using Links = std::vector<std::pair<sim::HostId, sim::HostId>>;
+
+// Blocks the links now; the heal unblocks the same links.
+Heal Block(Injector& injector, Links links) {
+  sim::Network& network = injector.network();
+  for (const auto& [from, to] : links) network.SetBlocked(from, to, true);
+  return [&network, links = std::move(links)] {
+    for (const auto& [from, to] : links) network.SetBlocked(from, to, false);
+  };
+}
+
+// Every from -> to link between distinct hosts; the record names the nodes among `from`.
+Links Directed(Injector& injector, const Fault& fault, checker::FaultRecord& record) {
+  Links links;
+  for (const Member& from : fault.from) {
+    for (const Member& to : fault.to) {
+      const sim::HostId a = injector.HostOfMember(from);
+      const sim::HostId b = injector.HostOfMember(to);
+      if (a != b) links.emplace_back(a, b);
+    }
+  }
+  for (const Member& member : fault.from) {
+    if (member.kind == Member::Kind::kNode) record.nodes.push_back(injector.NodeOf(member));
+  }
+  return links;
+}
+
+Member NodeMember(NodeRef ref) { return Member{Member::Kind::kNode, ref}; }
+
+}  // namespace
+
+Heal StrikePartition(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
+  Links cut;
+  for (std::size_t a = 0; a < fault.groups.size(); ++a) {
+    for (std::size_t b = 0; b < fault.groups.size(); ++b) {
+      if (a == b) continue;
+      for (const Member& from : fault.groups[a]) {
+        for (const Member& to : fault.groups[b]) cut.emplace_back(injector.HostOfMember(from), injector.HostOfMember(to));
+      }
+    }
+  }
+  for (const Member& member : fault.groups[0]) {
+    if (member.kind == Member::Kind::kNode) record.nodes.push_back(injector.NodeOf(member));
+  }
+  return Block(injector, std::move(cut));
+}
+
+Heal StrikeOneWay(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
+  return Block(injector, Directed(injector, fault, record));
+}
+
+Heal StrikeClog(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
+  // Held messages are delivered when the clog ends: the network heals it.
+  for (const auto& [from, to] : Directed(injector, fault, record)) {
+    injector.network().ClogUntil(from, to, injector.world().now() + fault.duration);
+  }
+  return {};
+}
+
+Heal StrikeIsolate(Injector& injector, const Fault&, int node, checker::FaultRecord&) {
+  const sim::HostId host = injector.HostOf(node);
+  Links links;
+  for (sim::HostId other = 0; other < injector.world().host_count(); ++other) {
+    if (other == host) continue;
+    links.emplace_back(host, other);
+    links.emplace_back(other, host);
+  }
+  return Block(injector, std::move(links));
+}
+
+Heal StrikeIsolateFromStore(Injector& injector, const Fault&, int node, checker::FaultRecord&) {
+  const sim::HostId host = injector.HostOf(node);
+  const sim::HostId store = injector.parts().store_host();
+  return Block(injector, Links{{host, store}, {store, host}});
+}
+
+void DrawPartition(FaultDrawContext& context, Fault fault) {
+  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  std::vector<Member> rest;
+  const NodeRef alone = context.Target();
+  if (!alone.is_role()) {
+    for (int node = 1; node <= context.scenario.nodes; ++node) {
+      if (node != alone.node) rest.push_back(NodeMember(NodeRef{.node = node}));
+    }
+  }
+  rest.push_back(context.StoreMember());
+  if (context.draw.Percent(70)) rest.push_back(Member{Member::Kind::kLedger, {}});
+  fault.groups = {{NodeMember(alone)}, rest};
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+void DrawOneWay(FaultDrawContext& context, Fault fault) {
+  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  context.Link(fault);
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+void DrawClog(FaultDrawContext& context, Fault fault) {
+  const Nanos budget = context.timing.pause_budget;
+  const bool beyond = context.Beyond() || budget < kMs;
+  fault.duration = beyond ? context.draw.Millis(budget + kMs, context.OutageMax()) : context.draw.Millis(kMs, budget);
+  context.Link(fault);
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+void DrawIsolation(FaultDrawContext& context, Fault fault) {
+  fault.node = context.Target();
+  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+}  // namespace leasesim::runner::fault_kinds

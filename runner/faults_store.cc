@@ -1,0 +1,45 @@
+// Faults of the single store server in the catalogue: store_outage and
+// store_latency — how each strikes and heals, and how the generator draws it.
+
+#include "runner/fault_kinds.h"
+
+namespace leasesim::runner::fault_kinds {
+namespace {
+
+constexpr Nanos kMs = sim::kNanosPerMilli;
+constexpr Nanos kSecond = sim::kNanosPerSecond;
+
+}  // namespace
+
+bool HasSingleStore(const Scenario& scenario, const NemesisConfig&) { return !scenario.replicated.enabled; }
+
+Heal StrikeStoreOutage(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
+  backends::SimStoreServer& store = injector.parts().store();
+  store.SetOutage(fault.outage);
+  record.description = fault.outage == backends::StoreOutage::kUnavailable ? "requests rejected"
+                                                                          : "requests never answered";
+  return [&store] { store.SetOutage(backends::StoreOutage::kNone); };
+}
+
+Heal StrikeStoreLatency(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
+  backends::SimStoreServer& store = injector.parts().store();
+  store.SetExtraLatency(fault.extra);
+  record.description = "+" + std::to_string(fault.extra / sim::kNanosPerMilli) + " ms per request";
+  return [&store] { store.SetExtraLatency(0); };
+}
+
+void DrawStoreOutage(FaultDrawContext& context, Fault fault) {
+  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.outage = context.draw.Percent(50) ? backends::StoreOutage::kUnavailable : backends::StoreOutage::kBlackhole;
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+void DrawStoreLatency(FaultDrawContext& context, Fault fault) {
+  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.extra = context.draw.Millis(10 * kMs, 2 * context.timing.request_timeout);
+  context.AimIfTimed(fault);
+  context.Push(std::move(fault));
+}
+
+}  // namespace leasesim::runner::fault_kinds

@@ -1,0 +1,91 @@
+#include "runner/run_world.h"
+
+#include <cassert>
+
+#include "backends/sim_node.h"
+#include "zoo/variants.h"
+
+namespace leasesim::runner {
+namespace {
+
+const zoo::Variant& VariantOf(const Scenario& scenario) {
+  const zoo::Variant* variant = zoo::FindVariant(scenario.variant);
+  assert(variant != nullptr && "the parser admits only known variants");
+  return *variant;
+}
+
+}  // namespace
+
+RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOptions& options)
+    : scenario_(scenario), variant_(VariantOf(scenario)), world_(seed, options.retain_trace) {
+  AddHosts();
+  network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), scenario.network);
+  recorder_ = std::make_unique<Recorder>(world_, node_hosts_);
+  store_ = std::make_unique<backends::SimStoreServer>(world_, store_host_, world_.MakePrng("store"),
+                                                      scenario.store, *recorder_);
+  ledger_ = std::make_unique<backends::SimLedgerServer>(
+      world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
+      backends::LedgerOptions{.check_fence = variant_.ledger.checks_fence});
+  replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_,
+                                    kWallClockBase);
+}
+
+RunWorld::~RunWorld() {
+  // Fibers reference the servers, network and recorder: unwind them first.
+  for (sim::HostId host : node_hosts_) world_.Crash(host);
+}
+
+void RunWorld::AddHosts() {
+  sim::Prng clocks = world_.MakePrng("clocks");
+  for (int node = 1; node <= scenario_.nodes; ++node) {
+    sim::HostConfig config;
+    config.name = "n" + std::to_string(node);
+    // Monotonic clocks start at unrelated readings (nodes booted at different times).
+    config.monotonic_start = clocks.UniformRange(sim::Seconds(1), sim::Seconds(1'000'000));
+    config.wall_start = kWallClockBase;
+    for (const ClockSetting& setting : scenario_.clocks) {
+      if (setting.node != node) continue;
+      config.drift_ppm = setting.drift_ppm;
+      config.wall_start += setting.wall_offset;
+    }
+    node_hosts_.push_back(world_.AddHost(config));
+  }
+  store_host_ = world_.AddHost({.name = "store", .wall_start = kWallClockBase});
+  ledger_host_ = world_.AddHost({.name = "ledger", .wall_start = kWallClockBase});
+}
+
+const core::TimingConfig& RunWorld::TimingOf(int node) const {
+  for (const NodeTiming& timing : scenario_.timing_by_node) {
+    if (timing.node == node) return timing.timing;
+  }
+  return scenario_.timing;
+}
+
+void RunWorld::Start() {
+  world_.Start(store_host_);
+  world_.Start(ledger_host_);
+  if (replicated_) replicated_->Start();
+  for (int node = 1; node <= scenario_.nodes; ++node) StartNode(node);
+}
+
+void RunWorld::StartNode(int node) {
+  const sim::HostId host = HostOf(node);
+  backends::SimNodeConfig config;
+  config.node = node;
+  config.elector.key = scenario_.lease_key;
+  config.elector.timing = TimingOf(node);
+  config.rules = variant_.rules;
+  config.settlement.period = scenario_.settlement_period;
+  config.settlement.schedule_epoch_wall = kWallClockBase;
+  config.settlement.batch_items = scenario_.batch_items;
+  config.settlement.poll = scenario_.settlement_poll;
+  config.replicated_store = replicated_ ? replicated_->store() : nullptr;
+  config.settlement.request_timeout = scenario_.timing.request_timeout;
+  world_.SetBoot(host, [this, config](sim::HostId id, std::uint64_t) {
+    return std::make_unique<backends::SimNodeProcess>(world_, *network_, id, config, *store_, *ledger_,
+                                                      *recorder_);
+  });
+  world_.Start(host);
+}
+
+}  // namespace leasesim::runner

@@ -1,0 +1,66 @@
+#pragma once
+// World assembly for one run: the hosts (nodes with their clocks, the store
+// and ledger servers), the network, the history recorder, the store and
+// ledger, the replicated store and regions when the scenario has them, and
+// the node processes running the core. Torn down in the right order (world
+// last: destroying it unwinds fibers that reference the rest). Injection
+// (runner/injector.h) and judgement (runner/judgement.h) work on it.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/sim_services.h"
+#include "runner/recorder.h"
+#include "runner/replicated_setup.h"
+#include "runner/run.h"
+#include "runner/scenario.h"
+#include "sim/network.h"
+#include "sim/world.h"
+#include "zoo/variants.h"
+
+namespace leasesim::runner {
+
+class RunWorld {
+ public:
+  RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOptions& options);
+  ~RunWorld();
+  RunWorld(const RunWorld&) = delete;
+  RunWorld& operator=(const RunWorld&) = delete;
+
+  // Boots the services, then every node.
+  void Start();
+
+  const Scenario& scenario() const { return scenario_; }
+  sim::World& world() { return world_; }
+  const sim::World& world() const { return world_; }
+  sim::Network& network() { return *network_; }
+  Recorder& recorder() { return *recorder_; }
+  const Recorder& recorder() const { return *recorder_; }
+  backends::SimStoreServer& store() { return *store_; }
+  ReplicatedRun* replicated() { return replicated_.get(); }
+  const ReplicatedRun* replicated() const { return replicated_.get(); }
+  sim::HostId HostOf(int node) const { return node_hosts_.at(static_cast<std::size_t>(node - 1)); }
+  sim::HostId store_host() const { return store_host_; }
+  sim::HostId ledger_host() const { return ledger_host_; }
+  // The node's lease timing: the scenario's, or its lease.by_node override.
+  const core::TimingConfig& TimingOf(int node) const;
+
+ private:
+  void AddHosts();
+  void StartNode(int node);
+
+  const Scenario& scenario_;
+  const zoo::Variant& variant_;
+  sim::World world_;
+  std::vector<sim::HostId> node_hosts_;
+  sim::HostId store_host_ = 0;
+  sim::HostId ledger_host_ = 0;
+  std::unique_ptr<sim::Network> network_;
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<backends::SimStoreServer> store_;
+  std::unique_ptr<backends::SimLedgerServer> ledger_;
+  std::unique_ptr<ReplicatedRun> replicated_;  // regions and the replicated store, when the scenario has them
+};
+
+}  // namespace leasesim::runner
