@@ -19,6 +19,7 @@
 
 namespace leasesim::live {
 
+// Owns etcd for one run (see the top of the file); stops it on destruction.
 class EtcdSide {
  public:
   EtcdSide() = default;

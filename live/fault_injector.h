@@ -37,6 +37,7 @@ class ActionQueue {
   std::size_t size() const { return pending_.size(); }
 
  private:
+  // One scheduled action; `seq` breaks ties in scheduling order.
   struct Entry {
     std::int64_t at = 0;
     std::uint64_t seq = 0;
@@ -46,12 +47,14 @@ class ActionQueue {
   std::uint64_t next_seq_ = 0;
 };
 
+// What the injector needs to know of the run.
 struct InjectorSettings {
   std::int64_t start_mono = 0;  // CLOCK_MONOTONIC of true time 0
   std::int64_t pause_budget_ms = 0;
   std::int64_t arm_timeout_ns = 0;  // an armed stop that has not struck by then is disarmed and skipped
 };
 
+// The run's fault injector (see the top of the file).
 class FaultInjector {
  public:
   FaultInjector(FaultMechanisms& mechanisms, InjectorSettings settings, std::ostream& out);

@@ -161,7 +161,7 @@ constexpr LiveFaultSpec kTable[] = {
     {.kind = FaultKind::kDelay,
      .name = "delay",
      .history_kind = "store_latency",
-     .summary = "hold each chunk of the node's etcd traffic (through the proxy) for MS (delay=MS), for DURATION",
+     .summary = "hold each chunk of the node's etcd traffic (through the proxy) MS milliseconds, for DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kRequired,
      .value = "milliseconds each forwarded chunk is held",

@@ -31,6 +31,7 @@ struct FinishedRun {
   std::vector<Takeout> takeouts;
 };
 
+// A judged run: the merged history, the checker's verdict, the figures.
 struct Judgement {
   MergeOutput merged;
   checker::Verdict verdict;

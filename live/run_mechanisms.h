@@ -11,6 +11,7 @@
 
 namespace leasesim::live {
 
+// The real mechanisms of one run (see the top of the file).
 class RunMechanisms final : public FaultMechanisms {
  public:
   RunMechanisms(NodeFleet& fleet, EtcdSide& etcd, std::string lease_key)

@@ -40,11 +40,13 @@ class ProxyHub {
   void SetDelay(int group, std::int64_t delay_ms);
 
  private:
+  // A listening socket of one group's proxy, and where it forwards to.
   struct Listener {
     int fd = -1;
     int group = 0;
     int target_port = 0;
   };
+  // Bytes read from one side, held until their release time.
   struct Chunk {
     std::int64_t release_ns = 0;
     std::string bytes;
@@ -55,6 +57,7 @@ class ProxyHub {
     std::size_t held_bytes = 0;
     bool eof = false;  // the source closed (or failed); close once `held` drains
   };
+  // One proxied connection: the client's socket and ours to etcd.
   struct Pipe {
     int client = -1;
     int upstream = -1;
