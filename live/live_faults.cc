@@ -321,6 +321,7 @@ std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFaul
     if (std::string error = ParseItem(item, nodes, fault); !error.empty()) {
       return "fault \"" + item + "\": " + error;
     }
+    if (faults.size() == kMaxLiveFaults) return "more than " + std::to_string(kMaxLiveFaults) + " faults";
     faults.push_back(fault);
   }
   std::stable_sort(faults.begin(), faults.end(),

@@ -8,6 +8,7 @@
 // member killed, the proxy) sit behind FaultMechanisms. The shape follows
 // the simulator's fault catalogue (docs/LIVE.md, "Faults").
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -124,6 +125,9 @@ const LiveFaultSpec& SpecOf(FaultKind kind);
 const char* FaultKindName(FaultKind kind);
 // "pause, pause-mid-batch, ..." (for messages).
 std::string FaultKindNames();
+
+// The most faults one run takes (each keeps at most two actions pending).
+inline constexpr std::size_t kMaxLiveFaults = 1000;
 
 // Parses "KIND[=VALUE][:TARGET]@AT[+DURATION],..." (seconds, decimals
 // allowed), e.g. "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,

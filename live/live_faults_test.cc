@@ -42,6 +42,9 @@ TEST(LiveFaults, RejectsMalformedItemsWithTheReason) {
   EXPECT_NE(ParseFaults("pause@x+1", 3, faults).find("AT must be"), std::string::npos);
   EXPECT_NE(ParseFaults("pause@3", 3, faults).find("needs +DURATION"), std::string::npos);
   EXPECT_NE(ParseFaults("pause:two@3+1", 3, faults).find("target must be"), std::string::npos);
+  std::string many;
+  for (int i = 0; i <= 1000; ++i) many += "kill:1@" + std::to_string(i) + ",";
+  EXPECT_NE(ParseFaults(many, 3, faults).find("more than 1000 faults"), std::string::npos);
 }
 
 TEST(LiveFaults, DelayTakesMillisecondsPerChunk) {
