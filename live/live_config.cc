@@ -33,12 +33,18 @@ std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
   }
   if (o.nodes < 1 || o.nodes > 9) return RunFailure{2, "--nodes must be in 1..9"};
   if (o.duration_ms < 1'000) return RunFailure{2, "--duration must be at least 1 s"};
+  if (o.period_ms < 1) return RunFailure{2, "--period-ms must be at least 1"};
   if (std::string error = ValidateVariant(VariantList(o.variant)); !error.empty()) return RunFailure{2, error};
+  if (o.faults.size() > kMaxLiveFaults) return RunFailure{2, "at most " + std::to_string(kMaxLiveFaults) + " faults"};
   const bool own_cluster = o.etcd_urls.empty();
   for (const LiveFault& fault : o.faults) {
     const LiveFaultSpec& spec = SpecOf(fault.kind);
     if (spec.target == TargetKind::kEtcdMember && !own_cluster) {
       return RunFailure{2, "fault \"" + fault.text + "\": " + spec.name + " needs the run's own cluster (no --etcd)"};
+    }
+    if (spec.target == TargetKind::kNode && !fault.leader && (fault.target < 1 || fault.target > o.nodes)) {
+      return RunFailure{2, "fault \"" + fault.text + "\": node " + std::to_string(fault.target) +
+                               " out of range 1.." + std::to_string(o.nodes)};
     }
     if (fault.at_ms >= o.duration_ms) return RunFailure{2, "fault \"" + fault.text + "\" starts after the run ends"};
   }

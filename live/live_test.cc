@@ -88,6 +88,21 @@ TEST(LiveCommand, AnEtcdStopNeedsTheRunsOwnCluster) {
   EXPECT_NE(err.str().find("etcd-stop needs the run's own cluster"), std::string::npos);
 }
 
+TEST(LiveRunOptions, AFaultOnANodeBeyondTheRunIsRejectedBeforeAnythingStarts) {
+  // Options built in code skip the command's parser; RunLive checks again.
+  LiveOptions options;
+  options.nodes = 2;
+  options.out_dir = "/nonexistent/never-created";
+  ASSERT_EQ(ParseFaults("pause:3@1+1", 3, options.faults), "");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunLive(options, out, err).exit_code, 2);
+  EXPECT_NE(err.str().find("node 3 out of range 1..2"), std::string::npos) << err.str();
+  options.faults.clear();
+  options.period_ms = 0;
+  EXPECT_EQ(RunLive(options, out, err).exit_code, 2);
+  EXPECT_NE(err.str().find("--period-ms must be at least 1"), std::string::npos) << err.str();
+}
+
 TEST(LiveQuantile, NearestRank) {
   EXPECT_EQ(Quantile({}, 0.5), 0);
   EXPECT_EQ(Quantile({5, 1, 3}, 0.5), 3);
