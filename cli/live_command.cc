@@ -10,15 +10,24 @@
 namespace leasesim::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: leasesim live [--nodes N] [--duration SECONDS] [--etcd URLS] [--faults LIST]\n"
-    "                     [--variant correct|no-fencing|no-idempotency[,...]] [--out DIR]\n"
-    "                     [--lease-ms MS] [--renew-interval-ms MS] [--renew-deadline-ms MS] [--retry-ms MS]\n"
-    "                     [--request-timeout-ms MS] [--period-ms MS] [--node-binary PATH] [--etcd-binary PATH]\n"
-    "  LIST: KIND[:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\" (default)\n"
-    "        or a node number (an etcd member number for etcd-stop); KIND one of\n"
-    "        pause, pause-mid-batch, kill, etcd-stop, cut\n"
-    "  e.g.  leasesim live --duration 40 --faults pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,cut:leader@30+4\n";
+// The usage text; the fault kinds come from the live fault table.
+std::string Usage() {
+  std::string usage =
+      "usage: leasesim live [--nodes N] [--duration SECONDS] [--etcd URLS] [--faults LIST]\n"
+      "                     [--variant correct|no-fencing|no-idempotency[,...]] [--out DIR]\n"
+      "                     [--lease-ms MS] [--renew-interval-ms MS] [--renew-deadline-ms MS] [--retry-ms MS]\n"
+      "                     [--request-timeout-ms MS] [--period-ms MS] [--node-binary PATH] [--etcd-binary PATH]\n"
+      "  LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"
+      "        (default) or a node number (an etcd member number for etcd-stop); KIND one of\n";
+  for (const live::LiveFaultSpec& spec : live::LiveFaultTable()) {
+    const std::string name = std::string(spec.name) + (spec.value != nullptr ? "=MS" : "");
+    usage += "          " + name + std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') + spec.summary + "\n";
+  }
+  usage +=
+      "  e.g.  leasesim live --duration 40 --faults "
+      "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,cut:leader@30+4\n";
+  return usage;
+}
 
 // Seconds (decimals allowed) as milliseconds.
 std::optional<std::int64_t> SecondsToMs(const std::string& text) {
@@ -52,20 +61,20 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
                      "--period-ms", "--node-binary", "--etcd-binary"},
                     {"--help"});
   if (!parsed.ok()) {
-    err << "leasesim live: " << parsed.error() << "\n" << kUsage;
+    err << "leasesim live: " << parsed.error() << "\n" << Usage();
     return 2;
   }
   if (parsed.has("--help")) {
-    out << kUsage;
+    out << Usage();
     return 0;
   }
   if (!parsed.positional().empty()) {
-    err << "leasesim live: unexpected argument " << parsed.positional().front() << "\n" << kUsage;
+    err << "leasesim live: unexpected argument " << parsed.positional().front() << "\n" << Usage();
     return 2;
   }
   live::LiveOptions options;
   auto bad = [&](const std::string& message) {
-    err << "leasesim live: " << message << "\n" << kUsage;
+    err << "leasesim live: " << message << "\n" << Usage();
     return 2;
   };
   if (auto v = parsed.value("--nodes")) {

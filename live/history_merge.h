@@ -19,6 +19,7 @@
 
 namespace leasesim::live {
 
+// One node incarnation's journal file.
 struct JournalFile {
   int node = 0;
   int incarnation = 0;
@@ -32,6 +33,7 @@ struct KillRecord {
   std::int64_t at_mono = 0;
 };
 
+// Everything the merge reads: the journals, what the orchestrator did, the ledger's record.
 struct MergeInput {
   std::int64_t start_mono = 0;  // true time 0
   std::int64_t end_mono = 0;    // the run's end
@@ -44,6 +46,7 @@ struct MergeInput {
   std::vector<std::int64_t> due_windows;
 };
 
+// The merged history and what the merge learned besides.
 struct MergeOutput {
   checker::History history;
   std::vector<std::int64_t> renewal_latencies_ns;  // successful renewals, each CAS's invoke->reply

@@ -2,7 +2,8 @@
 // A live run: the unchanged core in N real node processes against a real
 // etcd cluster, real faults injected by the orchestrator, one merged
 // history judged by the same checker as a simulated run, and the same
-// summary.json. See docs/LIVE.md.
+// summary.json. See docs/LIVE.md. The run's phases are in live_run.cc;
+// the fault kinds and --faults parsing in live_faults.h.
 
 #include <cstdint>
 #include <iosfwd>
@@ -11,41 +12,17 @@
 #include <vector>
 
 #include "checker/verdict.h"
+#include "live/live_faults.h"
 
 namespace leasesim::live {
 
-inline constexpr std::int64_t kNanosPerMs = 1'000'000;
-
-enum class FaultKind {
-  kPause,          // SIGSTOP the node, SIGCONT after the duration
-  kPauseMidBatch,  // the node stops itself just before its next ledger write, held for the duration
-  kKill,           // SIGKILL the node; restarted (new incarnation) after the duration, if one is given
-  kEtcdStop,       // kill an etcd member (the raft leader or a given one); restarted after the duration
-  kCut,            // cut the node's connections to etcd (through a proxy) for the duration
-};
-
-const char* FaultKindName(FaultKind kind);
-
-struct LiveFault {
-  FaultKind kind = FaultKind::kPause;
-  bool leader = false;  // target resolved when the fault fires (lease holder / etcd leader)
-  int target = 0;       // node number (1-based) or etcd member (1-based)
-  std::int64_t at_ms = 0;
-  std::int64_t duration_ms = 0;
-  std::string text;     // as written
-};
-
-// Parses "KIND[:TARGET]@AT[+DURATION],..." (seconds, decimals allowed), e.g.
-// "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,cut:2@30+4".
-// Returns an error message, or empty on success.
-std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults);
-
+// What `leasesim live` was asked to do (its flags).
 struct LiveOptions {
   int nodes = 3;
   std::int64_t duration_ms = 30'000;
   std::string etcd_urls;           // empty: start our own 3-member cluster
   std::vector<LiveFault> faults;
-  std::string variant = "correct";  // correct | no-fencing | no-idempotency | a comma list of the latter
+  std::string variant = "correct";  // a comma list of correct | no-fencing | no-idempotency (live_variant.h)
   std::string out_dir = "out-live";
   std::string node_binary;          // empty: leasesim-live-node beside this executable
   std::string etcd_binary = "/usr/bin/etcd";
@@ -64,6 +41,7 @@ struct LiveOptions {
   int batch_items = 3;
 };
 
+// How a run ended: the exit code, and when it got that far, the verdict and figures.
 struct LiveResult {
   int exit_code = 0;  // 0 passed, 1 violation, 2 bad input, 3 the run could not be carried out
   checker::Verdict verdict;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "checker/check_command.h"
 #include "live/live_run.h"
 
 namespace leasesim::live {
@@ -64,6 +65,19 @@ TEST_F(LiveRun, CorrectProtocolPassesUnderLeaderPauseKillAndEtcdLeaderStop) {
   EXPECT_TRUE(std::filesystem::exists(out_dir_ / "summary.json"));
   const nlohmann::json summary = nlohmann::json::parse(std::ifstream(out_dir_ / "summary.json"));
   EXPECT_EQ(summary["runs"][0]["scenario"], "live-correct");
+}
+
+TEST_F(LiveRun, ADelayedLeaderKeepsItsLeaseAndTheHistoryFileChecksAgain) {
+  // Each chunk of the leader's etcd traffic held 150 ms (so a renewal takes
+  // at least 300 ms, inside the 600 ms request timeout) for 5 s.
+  const LiveResult result = Run(10, "delay=150:leader@2+5", "correct");
+  EXPECT_EQ(result.exit_code, 0);
+  for (const checker::Violation& v : result.verdict.violations) ADD_FAILURE() << v.kind << ": " << v.message;
+  EXPECT_GE(result.figures.at("renewal_latency_max_us"), 300'000);  // the delay reached etcd's traffic
+  EXPECT_EQ(result.figures.at("leader_terms"), 1);                  // and cost no leadership
+  // The merged history is the checker's own format: `leasesim check` agrees.
+  std::ostringstream out, err;
+  EXPECT_EQ(checker::RunCheckCommand({(out_dir_ / "history.jsonl").string()}, out, err), 0) << out.str() << err.str();
 }
 
 TEST_F(LiveRun, WithoutFencingOrIdempotencyAStoppedLeadersLateBatchIsAStaleTokenWrite) {

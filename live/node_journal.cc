@@ -115,6 +115,8 @@ core::LedgerResult JournaledLedger::Commit(const core::SettlementBatch& batch, c
                       {"key", batch.idempotency_key},
                       {"window", batch.window},
                       {"valid", sent < batch.lease_deadline},
+                      // How far past its own deadline it sent (the checker's late_ns).
+                      {"late_ns", sent < batch.lease_deadline ? 0 : sent - batch.lease_deadline},
                       {"at", MonotonicNanos()}}
                      .dump());
   const core::LedgerResult result = inner_.CommitWithId(batch, write_id, timeout);

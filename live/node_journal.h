@@ -12,7 +12,7 @@
 //   hello  {node, identity, pid, metrics_port, at}
 //   si     store invoke   {op, kind: read|create|cas, key, ev, v: {holder, term, duration_ns}, at}
 //   sc     store complete {op, status: ok|conflict|unavailable|timeout, found, version, rv, at}
-//   ls     ledger send    {w, write_id, token, key, window, valid, at}
+//   ls     ledger send    {w, write_id, token, key, window, valid, late_ns, at}
 //   lc     ledger complete{w, status: applied|stale|duplicate|unavailable|timeout, at}
 //   ev     protocol event {event, holder, term, version, monotonic_ns, valid_until_ns?, reason?, window?, at}
 //   stop   the process stops itself at a fault point {point, at}
@@ -28,6 +28,7 @@
 
 namespace leasesim::live {
 
+// One process's journal file, appended to one whole line per write(2).
 class NodeJournal {
  public:
   // Opens (creates, appends to) `path`; ok() tells whether that worked.

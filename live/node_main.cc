@@ -11,10 +11,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,9 +26,12 @@
 #include "core/lease_node.h"
 #include "core/metrics.h"
 #include "core/timing.h"
+#include "live/live_variant.h"
 #include "live/node_journal.h"
 
 namespace {
+
+using namespace leasesim;
 
 std::atomic<bool> g_armed{false};
 
@@ -37,6 +39,7 @@ void OnArm(int) { g_armed.store(true); }
 void OnDisarm(int) { g_armed.store(false); }
 
 constexpr std::int64_t kMs = 1'000'000;
+constexpr int kExitUsage = 2;
 
 int Usage(const std::string& why) {
   std::cerr << "leasesim-live-node: " << why
@@ -45,82 +48,116 @@ int Usage(const std::string& why) {
                "         [--renew-deadline-ms ..] [--retry-ms ..] [--request-timeout-ms ..] [--drift-ppm ..]\n"
                "         [--margin-ms ..] [--pause-budget-ms ..] [--period-ms ..] [--poll-ms ..]\n"
                "         [--batch-items ..] [--metrics-port P]\n";
-  return 2;
+  return kExitUsage;
 }
 
-}  // namespace
+// Everything the node runs with, from its flags.
+struct NodeConfig {
+  int node = 0;
+  std::string identity;    // "n<i>#<k>": unique per process start
+  std::string node_label;  // "n<i>": stable across restarts
+  std::string etcd_urls, key, ledger_prefix, journal_path;
+  live::LedgerVariant variant;
+  core::TimingConfig timing;
+  core::SettlementConfig settlement;
+  int metrics_port = 0;
+};
 
-int main(int argc, char** argv) {
-  using namespace leasesim;
-  std::map<std::string, std::string> flags = {
-      {"--variant", "correct"},      {"--lease-ms", "4000"},         {"--renew-interval-ms", "1000"},
-      {"--renew-deadline-ms", "3000"}, {"--retry-ms", "500"},        {"--request-timeout-ms", "600"},
-      {"--drift-ppm", "1000"},       {"--margin-ms", "500"},         {"--pause-budget-ms", "300"},
-      {"--period-ms", "1000"},       {"--poll-ms", "100"},           {"--batch-items", "3"},
-      {"--metrics-port", "0"}};
-  const char* required[] = {"--node", "--incarnation", "--etcd", "--key", "--ledger-prefix", "--journal",
-                            "--epoch-wall-ns"};
-  for (const char* r : required) flags[r];
+using Flags = std::map<std::string, std::string>;
+
+constexpr const char* kRequired[] = {"--node",          "--incarnation", "--etcd",         "--key",
+                                     "--ledger-prefix", "--journal",     "--epoch-wall-ns"};
+
+// Flag values by name, the defaults filled in; an exit code on a usage error.
+std::optional<int> ParseFlags(int argc, char** argv, Flags& flags) {
+  flags = {{"--variant", "correct"},        {"--lease-ms", "4000"},   {"--renew-interval-ms", "1000"},
+           {"--renew-deadline-ms", "3000"}, {"--retry-ms", "500"},    {"--request-timeout-ms", "600"},
+           {"--drift-ppm", "1000"},         {"--margin-ms", "500"},   {"--pause-budget-ms", "300"},
+           {"--period-ms", "1000"},         {"--poll-ms", "100"},     {"--batch-items", "3"},
+           {"--metrics-port", "0"}};
+  for (const char* r : kRequired) flags[r];
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (!flags.contains(flag)) return Usage("unknown flag " + flag);
     if (i + 1 >= argc) return Usage(flag + " needs a value");
     flags[flag] = argv[++i];
   }
-  for (const char* r : required) {
+  for (const char* r : kRequired) {
     if (flags[r].empty()) return Usage(std::string(r) + " is required");
   }
-  auto number = [&](const std::string& flag) -> std::int64_t {
+  return std::nullopt;
+}
+
+// Reads every numeric flag; the first that is not a whole number fails.
+class Numbers {
+ public:
+  explicit Numbers(const Flags& flags) : flags_(flags) {}
+  std::int64_t operator()(const std::string& flag) {
     try {
-      return std::stoll(flags[flag]);
+      std::size_t used = 0;
+      const std::string& text = flags_.at(flag);
+      const long long value = std::stoll(text, &used);
+      if (used == text.size()) return value;
     } catch (...) {
-      std::cerr << "leasesim-live-node: " << flag << " is not a number\n";
-      std::exit(2);
     }
-  };
-  const int node = static_cast<int>(number("--node"));
-  const std::string identity = "n" + std::to_string(node) + "#" + flags["--incarnation"];
-  const std::string variant = flags["--variant"];
-  bool check_fence = true;
-  bool check_idempotency = true;
-  if (variant.find("no-fencing") != std::string::npos) check_fence = false;
-  if (variant.find("no-idempotency") != std::string::npos) check_idempotency = false;
-
-  core::TimingConfig timing{.lease_duration = number("--lease-ms") * kMs,
-                            .renew_interval = number("--renew-interval-ms") * kMs,
-                            .renew_deadline = number("--renew-deadline-ms") * kMs,
-                            .retry = number("--retry-ms") * kMs,
-                            .request_timeout = number("--request-timeout-ms") * kMs,
-                            .drift_bound_ppm = number("--drift-ppm"),
-                            .safety_margin = number("--margin-ms") * kMs,
-                            .pause_budget = number("--pause-budget-ms") * kMs};
-  for (const core::TimingError& error : core::ValidateTiming(timing)) {
-    std::cerr << "leasesim-live-node: timing: " << error.field << " " << error.rule << "\n";
-    return 2;
+    if (bad_.empty()) bad_ = flag;
+    return 0;
   }
+  const std::string& bad() const { return bad_; }
 
-  // SIGTERM / SIGINT are taken by sigwait below: block them before any
-  // thread starts, so every thread inherits the mask.
-  sigset_t wait_for;
-  sigemptyset(&wait_for);
-  sigaddset(&wait_for, SIGTERM);
-  sigaddset(&wait_for, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &wait_for, nullptr);
+ private:
+  const Flags& flags_;
+  std::string bad_;
+};
 
-  live::NodeJournal journal(flags["--journal"]);
-  if (!journal.ok()) return Usage("cannot open journal " + flags["--journal"]);
+std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
+  Numbers number(flags);
+  c.node = static_cast<int>(number("--node"));
+  c.identity = "n" + std::to_string(c.node) + "#" + flags.at("--incarnation");
+  c.node_label = "n" + std::to_string(c.node);
+  c.etcd_urls = flags.at("--etcd");
+  c.key = flags.at("--key");
+  c.ledger_prefix = flags.at("--ledger-prefix");
+  c.journal_path = flags.at("--journal");
+  c.timing = {.lease_duration = number("--lease-ms") * kMs,
+              .renew_interval = number("--renew-interval-ms") * kMs,
+              .renew_deadline = number("--renew-deadline-ms") * kMs,
+              .retry = number("--retry-ms") * kMs,
+              .request_timeout = number("--request-timeout-ms") * kMs,
+              .drift_bound_ppm = number("--drift-ppm"),
+              .safety_margin = number("--margin-ms") * kMs,
+              .pause_budget = number("--pause-budget-ms") * kMs};
+  c.settlement = {.period = number("--period-ms") * kMs,
+                  .schedule_epoch_wall = number("--epoch-wall-ns"),
+                  .batch_items = static_cast<int>(number("--batch-items")),
+                  .poll = number("--poll-ms") * kMs,
+                  .request_timeout = c.timing.request_timeout};
+  c.metrics_port = static_cast<int>(number("--metrics-port"));
+  (void)number("--incarnation");
+  if (!number.bad().empty()) return Usage(number.bad() + " is not a whole number");
+  if (std::string error = live::ParseVariantList(flags.at("--variant"), c.variant); !error.empty()) {
+    return Usage("--variant: " + error);
+  }
+  for (const core::TimingError& error : core::ValidateTiming(c.timing)) {
+    std::cerr << "leasesim-live-node: timing: " << error.field << " " << error.rule << "\n";
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
 
-  etcd::EtcdHttp http({.endpoints = etcd::SplitEndpoints(flags["--etcd"])});
-  etcd::EtcdStoreClient etcd_store(http);
-  etcd::EtcdLedgerClient etcd_ledger(http, {.prefix = flags["--ledger-prefix"],
-                                            .check_fence = check_fence,
-                                            .check_idempotency = check_idempotency,
-                                            .writer = identity});
-  live::JournaledStore store(etcd_store, journal);
-  live::JournaledLedger ledger(etcd_ledger, journal, &live::MonotonicNanos);
-  live::JournaledEvents events(journal);
-  etcd::RealEnv env(store, ledger, events);
+// SIGTERM / SIGINT are taken by sigwait at the end: blocked before any
+// thread starts, so every thread inherits the mask.
+sigset_t BlockTerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 
+// SIGUSR1 arms a self-stop at the next ledger write; SIGUSR2 disarms.
+void InstallStopFault(etcd::RealEnv& env, live::NodeJournal& journal) {
   struct sigaction arm {};
   arm.sa_handler = OnArm;
   sigaction(SIGUSR1, &arm, nullptr);
@@ -132,33 +169,22 @@ int main(int argc, char** argv) {
     journal.Write(nlohmann::json{{"t", "stop"}, {"point", std::string(point)}, {"at", live::MonotonicNanos()}}.dump());
     ::raise(SIGSTOP);  // the orchestrator sees it stopped and sends SIGCONT later
   });
+}
 
-  const std::string node_label = "n" + std::to_string(node);
-  core::LeaseNode lease_node(env, {.key = flags["--key"], .identity = identity, .node_name = node_label, .timing = timing},
-                             {.period = number("--period-ms") * kMs,
-                              .schedule_epoch_wall = number("--epoch-wall-ns"),
-                              .batch_items = static_cast<int>(number("--batch-items")),
-                              .poll = number("--poll-ms") * kMs,
-                              .request_timeout = timing.request_timeout});
-  etcd::MetricsServer metrics(static_cast<int>(number("--metrics-port")), [&] {
-    std::string text;
-    env.WithCoreLock([&] { text = core::RenderPrometheus(lease_node.metrics(), node_label); });
-    return text;
-  });
+void WriteHello(live::NodeJournal& journal, const NodeConfig& c, const etcd::MetricsServer& metrics) {
   journal.Write(nlohmann::json{{"t", "hello"},
-                               {"node", node},
-                               {"identity", identity},
+                               {"node", c.node},
+                               {"identity", c.identity},
                                {"pid", static_cast<long>(::getpid())},
                                {"metrics_port", metrics.ok() ? metrics.port() : 0},
                                {"at", live::MonotonicNanos()}}
                     .dump());
-  lease_node.Start();
-  // Runs until killed (the orchestrator ends every run with SIGKILL), or
-  // stops cleanly on SIGTERM / SIGINT.
-  int signal_number = 0;
-  sigwait(&wait_for, &signal_number);
-  // Graceful: release the lease (version-checked) so a successor takes over
-  // at once, then end the tasks. Shutdown runs as a task (it blocks on etcd).
+}
+
+// Graceful: release the lease (version-checked) so a successor takes over
+// at once, then end the tasks. Shutdown runs as a task (it blocks on etcd),
+// given at most two seconds.
+void ShutDown(etcd::RealEnv& env, core::LeaseNode& lease_node) {
   std::atomic<bool> released{false};
   env.Spawn("shutdown", [&] {
     lease_node.Shutdown("");
@@ -166,5 +192,46 @@ int main(int argc, char** argv) {
   });
   for (int i = 0; i < 200 && !released.load(); ++i) ::usleep(10'000);
   env.Stop();
+}
+
+int RunNode(const NodeConfig& c, const sigset_t& termination) {
+  live::NodeJournal journal(c.journal_path);
+  if (!journal.ok()) return Usage("cannot open journal " + c.journal_path);
+  etcd::EtcdHttp http({.endpoints = etcd::SplitEndpoints(c.etcd_urls)});
+  etcd::EtcdStoreClient etcd_store(http);
+  etcd::EtcdLedgerClient etcd_ledger(http, {.prefix = c.ledger_prefix,
+                                            .check_fence = c.variant.check_fence,
+                                            .check_idempotency = c.variant.check_idempotency,
+                                            .writer = c.identity});
+  live::JournaledStore store(etcd_store, journal);
+  live::JournaledLedger ledger(etcd_ledger, journal, &live::MonotonicNanos);
+  live::JournaledEvents events(journal);
+  etcd::RealEnv env(store, ledger, events);
+  InstallStopFault(env, journal);
+  core::LeaseNode lease_node(
+      env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement);
+  etcd::MetricsServer metrics(c.metrics_port, [&] {
+    std::string text;
+    env.WithCoreLock([&] { text = core::RenderPrometheus(lease_node.metrics(), c.node_label); });
+    return text;
+  });
+  WriteHello(journal, c, metrics);
+  lease_node.Start();
+  // Runs until killed (the orchestrator ends every run with SIGKILL), or
+  // stops cleanly on SIGTERM / SIGINT.
+  int signal_number = 0;
+  sigwait(&termination, &signal_number);
+  ShutDown(env, lease_node);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (const std::optional<int> code = ParseFlags(argc, argv, flags)) return *code;
+  NodeConfig config;
+  if (const std::optional<int> code = BuildConfig(flags, config)) return *code;
+  const sigset_t termination = BlockTerminationSignals();
+  return RunNode(config, termination);
 }

@@ -49,6 +49,7 @@ class EtcdCluster {
   void Shutdown();
 
  private:
+  // One member's ports and process.
   struct Member {
     int client_port = 0;
     int peer_port = 0;

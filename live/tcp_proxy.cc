@@ -8,8 +8,46 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace leasesim::live {
+namespace {
+
+constexpr std::int64_t kNanosPerMs = 1'000'000;
+constexpr int kIdlePollMs = 20;  // how often a cut is noticed when nothing moves
+
+std::int64_t NowNanos() {
+  // determinism-ok: live mode — the proxy holds chunks for real time.
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int ConnectLoopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Sends all of `bytes` (blocking; sends on loopback are short). false on failure.
+bool SendAll(int fd, const std::string& bytes) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t m = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (m <= 0) return false;
+    sent += static_cast<std::size_t>(m);
+  }
+  return true;
+}
+
+}  // namespace
 
 ProxyHub::~ProxyHub() {
   stopping_.store(true);
@@ -41,81 +79,136 @@ void ProxyHub::Start() {
 
 void ProxyHub::SetCut(int group, bool cut) {
   std::lock_guard<std::mutex> lock(mu_);
-  cut_[group] = cut;
+  settings_.cut[group] = cut;
+}
+
+void ProxyHub::SetDelay(int group, std::int64_t delay_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  settings_.delay_ns[group] = std::max<std::int64_t>(0, delay_ms) * kNanosPerMs;
+}
+
+ProxyHub::Settings ProxyHub::Snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return settings_;
 }
 
 void ProxyHub::ClosePipe(Pipe& pipe) {
   if (pipe.client >= 0) ::close(pipe.client);
   if (pipe.upstream >= 0) ::close(pipe.upstream);
   pipe.client = pipe.upstream = -1;
+  pipe.to_upstream = Direction{};
+  pipe.to_client = Direction{};
 }
 
 void ProxyHub::Run() {
-  char buffer[16384];
-  while (!stopping_.load()) {
-    std::map<int, bool> cut;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cut = cut_;
+  std::vector<char> buffer(16384);
+  while (!stopping_.load()) Round(buffer.data(), buffer.size());
+}
+
+int ProxyHub::PollTimeoutMs(std::int64_t now) const {
+  std::int64_t next = now + kIdlePollMs * kNanosPerMs;
+  for (const Pipe& pipe : pipes_) {
+    for (const Direction* d : {&pipe.to_upstream, &pipe.to_client}) {
+      if (!d->held.empty()) next = std::min(next, d->held.front().release_ns);
     }
-    for (Pipe& pipe : pipes_) {
-      if (cut[pipe.group]) ClosePipe(pipe);
-    }
-    pipes_.erase(std::remove_if(pipes_.begin(), pipes_.end(), [](const Pipe& p) { return p.client < 0; }),
-                 pipes_.end());
-    std::vector<pollfd> fds;
-    for (const Listener& listener : listeners_) fds.push_back({listener.fd, POLLIN, 0});
-    for (const Pipe& pipe : pipes_) {
+  }
+  return static_cast<int>(std::max<std::int64_t>(0, (next - now + kNanosPerMs - 1) / kNanosPerMs));
+}
+
+// One round: drop cut connections, wait for traffic (or the next held
+// chunk's release), read what came, accept new connections, send what is due.
+void ProxyHub::Round(char* buffer, std::size_t size) {
+  Settings settings = Snapshot();
+  for (Pipe& pipe : pipes_) {
+    if (settings.cut.contains(pipe.group) && settings.cut.at(pipe.group)) ClosePipe(pipe);
+  }
+  std::erase_if(pipes_, [](const Pipe& p) { return p.client < 0; });
+  std::vector<pollfd> fds;
+  std::vector<Watched> watched;
+  for (std::size_t i = 0; i < listeners_.size(); ++i) {
+    fds.push_back({listeners_[i].fd, POLLIN, 0});
+    watched.push_back({i, true, false});
+  }
+  for (std::size_t i = 0; i < pipes_.size(); ++i) {
+    const Pipe& pipe = pipes_[i];
+    // A side whose held bytes are at the bound is not read until they drain.
+    if (!pipe.to_upstream.eof && pipe.to_upstream.held_bytes < kMaxHeldBytes) {
       fds.push_back({pipe.client, POLLIN, 0});
+      watched.push_back({i, false, true});
+    }
+    if (!pipe.to_client.eof && pipe.to_client.held_bytes < kMaxHeldBytes) {
       fds.push_back({pipe.upstream, POLLIN, 0});
+      watched.push_back({i, false, false});
     }
-    if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
-    for (std::size_t i = 0; i < listeners_.size(); ++i) {
-      if ((fds[i].revents & POLLIN) == 0) continue;
-      const int client = ::accept4(listeners_[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client < 0) continue;
-      if (cut[listeners_[i].group]) {
-        ::close(client);  // cut: the connection dies at once
-        continue;
-      }
-      const int upstream = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      addr.sin_port = htons(static_cast<std::uint16_t>(listeners_[i].target_port));
-      if (upstream < 0 || ::connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        if (upstream >= 0) ::close(upstream);
-        ::close(client);
-        continue;
-      }
-      const int one = 1;
-      ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      ::setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      pipes_.push_back(Pipe{client, upstream, listeners_[i].group});
+  }
+  if (::poll(fds.data(), fds.size(), PollTimeoutMs(NowNanos())) > 0) {
+    // What came is read under the settings of now, not of before the wait.
+    settings = Snapshot();
+    // Pipes first: accepting appends to pipes_.
+    for (std::size_t f = 0; f < fds.size(); ++f) {
+      if (fds[f].revents == 0 || watched[f].listener) continue;
+      Pipe& pipe = pipes_[watched[f].index];
+      const auto delay = settings.delay_ns.find(pipe.group);
+      Read(pipe, watched[f].client_side, delay == settings.delay_ns.end() ? 0 : delay->second, buffer, size);
     }
-    // Forward (blocking sends on loopback are short).
-    const std::size_t base = listeners_.size();
-    const std::size_t open_pipes = (fds.size() - base) / 2;
-    for (std::size_t p = 0; p < open_pipes; ++p) {
-      Pipe& pipe = pipes_[p];
-      for (int side = 0; side < 2; ++side) {
-        const pollfd& f = fds[base + 2 * p + static_cast<std::size_t>(side)];
-        if (f.revents == 0 || pipe.client < 0) continue;
-        const int from = side == 0 ? pipe.client : pipe.upstream;
-        const int to = side == 0 ? pipe.upstream : pipe.client;
-        const ssize_t n = ::recv(from, buffer, sizeof buffer, 0);
-        if (n <= 0) {
-          ClosePipe(pipe);
-          continue;
-        }
-        std::size_t sent = 0;
-        while (sent < static_cast<std::size_t>(n)) {
-          const ssize_t m = ::send(to, buffer + sent, static_cast<std::size_t>(n) - sent, MSG_NOSIGNAL);
-          if (m <= 0) break;
-          sent += static_cast<std::size_t>(m);
-        }
-        if (sent < static_cast<std::size_t>(n)) ClosePipe(pipe);
+    for (std::size_t f = 0; f < fds.size(); ++f) {
+      if ((fds[f].revents & POLLIN) != 0 && watched[f].listener) Accept(listeners_[watched[f].index], settings);
+    }
+  }
+  const std::int64_t now = NowNanos();
+  for (Pipe& pipe : pipes_) Flush(pipe, now);
+}
+
+void ProxyHub::Accept(const Listener& listener, const Settings& settings) {
+  const int client = ::accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC);
+  if (client < 0) return;
+  const bool cut = settings.cut.contains(listener.group) && settings.cut.at(listener.group);
+  if (cut || pipes_.size() >= kMaxPipes) {
+    ::close(client);  // cut: the connection dies at once
+    return;
+  }
+  const int upstream = ConnectLoopback(listener.target_port);
+  if (upstream < 0) {
+    ::close(client);
+    return;
+  }
+  const int one = 1;
+  ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  ::setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  Pipe pipe;
+  pipe.client = client;
+  pipe.upstream = upstream;
+  pipe.group = listener.group;
+  pipes_.push_back(std::move(pipe));
+}
+
+void ProxyHub::Read(Pipe& pipe, bool client_side, std::int64_t delay_ns, char* buffer, std::size_t size) {
+  if (pipe.client < 0) return;
+  Direction& direction = client_side ? pipe.to_upstream : pipe.to_client;
+  const ssize_t n = ::recv(client_side ? pipe.client : pipe.upstream, buffer, size, 0);
+  if (n <= 0) {
+    direction.eof = true;  // what is held still goes out first
+    return;
+  }
+  direction.held.push_back(Chunk{NowNanos() + delay_ns, std::string(buffer, static_cast<std::size_t>(n))});
+  direction.held_bytes += static_cast<std::size_t>(n);
+}
+
+void ProxyHub::Flush(Pipe& pipe, std::int64_t now) {
+  if (pipe.client < 0) return;
+  for (const bool client_side : {true, false}) {
+    Direction& direction = client_side ? pipe.to_upstream : pipe.to_client;
+    while (!direction.held.empty() && direction.held.front().release_ns <= now) {
+      if (!SendAll(client_side ? pipe.upstream : pipe.client, direction.held.front().bytes)) {
+        ClosePipe(pipe);
+        return;
       }
+      direction.held_bytes -= direction.held.front().bytes.size();
+      direction.held.pop_front();
+    }
+    if (direction.eof && direction.held.empty()) {
+      ClosePipe(pipe);
+      return;
     }
   }
 }

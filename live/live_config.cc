@@ -1,0 +1,67 @@
+#include "live/live_config.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "live/live_faults.h"
+#include "live/live_variant.h"
+
+namespace leasesim::live {
+
+std::string VariantList(const std::string& variant) { return variant.empty() ? "correct" : variant; }
+
+std::string ValidateVariant(const std::string& variant) {
+  LedgerVariant parsed;
+  return ParseVariantList(variant, parsed);
+}
+
+core::TimingConfig TimingOf(const LiveOptions& o) {
+  return core::TimingConfig{.lease_duration = o.lease_ms * kNanosPerMs,
+                            .renew_interval = o.renew_interval_ms * kNanosPerMs,
+                            .renew_deadline = o.renew_deadline_ms * kNanosPerMs,
+                            .retry = o.retry_ms * kNanosPerMs,
+                            .request_timeout = o.request_timeout_ms * kNanosPerMs,
+                            .drift_bound_ppm = o.drift_ppm,
+                            .safety_margin = o.margin_ms * kNanosPerMs,
+                            .pause_budget = o.pause_budget_ms * kNanosPerMs};
+}
+
+std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
+  for (const core::TimingError& error : core::ValidateTiming(TimingOf(o))) {
+    return RunFailure{2, "timing: " + error.field + " " + error.rule};
+  }
+  if (o.nodes < 1 || o.nodes > 9) return RunFailure{2, "--nodes must be in 1..9"};
+  if (o.duration_ms < 1'000) return RunFailure{2, "--duration must be at least 1 s"};
+  if (o.period_ms < 1) return RunFailure{2, "--period-ms must be at least 1"};
+  if (std::string error = ValidateVariant(VariantList(o.variant)); !error.empty()) return RunFailure{2, error};
+  if (o.faults.size() > kMaxLiveFaults) return RunFailure{2, "at most " + std::to_string(kMaxLiveFaults) + " faults"};
+  const bool own_cluster = o.etcd_urls.empty();
+  for (const LiveFault& fault : o.faults) {
+    const LiveFaultSpec& spec = SpecOf(fault.kind);
+    if (spec.target == TargetKind::kEtcdMember && !own_cluster) {
+      return RunFailure{2, "fault \"" + fault.text + "\": " + spec.name + " needs the run's own cluster (no --etcd)"};
+    }
+    if (spec.target == TargetKind::kNode && !fault.leader && (fault.target < 1 || fault.target > o.nodes)) {
+      return RunFailure{2, "fault \"" + fault.text + "\": node " + std::to_string(fault.target) +
+                               " out of range 1.." + std::to_string(o.nodes)};
+    }
+    if (fault.at_ms >= o.duration_ms) return RunFailure{2, "fault \"" + fault.text + "\" starts after the run ends"};
+  }
+  return std::nullopt;
+}
+
+std::optional<RunFailure> ResolveNodeBinary(const LiveOptions& o, std::string& binary) {
+  binary = o.node_binary;
+  if (binary.empty()) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    binary = (self.parent_path() / "leasesim-live-node").string();
+  }
+  if (::access(binary.c_str(), X_OK) != 0) {
+    return RunFailure{kExitCouldNotRun, "node executable " + binary + " not found (build target leasesim-live-node)"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace leasesim::live

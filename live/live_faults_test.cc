@@ -1,0 +1,230 @@
+// The live fault table: --faults parsing, the table's shape, and the
+// injector striking and healing through it (against fake mechanisms, with
+// the time given, so no process or etcd is needed).
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "live/fault_injector.h"
+#include "live/live_faults.h"
+
+namespace leasesim::live {
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000;
+constexpr std::int64_t kT0 = 1'000 * kS;  // CLOCK_MONOTONIC at the run's start
+
+TEST(LiveFaults, ParsesTheListFormat) {
+  std::vector<LiveFault> faults;
+  ASSERT_EQ(ParseFaults("kill:2@16,pause:leader@6+8,etcd-stop:leader@24.5+4,cut:1@30+2,pause-mid-batch@3+9", 3, faults), "");
+  ASSERT_EQ(faults.size(), 5u);
+  EXPECT_EQ(faults[0].kind, FaultKind::kPauseMidBatch);  // sorted by time
+  EXPECT_TRUE(faults[0].leader);
+  EXPECT_EQ(faults[1].kind, FaultKind::kPause);
+  EXPECT_EQ(faults[1].at_ms, 6'000);
+  EXPECT_EQ(faults[1].duration_ms, 8'000);
+  EXPECT_EQ(faults[2].kind, FaultKind::kKill);
+  EXPECT_EQ(faults[2].target, 2);
+  EXPECT_EQ(faults[2].duration_ms, 0);  // no restart
+  EXPECT_EQ(faults[3].at_ms, 24'500);
+  EXPECT_EQ(faults[4].kind, FaultKind::kCut);
+}
+
+TEST(LiveFaults, RejectsMalformedItemsWithTheReason) {
+  std::vector<LiveFault> faults;
+  EXPECT_NE(ParseFaults("pause:leader+8", 3, faults).find("missing @AT"), std::string::npos);
+  EXPECT_NE(ParseFaults("nap@3+1", 3, faults).find("unknown kind"), std::string::npos);
+  EXPECT_NE(ParseFaults("pause:4@3+1", 3, faults).find("out of range"), std::string::npos);
+  EXPECT_NE(ParseFaults("etcd-stop:4@3+1", 5, faults).find("out of range"), std::string::npos);
+  EXPECT_NE(ParseFaults("pause@x+1", 3, faults).find("AT must be"), std::string::npos);
+  EXPECT_NE(ParseFaults("pause@3", 3, faults).find("needs +DURATION"), std::string::npos);
+  EXPECT_NE(ParseFaults("pause:two@3+1", 3, faults).find("target must be"), std::string::npos);
+  std::string many;
+  for (int i = 0; i <= 1000; ++i) many += "kill:1@" + std::to_string(i) + ",";
+  EXPECT_NE(ParseFaults(many, 3, faults).find("more than 1000 faults"), std::string::npos);
+}
+
+TEST(LiveFaults, DelayTakesMillisecondsPerChunk) {
+  std::vector<LiveFault> faults;
+  ASSERT_EQ(ParseFaults("delay=250:2@4+6", 3, faults), "");
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].kind, FaultKind::kDelay);
+  EXPECT_EQ(faults[0].value_ms, 250);
+  EXPECT_EQ(faults[0].target, 2);
+  EXPECT_EQ(faults[0].duration_ms, 6'000);
+  EXPECT_NE(ParseFaults("delay:2@4+6", 3, faults).find("delay=MS needs MS"), std::string::npos);
+  EXPECT_NE(ParseFaults("delay=0:2@4+6", 3, faults).find("1..10000"), std::string::npos);
+  EXPECT_NE(ParseFaults("delay=fast@4+6", 3, faults).find("whole number"), std::string::npos);
+  EXPECT_NE(ParseFaults("pause=5@4+6", 3, faults).find("pause takes no =VALUE"), std::string::npos);
+}
+
+TEST(LiveFaultTable, OneRowPerKindInOrderWithEveryHook) {
+  const std::span<const LiveFaultSpec> table = LiveFaultTable();
+  ASSERT_EQ(table.size(), 6u);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(table[i].kind), i) << table[i].name;
+    EXPECT_NE(table[i].strike, nullptr) << table[i].name;
+    EXPECT_NE(table[i].heal, nullptr) << table[i].name;
+    EXPECT_NE(table[i].within_assumptions, nullptr) << table[i].name;
+    EXPECT_NE(FaultKindNames().find(table[i].name), std::string::npos);
+    // Every row's name parses back to its kind.
+    std::vector<LiveFault> faults;
+    const std::string value = table[i].value != nullptr ? "=5" : "";
+    ASSERT_EQ(ParseFaults(std::string(table[i].name) + value + ":1@1+1", 3, faults), "") << table[i].name;
+    EXPECT_EQ(faults[0].kind, table[i].kind);
+  }
+}
+
+// Records every mechanism call as a word list; the state a test sets up.
+class FakeMechanisms final : public FaultMechanisms {
+ public:
+  int holder = 0;
+  int etcd_leader = 0;
+  std::vector<int> incarnation = {0, 1, 1, 1};  // by node; 0 = not running
+  std::vector<bool> proxied = {false, false, false, false};
+  std::vector<Incarnation> self_stopped;  // handed out by the next SelfStoppedNodes
+  std::vector<std::string> calls;
+
+  int LeaseHolderNode() override { return holder; }
+  int EtcdLeaderMember() override { return etcd_leader; }
+  int RunningIncarnation(int node) override { return incarnation.at(static_cast<std::size_t>(node)); }
+  bool EtcdMemberRunning(int member) override { return member >= 1 && member <= 3; }
+  void StopNode(int node) override { Call("stop", node); }
+  void ContinueNode(int node, int inc) override { Call("continue", node, inc); }
+  void ArmStop(int node) override { Call("arm", node); }
+  void DisarmStop(int node, int inc) override { Call("disarm", node, inc); }
+  void KillNode(int node) override {
+    Call("kill", node);
+    incarnation.at(static_cast<std::size_t>(node)) = 0;
+  }
+  int RestartNode(int node) override {
+    Call("restart", node);
+    return 2;
+  }
+  std::vector<Incarnation> SelfStoppedNodes() override { return std::exchange(self_stopped, {}); }
+  void KillEtcdMember(int member) override { Call("kill-etcd", member); }
+  std::string RestartEtcdMember(int member) override {
+    Call("restart-etcd", member);
+    return {};
+  }
+  bool BehindProxy(int node) override { return proxied.at(static_cast<std::size_t>(node)); }
+  void CutNode(int node, bool cut) override { Call(cut ? "cut" : "heal-cut", node); }
+  void DelayNode(int node, std::int64_t ms) override { Call("delay", node, static_cast<int>(ms)); }
+
+ private:
+  void Call(const std::string& what, int a, int b = -1) {
+    calls.push_back(what + " " + std::to_string(a) + (b >= 0 ? " " + std::to_string(b) : ""));
+  }
+};
+
+class Injector : public ::testing::Test {
+ protected:
+  void Inject(const std::string& faults_text) {
+    std::vector<LiveFault> faults;
+    ASSERT_EQ(ParseFaults(faults_text, 3, faults), "");
+    injector_.Schedule(faults);
+  }
+  void At(double seconds) { injector_.Tick(kT0 + static_cast<std::int64_t>(seconds * kS)); }
+  const std::vector<checker::FaultRecord>& log() const { return injector_.log(); }
+
+  FakeMechanisms m_;
+  std::ostringstream out_;
+  FaultInjector injector_{m_, {.start_mono = kT0, .pause_budget_ms = 300, .arm_timeout_ns = 3 * kS}, out_};
+};
+
+TEST_F(Injector, APauseOfTheLeaderStopsItAndContinuesTheSameIncarnation) {
+  m_.holder = 2;
+  Inject("pause:leader@1+2");
+  At(0.5);
+  EXPECT_TRUE(m_.calls.empty());
+  At(1);
+  EXPECT_EQ(m_.calls, (std::vector<std::string>{"stop 2"}));
+  ASSERT_EQ(log().size(), 1u);
+  EXPECT_EQ(log()[0].kind, "pause");
+  EXPECT_EQ(log()[0].nodes, std::vector<int>{2});
+  EXPECT_EQ(log()[0].start_ns, 1 * kS);
+  EXPECT_EQ(log()[0].end_ns, 3 * kS);
+  EXPECT_FALSE(log()[0].within_assumptions);  // 2 s > the 300 ms pause budget
+  ASSERT_EQ(injector_.takeouts().size(), 1u);
+  EXPECT_EQ(injector_.takeouts()[0].victim, "n2#1");
+  At(3);
+  EXPECT_EQ(m_.calls.back(), "continue 2 1");
+}
+
+TEST_F(Injector, AKillRestartsAfterItsDurationAndOnlyThen) {
+  Inject("kill:2@1+3,kill:3@1");
+  At(1);
+  EXPECT_EQ(m_.calls, (std::vector<std::string>{"kill 2", "kill 3"}));
+  ASSERT_EQ(log().size(), 2u);
+  EXPECT_EQ(log()[0].kind, "crash");
+  EXPECT_EQ(log()[0].end_ns, log()[0].start_ns);  // a crash is an instant
+  At(60);
+  EXPECT_EQ(m_.calls.back(), "restart 2");  // node 3 had no +DURATION: never restarted
+  EXPECT_EQ(m_.calls.size(), 3u);
+  ASSERT_EQ(log().size(), 3u);
+  EXPECT_EQ(log()[2].kind, "restart");
+  EXPECT_EQ(log()[2].description, "restarted n2 as n2#2");
+}
+
+TEST_F(Injector, AnArmedPauseIsRecordedWhenTheNodeStopsItself) {
+  m_.holder = 1;
+  Inject("pause-mid-batch:leader@1+8");
+  At(1);
+  EXPECT_EQ(m_.calls, (std::vector<std::string>{"arm 1"}));
+  EXPECT_TRUE(log().empty());  // nothing happened yet
+  m_.self_stopped = {{1, 1}};
+  At(2);
+  ASSERT_EQ(log().size(), 1u);
+  EXPECT_EQ(log()[0].at_point, "before_ledger_write");
+  EXPECT_EQ(log()[0].start_ns, 2 * kS);
+  EXPECT_EQ(log()[0].end_ns, 10 * kS);
+  At(10);
+  EXPECT_EQ(m_.calls.back(), "continue 1 1");
+}
+
+TEST_F(Injector, AnArmedPauseThatNeverStrikesIsDisarmedAndSkipped) {
+  Inject("pause-mid-batch:3@1+8");
+  At(1);
+  At(4);  // the arm timeout (3 s) has passed
+  EXPECT_EQ(m_.calls.back(), "disarm 3 1");
+  ASSERT_EQ(log().size(), 1u);
+  EXPECT_NE(log()[0].description.find("skipped"), std::string::npos);
+  EXPECT_EQ(log()[0].start_ns, log()[0].end_ns);
+}
+
+TEST_F(Injector, WhatCannotStrikeIsSkippedWithTheReason) {
+  m_.incarnation[2] = 0;
+  Inject("pause:leader@1+1,kill:2@1,cut:1@1+1");
+  At(1);
+  EXPECT_TRUE(m_.calls.empty());
+  ASSERT_EQ(log().size(), 3u);
+  EXPECT_NE(log()[0].description.find("no node held the lease"), std::string::npos);
+  EXPECT_NE(log()[1].description.find("node not running"), std::string::npos);
+  EXPECT_NE(log()[2].description.find("not behind the proxy"), std::string::npos);
+}
+
+TEST_F(Injector, ProxyFaultsAndEtcdStopsStrikeAndHeal) {
+  m_.proxied[1] = true;
+  m_.etcd_leader = 2;
+  Inject("delay=200:1@1+2,cut:1@5+1,etcd-stop:leader@7+1");
+  At(1);
+  At(3);
+  At(5);
+  At(6);
+  At(7);
+  At(8);
+  EXPECT_EQ(m_.calls, (std::vector<std::string>{"delay 1 200", "delay 1 0", "cut 1", "heal-cut 1",
+                                                "kill-etcd 2", "restart-etcd 2"}));
+  ASSERT_EQ(log().size(), 3u);
+  EXPECT_EQ(log()[0].kind, "store_latency");
+  EXPECT_TRUE(log()[0].within_assumptions);
+  EXPECT_EQ(log()[1].kind, "partition");
+  EXPECT_EQ(log()[2].kind, "store_member_crash");
+  EXPECT_TRUE(log()[2].nodes.empty());  // a store-wide fault
+}
+
+}  // namespace
+}  // namespace leasesim::live

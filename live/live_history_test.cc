@@ -1,0 +1,234 @@
+// The journal merge (with the ledger as the authority on what it applied)
+// and the merged history as a file: written with checker::WriteHistory, it
+// round-trips through checker::ReadHistory and `leasesim check` judges it.
+// Journals are written by hand here: no etcd, no node process.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "checker/check_command.h"
+#include "checker/checker.h"
+#include "checker/history_io.h"
+#include "live/history_merge.h"
+#include "live/live_judge.h"
+#include "live/live_report.h"
+
+namespace leasesim::live {
+namespace {
+
+using Json = nlohmann::json;
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kT0 = 1'000'000 * kMs;  // CLOCK_MONOTONIC at the run's start
+
+class Journal {
+ public:
+  explicit Journal(std::string path) : path_(std::move(path)) {}
+  Journal& Line(Json json) {
+    lines_ += json.dump() + "\n";
+    return *this;
+  }
+  void Save() const { std::ofstream(path_) << lines_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string lines_;
+};
+
+Json Event(const std::string& event, const std::string& holder, std::int64_t term, std::int64_t at_ms,
+           std::int64_t valid_until_ms = 0) {
+  Json json = {{"t", "ev"}, {"event", event}, {"holder", holder}, {"term", term}, {"version", 1},
+               {"monotonic_ns", kT0 + at_ms * kMs}, {"at", kT0 + at_ms * kMs}};
+  if (valid_until_ms > 0) json["valid_until_ns"] = kT0 + valid_until_ms * kMs;
+  return json;
+}
+
+Json Send(std::int64_t w, const std::string& write_id, std::int64_t token, std::int64_t window, std::int64_t at_ms) {
+  return {{"t", "ls"}, {"w", w}, {"write_id", write_id}, {"token", token},
+          {"key", "settlement/window-" + std::to_string(window)}, {"window", window}, {"valid", true},
+          {"at", kT0 + at_ms * kMs}};
+}
+
+Json Reply(std::int64_t w, const std::string& status, std::int64_t at_ms) {
+  return {{"t", "lc"}, {"w", w}, {"status", status}, {"at", kT0 + at_ms * kMs}};
+}
+
+class MergeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("leasesim-merge-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  // Two nodes: n1 creates the lease, renews once, settles window 0 and is
+  // killed mid-renewal at 2.5 s; n2 acquires term 2 at 7 s and demotes at 8 s.
+  MergeInput CleanRun() {
+    Journal n1(Path("n1.1.jsonl"));
+    n1.Line({{"t", "hello"}, {"identity", "n1#1"}, {"at", kT0 + 1 * kMs}})
+        .Line({{"t", "si"}, {"op", 1}, {"kind", "create"}, {"key", "k"}, {"ev", 0},
+               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 10 * kMs}})
+        .Line({{"t", "sc"}, {"op", 1}, {"status", "ok"}, {"found", true}, {"version", 1},
+               {"rv", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 14 * kMs}})
+        .Line(Event("acquired", "n1#1", 1, 14, 3010))
+        .Line({{"t", "si"}, {"op", 2}, {"kind", "cas"}, {"key", "k"}, {"ev", 1},
+               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 1010 * kMs}})
+        .Line({{"t", "sc"}, {"op", 2}, {"status", "ok"}, {"found", true}, {"version", 2},
+               {"rv", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 1013 * kMs}})
+        .Line(Event("renewed", "n1#1", 1, 1013, 4010))
+        .Line(Send(3, "n1#1/1", 1, 0, 1500))
+        .Line(Reply(3, "applied", 1504))
+        // The next renewal never completes: the process was killed mid-call.
+        .Line({{"t", "si"}, {"op", 4}, {"kind", "cas"}, {"key", "k"}, {"ev", 2},
+               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 2010 * kMs}})
+        .Save();
+    Journal n2(Path("n2.1.jsonl"));
+    n2.Line(Event("acquired", "n2#1", 2, 7000, 10000)).Line(Event("demoted", "n2#1", 2, 8000)).Save();
+
+    MergeInput input;
+    input.start_mono = kT0;
+    input.end_mono = kT0 + 20'000 * kMs;
+    input.node_count = 2;
+    input.journals = {{1, 1, n1.path()}, {2, 1, n2.path()}};
+    input.kills = {{1, 1, kT0 + 2'500 * kMs}};
+    input.applied = {etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 0, .revision = 9}};
+    return input;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(MergeTest, BuildsBeliefsOpsAndWritesOnOneTimeLine) {
+  MergeInput input = CleanRun();
+  MergeOutput merged = MergeJournals(input);
+  const checker::History& h = merged.history;
+  EXPECT_TRUE(merged.warnings.empty());
+  ASSERT_EQ(h.store_ops.size(), 3u);
+  EXPECT_EQ(h.store_ops[0].kind, checker::StoreOpKind::kCreate);
+  EXPECT_EQ(h.store_ops[0].invoke_ns, 10 * kMs);
+  EXPECT_EQ(h.store_ops[0].complete_ns, 14 * kMs);
+  EXPECT_EQ(h.store_ops[0].outcome, checker::Outcome::kOk);
+  EXPECT_EQ(h.store_ops[1].version, 2);
+  EXPECT_EQ(h.store_ops[2].outcome, checker::Outcome::kUnknown);
+  EXPECT_EQ(h.store_ops[2].complete_ns, checker::kNeverNs);
+  ASSERT_EQ(h.beliefs.size(), 2u);
+  EXPECT_EQ(h.beliefs[0].holder, "n1#1");
+  EXPECT_EQ(h.beliefs[0].from_ns, 14 * kMs);
+  EXPECT_EQ(h.beliefs[0].until_ns, 2'500 * kMs);  // killed before its deadline (4.01 s)
+  EXPECT_EQ(h.beliefs[0].end_reason, "crash");
+  EXPECT_EQ(h.beliefs[1].until_ns, 8'000 * kMs);
+  ASSERT_EQ(h.ledger_writes.size(), 1u);
+  EXPECT_EQ(h.ledger_writes[0].result, checker::LedgerResult::kApplied);
+  EXPECT_EQ(h.ledger_writes[0].arrived_ns, 1'504 * kMs);
+  ASSERT_EQ(merged.renewal_latencies_ns.size(), 1u);
+  EXPECT_EQ(merged.renewal_latencies_ns[0], 3 * kMs);
+  EXPECT_TRUE(checker::CheckHistory(h).ok());
+}
+
+TEST_F(MergeTest, TheLedgerDecidesWhatWasAppliedAndInWhichOrder) {
+  // n1 (token 1) was stopped just before writing window 0; n2 (token 2)
+  // took over and applied window 1; n1's late write then applied too (no
+  // fencing). n1 timed out on its reply, so only the ledger knows.
+  Journal n1(Path("n1.1.jsonl"));
+  n1.Line(Send(1, "n1#1/1", 1, 0, 1000)).Line(Reply(1, "timeout", 12'000)).Save();
+  Journal n2(Path("n2.1.jsonl"));
+  n2.Line(Send(1, "n2#1/1", 2, 1, 9'000)).Line(Reply(1, "applied", 9'010)).Save();
+  MergeInput input;
+  input.start_mono = kT0;
+  input.end_mono = kT0 + 20'000 * kMs;
+  input.node_count = 2;
+  input.journals = {{1, 1, n1.path()}, {2, 1, n2.path()}};
+  input.applied = {etcd::AppliedBatch{.write_id = "n2#1/1", .token = 2, .window = 1, .revision = 20},
+                   etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 0, .revision = 21}};
+  MergeOutput merged = MergeJournals(input);
+  const checker::History& h = merged.history;
+  ASSERT_EQ(h.ledger_writes.size(), 2u);
+  EXPECT_EQ(h.ledger_writes[0].result, checker::LedgerResult::kApplied);  // n1's, despite its timeout
+  EXPECT_GT(h.ledger_writes[0].arrived_ns, h.ledger_writes[1].arrived_ns);  // revision order
+  const checker::Verdict verdict = checker::CheckHistory(h);
+  ASSERT_FALSE(verdict.ok());
+  EXPECT_EQ(verdict.violations[0].kind, "stale_token_write");
+}
+
+
+TEST_F(MergeTest, AMergedHistoryRoundTripsThroughTheHistoryFormat) {
+  MergeInput input = CleanRun();
+  input.faults = {{.kind = "crash", .nodes = {1}, .start_ns = 2'500 * kMs, .end_ns = 2'500 * kMs,
+                   .description = "SIGKILL n1#1"}};
+  input.assumptions = {.drift_bound_ppm = 1000, .pause_budget_ns = 300 * kMs, .lease_duration_ns = 4000 * kMs,
+                       .renew_interval_ns = 1000 * kMs, .retry_ns = 500 * kMs, .settlement_period_ns = 1000 * kMs,
+                       .recovery_bound_ns = 9000 * kMs};
+  input.due_windows = {0, 1};
+  const checker::History merged = MergeJournals(input).history;
+  const std::string text = checker::HistoryToJsonLines(merged);
+  const checker::HistoryReadResult read = checker::ReadHistory(text);
+  ASSERT_TRUE(read.ok()) << read.error->ToString();
+  EXPECT_EQ(checker::HistoryToJsonLines(read.history), text);  // nothing lost or changed
+  const checker::History& h = read.history;
+  EXPECT_EQ(h.node_count, 2);
+  EXPECT_EQ(h.end_ns, 20'000 * kMs);
+  EXPECT_EQ(h.assumptions.recovery_bound_ns, 9000 * kMs);
+  EXPECT_EQ(h.due_windows, (std::vector<std::int64_t>{0, 1}));
+  ASSERT_EQ(h.store_ops.size(), 3u);
+  EXPECT_EQ(h.store_ops[2].outcome, checker::Outcome::kUnknown);  // killed mid-call
+  EXPECT_EQ(h.store_ops[2].complete_ns, checker::kNeverNs);
+  ASSERT_EQ(h.beliefs.size(), 2u);
+  EXPECT_EQ(h.beliefs[0].end_reason, "crash");
+  ASSERT_EQ(h.ledger_writes.size(), 1u);
+  EXPECT_EQ(h.ledger_writes[0].result, checker::LedgerResult::kApplied);
+  EXPECT_EQ(h.ledger_writes[0].arrived_ns, 1'504 * kMs);
+  ASSERT_EQ(h.faults.size(), 1u);
+  EXPECT_EQ(h.faults[0].description, "SIGKILL n1#1");
+}
+
+// What a live run writes for a merged history, and what `leasesim check` says of it.
+class CheckedFile : public MergeTest {
+ protected:
+  int CheckWritten(const MergeInput& input, std::string& report) {
+    Judgement judgement;
+    judgement.merged = MergeJournals(input);
+    judgement.verdict = checker::CheckHistory(judgement.merged.history);
+    LiveOptions options;
+    options.out_dir = dir_.string();
+    EXPECT_EQ(WriteRunFiles(options, judgement), "");
+    EXPECT_TRUE(std::filesystem::exists(dir_ / kSummaryFileName));
+    std::ostringstream out, err;
+    const int code = checker::RunCheckCommand({(dir_ / kHistoryFileName).string()}, out, err);
+    report = out.str() + err.str();
+    return code;
+  }
+};
+
+TEST_F(CheckedFile, TheCheckCommandPassesACleanLiveHistory) {
+  std::string report;
+  EXPECT_EQ(CheckWritten(CleanRun(), report), checker::kCheckExitOk) << report;
+  EXPECT_NE(report.find("OK"), std::string::npos) << report;
+}
+
+TEST_F(CheckedFile, TheCheckCommandFailsALiveHistoryWithADualWriter) {
+  // Two holders both applied a batch under term 1 (the term was not bumped).
+  Journal n1(Path("n1.1.jsonl"));
+  n1.Line(Send(1, "n1#1/1", 1, 0, 1000)).Line(Reply(1, "applied", 1010)).Save();
+  Journal n2(Path("n2.1.jsonl"));
+  n2.Line(Send(1, "n2#1/1", 1, 1, 2000)).Line(Reply(1, "applied", 2010)).Save();
+  MergeInput input;
+  input.start_mono = kT0;
+  input.end_mono = kT0 + 5'000 * kMs;
+  input.node_count = 2;
+  input.journals = {{1, 1, n1.path()}, {2, 1, n2.path()}};
+  input.applied = {etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 0, .revision = 5},
+                   etcd::AppliedBatch{.write_id = "n2#1/1", .token = 1, .window = 1, .revision = 6}};
+  std::string report;
+  EXPECT_EQ(CheckWritten(input, report), checker::kCheckExitViolation) << report;
+  EXPECT_NE(report.find("dual_writer"), std::string::npos) << report;
+}
+
+}  // namespace
+}  // namespace leasesim::live
