@@ -14,7 +14,7 @@ namespace {
 std::string Usage() {
   std::string usage =
       "usage: leasesim live [--nodes N] [--duration SECONDS] [--etcd URLS] [--faults LIST]\n"
-      "                     [--variant correct|no-fencing|no-idempotency[,...]] [--out DIR]\n"
+      "                     [--variant correct|no-fencing|no-idempotency-key[,...]] [--out DIR]\n"
       "                     [--lease-ms MS] [--renew-interval-ms MS] [--renew-deadline-ms MS] [--retry-ms MS]\n"
       "                     [--request-timeout-ms MS] [--period-ms MS] [--node-binary PATH] [--etcd-binary PATH]\n"
       "  LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"

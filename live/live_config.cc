@@ -5,15 +5,14 @@
 #include <filesystem>
 
 #include "live/live_faults.h"
-#include "live/live_variant.h"
+#include "zoo/variants.h"
 
 namespace leasesim::live {
 
 std::string VariantList(const std::string& variant) { return variant.empty() ? "correct" : variant; }
 
 std::string ValidateVariant(const std::string& variant) {
-  LedgerVariant parsed;
-  return ParseVariantList(variant, parsed);
+  return zoo::Combine(variant).error;
 }
 
 core::TimingConfig TimingOf(const LiveOptions& o) {

@@ -22,7 +22,7 @@ struct LiveOptions {
   std::int64_t duration_ms = 30'000;
   std::string etcd_urls;           // empty: start our own 3-member cluster
   std::vector<LiveFault> faults;
-  std::string variant = "correct";  // a comma list of correct | no-fencing | no-idempotency (live_variant.h)
+  std::string variant = "correct";  // a comma list of zoo variant names (zoo/variants.h)
   std::string out_dir = "out-live";
   std::string node_binary;          // empty: leasesim-live-node beside this executable
   std::string etcd_binary = "/usr/bin/etcd";

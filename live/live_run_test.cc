@@ -84,7 +84,7 @@ TEST_F(LiveRun, WithoutFencingOrIdempotencyAStoppedLeadersLateBatchIsAStaleToken
   // The leader stops itself just before a ledger write and is held for 8 s,
   // twice its lease: a successor takes over and settles; the old leader's
   // batch then lands with its old token.
-  const LiveResult result = Run(14, "pause-mid-batch:leader@3+8", "no-fencing,no-idempotency");
+  const LiveResult result = Run(14, "pause-mid-batch:leader@3+8", "no-fencing,no-idempotency-key");
   EXPECT_EQ(result.exit_code, 1);
   bool stale = false;
   for (const checker::Violation& v : result.verdict.violations) stale |= v.kind == "stale_token_write";

@@ -14,35 +14,22 @@
 #include "cli/live_command.h"
 #include "live/history_merge.h"
 #include "live/live_run.h"
-#include "live/live_variant.h"
 
 namespace leasesim::live {
 namespace {
 
-TEST(LiveVariants, KnowsTheLedgerVariants) {
+// Live nodes speak the zoo's vocabulary (zoo/variants.h), names matched exactly.
+TEST(LiveVariants, TakeZooNamesExactly) {
   EXPECT_EQ(ValidateVariant("correct"), "");
   EXPECT_EQ(ValidateVariant("no-fencing"), "");
-  EXPECT_EQ(ValidateVariant("no-fencing,no-idempotency"), "");
+  EXPECT_EQ(ValidateVariant("no-fencing,no-idempotency-key"), "");
+  EXPECT_EQ(ValidateVariant("blind-write"), "");
   EXPECT_NE(ValidateVariant("no-fence"), "");
-}
-
-TEST(LiveVariants, MatchEachNameOfTheListExactly) {
-  LedgerVariant v;
-  ASSERT_EQ(ParseVariantList("no-idempotency,no-fencing", v), "");
-  EXPECT_FALSE(v.check_fence);
-  EXPECT_FALSE(v.check_idempotency);
-  ASSERT_EQ(ParseVariantList("no-fencing", v), "");
-  EXPECT_FALSE(v.check_fence);
-  EXPECT_TRUE(v.check_idempotency);
-  ASSERT_EQ(ParseVariantList("correct", v), "");
-  EXPECT_TRUE(v.check_fence);
-  EXPECT_TRUE(v.check_idempotency);
   // A substring match would have taken these for no-fencing.
-  EXPECT_NE(ParseVariantList("no-fencing-please", v).find("unknown variant \"no-fencing-please\""),
-            std::string::npos);
-  EXPECT_NE(ParseVariantList("xno-fencing", v).find("\"xno-fencing\""), std::string::npos);
-  EXPECT_NE(ParseVariantList("no-fencing,", v).find("empty variant name"), std::string::npos);
-  EXPECT_NE(ParseVariantList("", v).find("empty variant name"), std::string::npos);
+  EXPECT_NE(ValidateVariant("no-fencing-please").find("unknown variant \"no-fencing-please\""), std::string::npos);
+  EXPECT_NE(ValidateVariant("xno-fencing").find("\"xno-fencing\""), std::string::npos);
+  EXPECT_NE(ValidateVariant("no-fencing,").find("unknown variant \"\""), std::string::npos);
+  EXPECT_NE(ValidateVariant("").find("unknown variant \"\""), std::string::npos);
 }
 
 TEST(LiveNode, AnUnknownVariantExitsTwoNamingIt) {

@@ -26,7 +26,7 @@
 #include "core/lease_node.h"
 #include "core/metrics.h"
 #include "core/timing.h"
-#include "live/live_variant.h"
+#include "zoo/variants.h"
 #include "live/node_journal.h"
 
 namespace {
@@ -57,7 +57,7 @@ struct NodeConfig {
   std::string identity;    // "n<i>#<k>": unique per process start
   std::string node_label;  // "n<i>": stable across restarts
   std::string etcd_urls, key, ledger_prefix, journal_path;
-  live::LedgerVariant variant;
+  zoo::Combination variant;  // the zoo variants it runs; the correct protocol by default
   core::TimingConfig timing;
   core::SettlementConfig settlement;
   int metrics_port = 0;
@@ -135,9 +135,9 @@ std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
   c.metrics_port = static_cast<int>(number("--metrics-port"));
   (void)number("--incarnation");
   if (!number.bad().empty()) return Usage(number.bad() + " is not a whole number");
-  if (std::string error = live::ParseVariantList(flags.at("--variant"), c.variant); !error.empty()) {
-    return Usage("--variant: " + error);
-  }
+  const zoo::CombinationOrError variant = zoo::Combine(flags.at("--variant"));
+  if (!variant.combination) return Usage("--variant: " + variant.error);
+  c.variant = *variant.combination;
   for (const core::TimingError& error : core::ValidateTiming(c.timing)) {
     std::cerr << "leasesim-live-node: timing: " << error.field << " " << error.rule << "\n";
     return kExitUsage;
@@ -200,8 +200,7 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   etcd::EtcdHttp http({.endpoints = etcd::SplitEndpoints(c.etcd_urls)});
   etcd::EtcdStoreClient etcd_store(http);
   etcd::EtcdLedgerClient etcd_ledger(http, {.prefix = c.ledger_prefix,
-                                            .check_fence = c.variant.check_fence,
-                                            .check_idempotency = c.variant.check_idempotency,
+                                            .check_fence = c.variant.ledger.checks_fence,
                                             .writer = c.identity});
   live::JournaledStore store(etcd_store, journal);
   live::JournaledLedger ledger(etcd_ledger, journal, &live::MonotonicNanos);
@@ -209,7 +208,8 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   etcd::RealEnv env(store, ledger, events);
   InstallStopFault(env, journal);
   core::LeaseNode lease_node(
-      env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement);
+      env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement,
+      *c.variant.rules);
   etcd::MetricsServer metrics(c.metrics_port, [&] {
     std::string text;
     env.WithCoreLock([&] { text = core::RenderPrometheus(lease_node.metrics(), c.node_label); });
