@@ -196,11 +196,16 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     out << "FAIL fault point " << point << " never fired in any run, although " << file_path
         << " requires it (require_fault_points)\n";
   }
+  const std::vector<std::string> never_reached = runner::ProbesNeverReached(file.require_probes, all_figures);
+  for (const std::string& probe : never_reached) {
+    out << "FAIL probe " << probe << " was reached in no run, although " << file_path
+        << " requires it (require_probes): the suite never exercised that path\n";
+  }
   const int failed = sweep.failed();
   out << sweep.runs.size() << " runs: " << (static_cast<int>(sweep.runs.size()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
       << reports::kJunitFile << ", " << reports::kReportFile << "\n";
-  return failed == 0 && never_fired.empty() ? kExitOk : kExitViolation;
+  return failed == 0 && never_fired.empty() && never_reached.empty() ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

@@ -1,8 +1,12 @@
 #include "runner/fault_parse.h"
 
+#include <algorithm>
+#include <array>
+
 #include <cassert>
 
 #include "core/fault_points.h"
+#include "core/probes.h"
 #include "runner/fault_catalogue.h"
 #include "runner/fault_fields.h"
 #include "runner/replicated_parse.h"
@@ -27,17 +31,34 @@ void ParseReplicatedFields(ObjectReader& reader, const Json& json, const std::st
   for (const std::string& key : read) reader.Field(key);
 }
 
-std::string FaultPointNames() {
-  std::string names;
-  for (std::string_view point : core::fault_points::kAll) names += (names.empty() ? "" : ", ") + std::string(point);
-  return names;
+template <std::size_t N>
+std::string Joined(const std::array<std::string_view, N>& names) {
+  std::string joined;
+  for (std::string_view name : names) joined += (joined.empty() ? "" : ", ") + std::string(name);
+  return joined;
 }
 
-bool IsFaultPoint(const std::string& name) {
-  for (std::string_view point : core::fault_points::kAll) {
-    if (point == name) return true;
+// "all" or a list of names from `known`; `what` names one for messages.
+template <std::size_t N>
+std::vector<std::string> ParseNameList(ObjectReader& reader, const std::string& key,
+                                       const std::array<std::string_view, N>& known, const std::string& what) {
+  const Json& value = reader.Field(key);
+  std::vector<std::string> names;
+  if (value.is_string() && value.get<std::string>() == "all") {
+    for (std::string_view name : known) names.emplace_back(name);
+    return names;
   }
-  return false;
+  if (!value.is_array()) throw Failure{reader.PathOf(key), "must be \"all\" or a list of " + what + "s (" + Joined(known) + ")"};
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string path = reader.PathOf(key) + "[" + std::to_string(i) + "]";
+    if (!value[i].is_string()) throw Failure{path, "must be a " + what + " name"};
+    const std::string name = value[i].get<std::string>();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw Failure{path, "unknown " + what + " \"" + name + "\" (known: " + Joined(known) + ")"};
+    }
+    names.push_back(name);
+  }
+  return names;
 }
 
 }  // namespace
@@ -70,23 +91,11 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
 }
 
 std::vector<std::string> ParseFaultPointList(ObjectReader& reader, const std::string& key) {
-  const Json& value = reader.Field(key);
-  std::vector<std::string> points;
-  if (value.is_string() && value.get<std::string>() == "all") {
-    for (std::string_view point : core::fault_points::kAll) points.emplace_back(point);
-    return points;
-  }
-  if (!value.is_array()) {
-    throw Failure{reader.PathOf(key), "must be \"all\" or a list of fault points (" + FaultPointNames() + ")"};
-  }
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const std::string path = reader.PathOf(key) + "[" + std::to_string(i) + "]";
-    if (!value[i].is_string()) throw Failure{path, "must be a fault point name"};
-    const std::string point = value[i].get<std::string>();
-    if (!IsFaultPoint(point)) throw Failure{path, "unknown fault point \"" + point + "\" (known: " + FaultPointNames() + ")"};
-    points.push_back(point);
-  }
-  return points;
+  return ParseNameList(reader, key, core::kFaultPointNames, "fault point");
+}
+
+std::vector<std::string> ParseProbeList(ObjectReader& reader, const std::string& key) {
+  return ParseNameList(reader, key, core::kProbeNames, "probe");
 }
 
 BuggifyConfig ParseBuggify(ObjectReader& parent) {

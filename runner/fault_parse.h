@@ -20,6 +20,8 @@ Fault ParseFault(const nlohmann::json& json, const std::string& path, const Scen
 
 // "all", or a list of named fault points.
 std::vector<std::string> ParseFaultPointList(ObjectReader& reader, const std::string& key);
+// "all" or a list of coverage probe names (core/probes.h).
+std::vector<std::string> ParseProbeList(ObjectReader& reader, const std::string& key);
 
 // The scenario's "buggify" object.
 BuggifyConfig ParseBuggify(ObjectReader& parent);

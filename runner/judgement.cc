@@ -5,6 +5,7 @@
 
 #include "checker/checker.h"
 #include "checker/history_figures.h"
+#include "core/probes.h"
 
 namespace leasesim::runner {
 namespace {
@@ -40,6 +41,11 @@ std::map<std::string, std::int64_t> Figures(const checker::History& history, con
   std::map<std::string, std::int64_t> figures = checker::HistoryFigures(history);
   for (const auto& [name, count] : world.recorder().event_counts()) figures[name] = count;
   figures["sim_events"] = static_cast<std::int64_t>(world.world().events_processed());
+  // Coverage probes (core/probes.h) reached, as "probe_NAME" counts.
+  const auto& probes = world.recorder().probe_counts();
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    if (probes[i] > 0) figures[std::string(kProbeFigurePrefix) + std::string(core::kProbeNames[i])] = probes[i];
+  }
   if (world.replicated()) world.replicated()->AddFigures(figures);
   return figures;
 }

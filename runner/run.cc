@@ -34,18 +34,34 @@ RunResult RunScenario(const Scenario& scenario, std::uint64_t seed, const RunOpt
   return RunScript(scenario, seed, options);
 }
 
-std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
-                                               const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
+namespace {
+
+// The names of `required` whose figure PREFIX+name is positive in no run.
+std::vector<std::string> NeverCounted(std::string_view prefix, const std::vector<std::string>& required,
+                                      const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
   std::vector<std::string> missing;
-  for (const std::string& point : required) {
-    bool fired = false;
+  for (const std::string& name : required) {
+    const std::string figure = std::string(prefix) + name;
+    bool counted = false;
     for (const auto* run : figures) {
-      auto it = run->find("fault_point_" + point);
-      fired = fired || (it != run->end() && it->second > 0);
+      auto it = run->find(figure);
+      counted = counted || (it != run->end() && it->second > 0);
     }
-    if (!fired && std::find(missing.begin(), missing.end(), point) == missing.end()) missing.push_back(point);
+    if (!counted && std::find(missing.begin(), missing.end(), name) == missing.end()) missing.push_back(name);
   }
   return missing;
+}
+
+}  // namespace
+
+std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
+                                               const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
+  return NeverCounted("fault_point_", required, figures);
+}
+
+std::vector<std::string> ProbesNeverReached(const std::vector<std::string>& required,
+                                            const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
+  return NeverCounted(kProbeFigurePrefix, required, figures);
 }
 
 }  // namespace leasesim::runner

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/history.h"
@@ -43,6 +44,16 @@ RunResult RunScenario(const Scenario& scenario, std::uint64_t seed, const RunOpt
 // point that is never reached cannot give a false green.
 std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
                                                const std::vector<const std::map<std::string, std::int64_t>*>& figures);
+
+// Figures named "probe_NAME" count how often a coverage probe
+// (core/probes.h) was reached in the run.
+inline constexpr std::string_view kProbeFigurePrefix = "probe_";
+
+// The probes of `required` (names, or every probe for "all") reached in
+// none of the runs whose figures are given: a suite whose file sets
+// require_probes fails when this is not empty.
+std::vector<std::string> ProbesNeverReached(const std::vector<std::string>& required,
+                                            const std::vector<const std::map<std::string, std::int64_t>*>& figures);
 
 // The wall-clock reading of true time 0 on a node with no offset.
 inline constexpr sim::Nanos kWallClockBase = 1'767'225'600LL * sim::kNanosPerSecond;  // 2026-01-01

@@ -163,6 +163,9 @@ struct ScenarioFile {
   // "require_fault_points": the suite fails unless each of these points
   // fired at least once over all its runs (FaultPointsNeverFired in run.h).
   std::vector<std::string> require_fault_points;
+  // "require_probes": likewise for coverage probes (core/probes.h): the
+  // suite fails unless each was reached in some run (ProbesNeverReached).
+  std::vector<std::string> require_probes;
 };
 
 }  // namespace leasesim::runner

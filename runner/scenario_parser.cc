@@ -306,6 +306,7 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
       file.scenarios.push_back(std::move(scenario));
     }
     if (top.Has("require_fault_points")) file.require_fault_points = ParseFaultPointList(top, "require_fault_points");
+    if (top.Has("require_probes")) file.require_probes = ParseProbeList(top, "require_probes");
     top.Finish();
     return file;
   } catch (const Failure& failure) {
