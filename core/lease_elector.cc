@@ -83,13 +83,14 @@ std::optional<LeaseGrant> LeaseElector::ValidLease() {
   return LeaseGrant{term_, valid_until_};
 }
 
-void LeaseElector::Release(const std::string& preferred_successor) {
+void LeaseElector::Release(const std::string& preferred_successor, const std::function<void()>& quiesce) {
   shutting_down_ = true;
   if (!leading_) return;
   const std::int64_t term = term_;
   std::int64_t version = version_;
   Demote(DemotionReason::kReleased);  // side effects stop before the store hears of it
   Emit(EventKind::kReleased);
+  if (quiesce) quiesce();
   env_.AtFaultPoint(FaultPoint::kDuringRelease);
   LeaseRecord released;
   released.term = term;  // same term: the successor bumps it

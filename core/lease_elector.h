@@ -5,6 +5,7 @@
 // the process ask ValidLease() before every side effect.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,7 +49,10 @@ class LeaseElector {
   // over without waiting for expiry; `preferred_successor` (a node name, may
   // be empty) takes over first. Never frees another holder's lease. After it,
   // this elector never campaigns again.
-  void Release(const std::string& preferred_successor);
+  // `quiesce` runs after side effects were told to stop and before the
+  // record is written: it waits for a side effect already past its lease
+  // check (a batch in flight) to finish, so none outlives the release.
+  void Release(const std::string& preferred_successor, const std::function<void()>& quiesce = {});
 
   // The lease, if this process holds one that is valid at this instant.
   std::optional<LeaseGrant> ValidLease();

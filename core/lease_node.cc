@@ -14,6 +14,10 @@ void LeaseNode::Start() {
   env_.Spawn("settlement", [this] { job_.Run(); });
 }
 
-void LeaseNode::Shutdown(const std::string& preferred_successor) { elector_.Release(preferred_successor); }
+void LeaseNode::Shutdown(const std::string& preferred_successor) {
+  // Side effects stop first (the release demotes at once), a batch already
+  // past its lease check finishes, and only then is the record released.
+  elector_.Release(preferred_successor, [this] { job_.WaitUntilQuiet(); });
+}
 
 }  // namespace leasesim::core

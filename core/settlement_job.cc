@@ -1,5 +1,6 @@
 #include "core/settlement_job.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -72,8 +73,18 @@ bool SettlementJob::SettleWindow(std::int64_t window) {
     env_.AtFaultPoint(FaultPoint::kBetweenBatchItems);
   }
   if (!Prove(LeaseCheck::kBeforeWrite, config_.batch_items, batch)) return false;
+  writing_ = true;  // from the last check until the ledger answers
   env_.AtFaultPoint(FaultPoint::kBeforeLedgerWrite);
-  return Settled(batch, env_.ledger().Commit(batch, config_.request_timeout));
+  const LedgerResult result = env_.ledger().Commit(batch, config_.request_timeout);
+  writing_ = false;
+  return Settled(batch, result);
+}
+
+void SettlementJob::WaitUntilQuiet() {
+  // The write in flight ends within its request timeout; poll for it.
+  const Nanos step = std::max<Nanos>(1, std::min(config_.poll, config_.request_timeout));
+  const int steps_max = static_cast<int>(config_.request_timeout / step) + 2;
+  for (int i = 0; writing_ && i < steps_max; ++i) env_.SleepUntil(env_.MonotonicNow() + step);
 }
 
 bool SettlementJob::Settled(const SettlementBatch& batch, const LedgerResult& result) {

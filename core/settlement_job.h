@@ -31,6 +31,10 @@ class SettlementJob {
   // Runs forever: settles every due window while this process holds the lease.
   void Run();
 
+  // Returns once no write that passed its lease check is still in flight
+  // (bounded by the ledger call's timeout). A graceful release waits here.
+  void WaitUntilQuiet();
+
  private:
   // Settles due windows under `grant`; returns when caught up or when
   // leadership or the ledger stops it.
@@ -51,7 +55,8 @@ class SettlementJob {
   LeaseMetrics& metrics_;
   const ProtocolRules& rules_;
   std::int64_t known_term_ = 0;     // the term next_window_ was learned under
-  std::int64_t next_window_ = -1;   // first window not known to be applied
+  std::int64_t next_window_ = -1;
+  bool writing_ = false;            // a write passed its last lease check and has not returned   // first window not known to be applied
 };
 
 }  // namespace leasesim::core
