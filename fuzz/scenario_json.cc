@@ -155,7 +155,11 @@ Json ScenarioToJson(const runner::Scenario& s) {
   if (!s.clocks.empty()) {
     Json clocks = Json::array();
     for (const runner::ClockSetting& clock : s.clocks) {
-      clocks.push_back({{"node", clock.node}, {"drift_ppm", clock.drift_ppm}, {"wall_offset_ms", Ms(clock.wall_offset)}});
+      Json entry = {{"node", clock.node}, {"drift_ppm", clock.drift_ppm}, {"wall_offset_ms", Ms(clock.wall_offset)}};
+      if (clock.ntp.poll > 0) {
+        entry["ntp"] = {{"poll_ms", Ms(clock.ntp.poll)}, {"step_threshold_ms", Ms(clock.ntp.step_threshold)}};
+      }
+      clocks.push_back(entry);
     }
     json["clocks"] = clocks;
   }

@@ -65,6 +65,11 @@ void RunWorld::Start() {
   world_.Start(store_host_);
   world_.Start(ledger_host_);
   if (replicated_) replicated_->Start();
+  for (const ClockSetting& setting : scenario_.clocks) {
+    if (setting.ntp.poll == 0) continue;
+    time_syncs_.push_back(std::make_unique<sim::TimeSync>(world_, HostOf(setting.node), kWallClockBase, setting.ntp));
+    time_syncs_.back()->Start();
+  }
   for (int node = 1; node <= scenario_.nodes; ++node) StartNode(node);
 }
 

@@ -16,6 +16,7 @@
 #include "runner/run.h"
 #include "runner/scenario.h"
 #include "sim/network.h"
+#include "sim/time_sync.h"
 #include "sim/world.h"
 #include "zoo/variants.h"
 
@@ -60,7 +61,8 @@ class RunWorld {
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<backends::SimStoreServer> store_;
   std::unique_ptr<backends::SimLedgerServer> ledger_;
-  std::unique_ptr<ReplicatedRun> replicated_;  // regions and the replicated store, when the scenario has them
+  std::unique_ptr<ReplicatedRun> replicated_;
+  std::vector<std::unique_ptr<sim::TimeSync>> time_syncs_;  // the nodes' NTP clients  // regions and the replicated store, when the scenario has them
 };
 
 }  // namespace leasesim::runner

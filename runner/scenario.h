@@ -12,6 +12,7 @@
 #include "core/timing.h"
 #include "runner/replicated_spec.h"
 #include "sim/network.h"
+#include "sim/time_sync.h"
 #include "sim/time.h"
 
 namespace leasesim::runner {
@@ -104,8 +105,9 @@ struct BuggifyConfig {
 
 struct ClockSetting {
   int node = 0;
-  std::int64_t drift_ppm = 0;
+  std::int64_t drift_ppm = 0;  // the oscillator's rate error: every clock of the node
   Nanos wall_offset = 0;
+  sim::TimeSyncConfig ntp;     // the node's NTP client (sim/time_sync.h); poll 0 = none
 };
 
 // A node whose lease timing differs from the scenario's (lease.by_node).

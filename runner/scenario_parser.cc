@@ -182,6 +182,12 @@ void ParseClocks(ObjectReader& reader, Scenario& scenario) {
     if (!seen.insert(setting.node).second) throw Failure{clock.PathOf("node"), "node set twice"};
     setting.drift_ppm = clock.IntegerOr("drift_ppm", -500'000, 500'000, 0);
     setting.wall_offset = clock.IntegerOr("wall_offset_ms", -kDurationMsMax, kDurationMsMax, 0) * sim::kNanosPerMilli;
+    if (clock.Has("ntp")) {
+      ObjectReader ntp(clock.Field("ntp"), clock.PathOf("ntp"));
+      setting.ntp.poll = ntp.Integer("poll_ms", 1, 3'600'000) * sim::kNanosPerMilli;
+      setting.ntp.step_threshold = ntp.IntegerOr("step_threshold_ms", 1, 3'600'000, 128) * sim::kNanosPerMilli;
+      ntp.Finish();
+    }
     clock.Finish();
     scenario.clocks.push_back(setting);
   }

@@ -5,7 +5,7 @@
 #include <cassert>
 
 #include "core/timing.h"
-#include "sim/prng.h"
+#include "runner/fault_generator.h"
 
 namespace leasesim::runner {
 namespace {
@@ -13,13 +13,15 @@ namespace {
 constexpr Nanos kMs = sim::kNanosPerMilli;
 
 template <typename T, std::size_t N>
-T PickOf(sim::Prng& prng, const std::array<T, N>& items) {
-  return items[prng.UniformBelow(N)];
+T PickOf(FaultDraw& draw, const std::array<T, N>& items) {
+  return items[draw.Below(N)];
 }
 
+bool Chance(FaultDraw& draw, int permille) { return draw.Below(1000) < static_cast<std::uint64_t>(permille); }
+
 // `value` scaled by a share in [low, high] per mille, whole milliseconds, at least 1 ms.
-Nanos Share(sim::Prng& prng, Nanos value, int low_permille, int high_permille) {
-  const std::int64_t permille = prng.UniformRange(low_permille, high_permille);
+Nanos Share(FaultDraw& draw, Nanos value, int low_permille, int high_permille) {
+  const std::int64_t permille = draw.Range(low_permille, high_permille);
   return std::max<Nanos>(kMs, value * permille / 1000 / kMs * kMs);
 }
 
@@ -42,24 +44,24 @@ core::TimingConfig Scaled(const core::TimingConfig& t, std::int64_t factor_permi
   return scaled;
 }
 
-sim::LatencyModel DrawLatency(sim::Prng& prng, Nanos request_timeout) {
+sim::LatencyModel DrawLatency(FaultDraw& draw, Nanos request_timeout) {
   sim::LatencyModel model;
-  model.base_ns = prng.UniformRange(0, 5) * kMs;
-  model.jitter_ns = prng.UniformRange(0, 5) * kMs;
+  model.base_ns = draw.Range(0, 5) * kMs;
+  model.jitter_ns = draw.Range(0, 5) * kMs;
   // Tails from none to most requests, reaching from a fraction of the
   // request timeout to past it (replies that arrive after the caller gave up).
-  model.tail_ppm = PickOf(prng, std::array<std::uint32_t, 5>{0, 1'000, 10'000, 100'000, 300'000});
-  if (model.tail_ppm > 0) model.tail_ns = Share(prng, request_timeout, 100, 1500);
+  model.tail_ppm = PickOf(draw, std::array<std::uint32_t, 5>{0, 1'000, 10'000, 100'000, 300'000});
+  if (model.tail_ppm > 0) model.tail_ns = Share(draw, request_timeout, 100, 1500);
   return model;
 }
 
-void DrawNetwork(sim::Prng& prng, Scenario& s) {
-  s.network.latency = DrawLatency(prng, s.timing.request_timeout);
-  s.network.loss_ppm = PickOf(prng, std::array<std::uint32_t, 4>{0, 1'000, 10'000, 50'000});
-  s.network.duplicate_ppm = PickOf(prng, std::array<std::uint32_t, 3>{0, 0, 10'000});
-  s.network.reorder_ppm = PickOf(prng, std::array<std::uint32_t, 3>{0, 0, 20'000});
-  if (s.network.reorder_ppm > 0) s.network.reorder_delay_ns_max = Share(prng, s.timing.request_timeout, 50, 500);
-  s.store.service = DrawLatency(prng, s.timing.request_timeout);
+void DrawNetwork(FaultDraw& draw, Scenario& s) {
+  s.network.latency = DrawLatency(draw, s.timing.request_timeout);
+  s.network.loss_ppm = PickOf(draw, std::array<std::uint32_t, 4>{0, 1'000, 10'000, 50'000});
+  s.network.duplicate_ppm = PickOf(draw, std::array<std::uint32_t, 3>{0, 0, 10'000});
+  s.network.reorder_ppm = PickOf(draw, std::array<std::uint32_t, 3>{0, 0, 20'000});
+  if (s.network.reorder_ppm > 0) s.network.reorder_delay_ns_max = Share(draw, s.timing.request_timeout, 50, 500);
+  s.store.service = DrawLatency(draw, s.timing.request_timeout);
 }
 
 Nanos MeanLatency(const sim::LatencyModel& model) {
@@ -70,79 +72,83 @@ Nanos MeanLatency(const sim::LatencyModel& model) {
 // A schedule the ledger can keep up with: a window's write takes a network
 // round trip and the service time, and a job whose period is shorter than
 // a few of those falls behind for good (a misconfiguration, not a test).
-void DrawSettlement(sim::Prng& prng, Scenario& s) {
+void DrawSettlement(FaultDraw& draw, Scenario& s) {
   // A lost request or reply costs the caller a whole request timeout.
   const Nanos lost = static_cast<Nanos>(2 * static_cast<std::int64_t>(s.network.loss_ppm) *
                                         (s.timing.request_timeout / 1000) / 1000);
   const Nanos write = 2 * MeanLatency(s.network.latency) + MeanLatency(s.store.service) + lost;
-  s.settlement_period = PickOf(prng, std::array<Nanos, 6>{100, 200, 500, 1000, 2000, 5000}) * kMs;
+  s.settlement_period = PickOf(draw, std::array<Nanos, 6>{100, 200, 500, 1000, 2000, 5000}) * kMs;
   if (s.settlement_period < 4 * write) s.settlement_period = (4 * write / (100 * kMs) + 1) * 100 * kMs;
-  s.batch_items = static_cast<int>(prng.UniformRange(1, 8));
+  s.batch_items = static_cast<int>(draw.Range(1, 8));
   s.settlement_poll = std::max<Nanos>(kMs, s.settlement_period / 10 / kMs * kMs);
 }
 
-void DrawTimingByNode(sim::Prng& prng, Scenario& s) {
-  if (!prng.ChancePpm(330'000)) return;
+void DrawTimingByNode(FaultDraw& draw, Scenario& s) {
+  if (!Chance(draw, 330)) return;
   for (int node = 1; node <= s.nodes; ++node) {
-    if (!prng.ChancePpm(500'000)) continue;
-    const std::int64_t factor = PickOf(prng, std::array<std::int64_t, 4>{500, 1500, 2000, 3000});
+    if (!Chance(draw, 500)) continue;
+    const std::int64_t factor = PickOf(draw, std::array<std::int64_t, 4>{500, 1500, 2000, 3000});
     const core::TimingConfig timing = Scaled(s.timing, factor);
     if (!core::ValidateTiming(timing).empty()) continue;
     s.timing_by_node.push_back(NodeTiming{node, timing});
   }
 }
 
-void DrawClocks(sim::Prng& prng, const WorldLimits& limits, Scenario& s) {
+void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
   const std::int64_t bound = s.timing.drift_bound_ppm;
   for (int node = 1; node <= s.nodes; ++node) {
     ClockSetting clock{.node = node};
-    const std::uint64_t roll = prng.UniformBelow(6);
-    if (roll <= 2) clock.drift_ppm = prng.UniformRange(-bound, bound);  // within the bound
+    const std::uint64_t roll = draw.Below(6);
+    if (roll <= 2) clock.drift_ppm = draw.Range(-bound, bound);  // within the bound
     if (roll == 3 && limits.beyond_assumptions) {
-      const std::int64_t beyond = prng.UniformRange(bound + 1, std::max<std::int64_t>(bound + 2, 200'000));
-      clock.drift_ppm = prng.ChancePpm(500'000) ? beyond : -beyond;
+      const std::int64_t beyond = draw.Range(bound + 1, std::max<std::int64_t>(bound + 2, 200'000));
+      clock.drift_ppm = Chance(draw, 500) ? beyond : -beyond;
     }
-    if (prng.ChancePpm(250'000)) clock.wall_offset = prng.UniformRange(-10'000, 10'000) * kMs;
+    if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
     if (clock.drift_ppm != 0 || clock.wall_offset != 0) s.clocks.push_back(clock);
   }
 }
 
 }  // namespace
 
-core::TimingConfig GenerateTiming(sim::Prng& prng) {
+core::TimingConfig GenerateTiming(FaultDraw& draw) {
   core::TimingConfig t;
-  t.lease_duration = PickOf(prng, std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}) * kMs;
-  t.drift_bound_ppm = PickOf(prng, std::array<std::int64_t, 5>{0, 10, 100, 1000, 10'000});
-  t.safety_margin = Share(prng, t.lease_duration, 10, 100);
+  t.lease_duration = PickOf(draw, std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}) * kMs;
+  t.drift_bound_ppm = PickOf(draw, std::array<std::int64_t, 5>{0, 10, 100, 1000, 10'000});
+  t.safety_margin = Share(draw, t.lease_duration, 10, 100);
   const Nanos shrunk = t.lease_duration - t.lease_duration * t.drift_bound_ppm / 1'000'000 - t.safety_margin;
   // From a loose deadline to one a hair below the rule's limit.
-  t.renew_deadline = std::min(Share(prng, shrunk, 500, 995), shrunk - kMs);
-  t.pause_budget = prng.ChancePpm(200'000) ? 0 : Share(prng, shrunk - t.renew_deadline, 100, 900);
+  t.renew_deadline = std::min(Share(draw, shrunk, 500, 995), shrunk - kMs);
+  t.pause_budget = Chance(draw, 200) ? 0 : Share(draw, shrunk - t.renew_deadline, 100, 900);
   if (t.pause_budget >= shrunk - t.renew_deadline) t.pause_budget = 0;
-  t.renew_interval = Share(prng, t.renew_deadline, 150, 600);
-  t.request_timeout = std::min(Share(prng, t.renew_interval, 150, 900), t.renew_interval - kMs);
-  t.retry = std::min(Share(prng, t.renew_deadline - t.renew_interval, 50, 900),
+  t.renew_interval = Share(draw, t.renew_deadline, 150, 600);
+  t.request_timeout = std::min(Share(draw, t.renew_interval, 150, 900), t.renew_interval - kMs);
+  t.retry = std::min(Share(draw, t.renew_deadline - t.renew_interval, 50, 900),
                      t.renew_deadline - t.renew_interval - kMs);
   if (!core::ValidateTiming(t).empty()) return DefaultTiming();
   return t;
 }
 
 Scenario GenerateWorld(std::uint64_t seed, const WorldLimits& limits) {
+  PrngDraw draw(sim::DeriveSeed(seed, "world"));
+  return GenerateWorld(draw, limits);
+}
+
+Scenario GenerateWorld(FaultDraw& draw, const WorldLimits& limits) {
   assert(limits.nodes_min >= 1);
   assert(limits.nodes_min <= limits.nodes_max);
   assert(limits.duration_min <= limits.duration_max);
-  sim::Prng prng(sim::DeriveSeed(seed, "world"));
   Scenario s;
   s.name = "generated";
-  s.nodes = static_cast<int>(prng.UniformRange(limits.nodes_min, limits.nodes_max));
-  s.duration = prng.UniformRange(limits.duration_min / sim::kNanosPerSecond,
+  s.nodes = static_cast<int>(draw.Range(limits.nodes_min, limits.nodes_max));
+  s.duration = draw.Range(limits.duration_min / sim::kNanosPerSecond,
                                  limits.duration_max / sim::kNanosPerSecond) *
                sim::kNanosPerSecond;
-  s.timing = GenerateTiming(prng);
-  DrawTimingByNode(prng, s);
-  DrawNetwork(prng, s);
-  DrawSettlement(prng, s);
-  DrawClocks(prng, limits, s);
+  s.timing = GenerateTiming(draw);
+  DrawTimingByNode(draw, s);
+  DrawNetwork(draw, s);
+  DrawSettlement(draw, s);
+  DrawClocks(draw, limits, s);
   return s;
 }
 

@@ -22,11 +22,15 @@ struct WorldLimits {
   bool beyond_assumptions = true;  // clocks may drift beyond the stated bound
 };
 
-// A scenario named "generated" with no faults and no nemesis.
+class FaultDraw;
+
+// A scenario named "generated" with no faults and no nemesis, every choice
+// taken from `draw` (so a fuzzer can mutate the world like the faults).
+Scenario GenerateWorld(FaultDraw& draw, const WorldLimits& limits = {});
+// The same, with the choices drawn from `seed`.
 Scenario GenerateWorld(std::uint64_t seed, const WorldLimits& limits = {});
 
-// A timing configuration drawn from `seed`'s stream that passes
-// core::ValidateTiming. Exposed for tests.
-core::TimingConfig GenerateTiming(sim::Prng& prng);
+// A timing configuration that passes core::ValidateTiming.
+core::TimingConfig GenerateTiming(FaultDraw& draw);
 
 }  // namespace leasesim::runner

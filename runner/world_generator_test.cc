@@ -7,16 +7,16 @@
 
 #include "core/timing.h"
 #include "runner/run.h"
-#include "sim/prng.h"
+#include "runner/fault_generator.h"
 
 namespace leasesim::runner {
 namespace {
 
 TEST(WorldGenerator, EveryTimingItDrawsObeysEveryRule) {
-  sim::Prng prng(7);
+  PrngDraw draw(7);
   std::map<Nanos, int> leases;
   for (int i = 0; i < 5000; ++i) {
-    const core::TimingConfig timing = GenerateTiming(prng);
+    const core::TimingConfig timing = GenerateTiming(draw);
     EXPECT_TRUE(core::ValidateTiming(timing).empty()) << i;
     leases[timing.lease_duration] += 1;
   }
