@@ -41,16 +41,6 @@ struct ClientAnswer {
   std::int64_t read_seq = -1;  // a read's place in the applied order
 };
 
-const char* ReplicaRoleName(ReplicaRole role) {
-  switch (role) {
-    case ReplicaRole::kFollower: return "follower";
-    case ReplicaRole::kPreCandidate: return "pre-candidate";
-    case ReplicaRole::kCandidate: return "candidate";
-    case ReplicaRole::kLeader: return "leader";
-  }
-  return "?";
-}
-
 // One replica incarnation's memory. Event-driven: messages and timers run
 // on the replica's host while this incarnation lives.
 class ReplicaProcess final : public sim::ProcessState {

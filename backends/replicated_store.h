@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "backends/lease_store.h"
+#include "base/enum_names.h"
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
 #include "core/env.h"
@@ -41,6 +42,8 @@ enum class ReadMode {
   kLinearizable,  // the leader answers after confirming its leadership with a quorum
   kUnsafe,        // any replica answers from its own state: may be stale
 };
+inline constexpr base::EnumNames<ReadMode, 2> kReadModeNames{
+    {{ReadMode::kLinearizable, "linearizable"}, {ReadMode::kUnsafe, "unsafe"}}};
 
 struct ReplicatedStoreConfig {
   int replicas = 3;
@@ -65,8 +68,11 @@ struct ReplicatedStoreConfig {
 };
 
 enum class ReplicaRole { kFollower, kPreCandidate, kCandidate, kLeader };
-
-const char* ReplicaRoleName(ReplicaRole role);
+inline constexpr base::EnumNames<ReplicaRole, 4> kReplicaRoleNames{{{ReplicaRole::kFollower, "follower"},
+                                                                    {ReplicaRole::kPreCandidate, "pre-candidate"},
+                                                                    {ReplicaRole::kCandidate, "candidate"},
+                                                                    {ReplicaRole::kLeader, "leader"}}};
+inline const char* ReplicaRoleName(ReplicaRole role) { return kReplicaRoleNames.CName(role); }
 
 struct ReplicaLogEntry {
   std::int64_t term = 0;

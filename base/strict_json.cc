@@ -81,6 +81,14 @@ std::pair<int, int> LineAndColumn(std::string_view text, std::size_t byte) {
   return {line, column};
 }
 
+// nlohmann's message without its "[json.exception.parse_error.101] parse
+// error at line L, column C: " preamble (the position is reported apart).
+std::string SyntaxReason(const std::string& what) {
+  const std::size_t column = what.find("column ");
+  const std::size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
 std::string RangeRule(std::int64_t min, std::int64_t max) {
   if (max == kInt64Max) return "must be at least " + std::to_string(min);
   if (min == kInt64Min) return "must be at most " + std::to_string(max);
@@ -107,7 +115,7 @@ std::variant<Json, JsonError> ParseStrictJson(std::string_view text) {
   } catch (const Json::parse_error& error) {
     if (finder.found()) return *finder.found();
     const auto [line, column] = LineAndColumn(text, error.byte == 0 ? 0 : error.byte - 1);
-    return JsonError{"", std::string("not valid JSON: ") + error.what(), line, column};
+    return JsonError{"", "not valid JSON: " + SyntaxReason(error.what()), line, column};
   }
   if (finder.found()) return *finder.found();
   return json;

@@ -52,7 +52,8 @@ TEST(StrictJson, SyntaxErrorsGiveLineAndColumn) {
   EXPECT_EQ(error.line, 3);
   EXPECT_EQ(error.column, 8);
   EXPECT_NE(error.rule.find("not valid JSON"), std::string::npos) << error.rule;
-  EXPECT_EQ(error.ToString().rfind("3:8: not valid JSON", 0), 0u) << error.ToString();
+  EXPECT_EQ(error.ToString().rfind("3:8: not valid JSON: syntax error", 0), 0u) << error.ToString();
+  EXPECT_EQ(error.rule.find("json.exception"), std::string::npos) << error.rule;  // the position is apart
   EXPECT_EQ(ParseError("").line, 1);
   EXPECT_NE(ParseError("{} x").rule.find("not valid JSON"), std::string::npos);
 }

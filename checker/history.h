@@ -6,14 +6,16 @@
 // Times are true times in integer nanoseconds since the start of the run.
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "base/enum_names.h"
+#include "base/units.h"
+
 namespace leasesim::checker {
 
-using TimeNs = std::int64_t;
-inline constexpr TimeNs kNeverNs = std::numeric_limits<TimeNs>::max();
+using TimeNs = base::Nanos;
+inline constexpr TimeNs kNeverNs = base::kNeverNanos;
 
 // What a client learned of an operation it sent.
 enum class Outcome {
@@ -21,6 +23,8 @@ enum class Outcome {
   kFail,     // definitely did not take effect
   kUnknown,  // may have taken effect at any point after its invocation, or never
 };
+inline constexpr base::EnumNames<Outcome, 3> kOutcomeNames{
+    {{Outcome::kOk, "ok"}, {Outcome::kFail, "fail"}, {Outcome::kUnknown, "unknown"}}};
 
 // The value part of a lease record as the store holds it.
 struct LeaseValue {
@@ -31,6 +35,8 @@ struct LeaseValue {
 };
 
 enum class StoreOpKind { kRead, kCreate, kCas };
+inline constexpr base::EnumNames<StoreOpKind, 3> kStoreOpKindNames{
+    {{StoreOpKind::kRead, "read"}, {StoreOpKind::kCreate, "create"}, {StoreOpKind::kCas, "cas"}}};
 
 // One operation on the coordination store, as its client saw it. Versions
 // are per key: 1 after create, +1 on every successful CAS.
@@ -76,6 +82,10 @@ enum class LedgerResult {
   kDuplicate,         // idempotency key already applied: earlier result returned
   kLost,              // never reached the ledger (loss, partition, crash, end of run)
 };
+inline constexpr base::EnumNames<LedgerResult, 4> kLedgerResultNames{{{LedgerResult::kApplied, "applied"},
+                                                                      {LedgerResult::kRejectedStale, "rejected_stale"},
+                                                                      {LedgerResult::kDuplicate, "duplicate"},
+                                                                      {LedgerResult::kLost, "lost"}}};
 
 // One attempt of a business write (a settlement batch) at the ledger.
 struct LedgerWrite {
