@@ -11,7 +11,7 @@
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kS = 1'000'000'000;
+constexpr TimeNs kS = base::kNanosPerSecond;
 
 // A quiet 3-node run: node 1 leads in term 1 from 1 s to 30 s, node 2 in
 // term 2 from 30.25 s to the end at 60 s; windows 0..9 (5 s period) applied.
