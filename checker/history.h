@@ -129,6 +129,12 @@ struct Assumptions {
   std::int64_t settlement_period_ns = 0;
   // After the last fault heals, a leader must hold the lease within this bound.
   std::int64_t recovery_bound_ns = 0;
+  // The protocol's last fault point before a business write (the writer
+  // checks its lease after every other one): a pause there that covers the
+  // moment a write's lease ran out may leave that write late by up to the
+  // pause budget. The protocol's author names it (the runner sets core's);
+  // empty = none is known, so no pause at a named point excuses a late write.
+  std::string last_point_before_write;
 };
 
 struct History {

@@ -21,6 +21,10 @@ constexpr base::EnumNames<RecordType, 4> kRecordTypeNames{{{RecordType::kStoreOp
                                                            {RecordType::kLedgerWrite, "ledger_write"},
                                                            {RecordType::kFault, "fault"}}};
 
+// Histories written before the assumptions named the last point before a
+// write came from leasesim's core, whose last point was this one.
+constexpr const char* kLastPointBeforeWriteOfOldHistories = "before_ledger_write";
+
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 constexpr std::int64_t kIntMin = std::numeric_limits<int>::min();
 
@@ -47,7 +51,8 @@ Json HeaderJson(const History& history) {
                 {"renew_interval_ns", a.renew_interval_ns},
                 {"retry_ns", a.retry_ns},
                 {"settlement_period_ns", a.settlement_period_ns},
-                {"recovery_bound_ns", a.recovery_bound_ns}}}};
+                {"recovery_bound_ns", a.recovery_bound_ns},
+                {"last_point_before_write", a.last_point_before_write}}}};
 }
 
 Json StoreOpJson(const StoreOp& op) {
@@ -128,6 +133,7 @@ void ReadAssumptions(ObjectReader& r, Assumptions& a) {
   a.retry_ns = r.IntegerOr("retry_ns", 0, base::kInt64Max, a.retry_ns);
   a.settlement_period_ns = r.IntegerOr("settlement_period_ns", 0, base::kInt64Max, a.settlement_period_ns);
   a.recovery_bound_ns = r.IntegerOr("recovery_bound_ns", 0, base::kInt64Max, a.recovery_bound_ns);
+  a.last_point_before_write = r.StringOr("last_point_before_write", a.last_point_before_write);
 }
 
 void ReadHeader(ObjectReader& r, History& history) {
@@ -148,6 +154,7 @@ void ReadHeader(ObjectReader& r, History& history) {
   if (!history.due_window_ns.empty() && history.due_window_ns.size() != history.due_windows.size()) {
     throw JsonError{"due_window_ns", "must have one time per entry of due_windows"};
   }
+  history.assumptions.last_point_before_write = kLastPointBeforeWriteOfOldHistories;
   if (r.Has("assumptions")) {
     ObjectReader assumptions = r.Object("assumptions");
     ReadAssumptions(assumptions, history.assumptions);
