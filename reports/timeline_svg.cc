@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/units.h"
 #include "reports/html_parts.h"
 #include "reports/markup.h"
 
@@ -65,19 +66,21 @@ class Scale {
   std::int64_t end_ns_;
 };
 
-// A tick step of 1, 2 or 5 x 10^k ms giving at most 12 ticks.
+// A tick step of 1, 2 or 5 x 10^k ms giving at most 12 ticks (k <= 12
+// suffices for any int64 end).
 std::int64_t TickStepNs(std::int64_t end_ns) {
   std::int64_t step_ms = 1;
-  for (;;) {
+  for (int decade = 0; decade < 13; ++decade) {
     for (std::int64_t factor : {1, 2, 5}) {
-      if (end_ns / (step_ms * factor * 1'000'000) <= 12) return step_ms * factor * 1'000'000;
+      if (end_ns / (step_ms * factor * base::kNanosPerMilli) <= 12) return step_ms * factor * base::kNanosPerMilli;
     }
     step_ms *= 10;
   }
+  return std::max<std::int64_t>(end_ns, 1);  // not reached: 10^12 ms already gives at most 9 ticks
 }
 
 std::string TickLabel(std::int64_t ns) {
-  const std::int64_t ms = ns / 1'000'000;
+  const std::int64_t ms = ns / base::kNanosPerMilli;
   if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
   return std::to_string(ms) + " ms";
 }
@@ -240,8 +243,8 @@ void SvgCanvas::Axis() {
   svg += "</g>\n";
 }
 
+// Node lanes with beliefs.
 void SvgCanvas::NodeLanes() {
-  // Node lanes with beliefs.
   for (int node = 1; node <= lanes.node_count; ++node) {
     const int y = lanes.NodeY(node);
     svg += "<g class=\"lane lane-node\" id=\"" + Attr(id) + "-lane-n" + Int(node) + "\" data-node=\"" + Int(node) +
@@ -269,8 +272,8 @@ void SvgCanvas::NodeLanes() {
   }
 }
 
+// Store lane: the holder the store recorded.
 void SvgCanvas::StoreLane() {
-  // Store lane: the holder the store recorded.
   const int y = lanes.StoreY();
   svg += "<g class=\"lane lane-store\" id=\"" + Attr(id) + "-lane-store\">";
   svg += "<rect class=\"lane-bg\" x=\"" + Int(kLabelWidth) + "\" y=\"" + Int(y) + "\" width=\"" + Int(kPlotWidth) +
@@ -300,8 +303,8 @@ void SvgCanvas::StoreLane() {
   svg += "</g>\n";
 }
 
+// Ledger lane: writes as ticks at arrival (lost ones at sending).
 void SvgCanvas::LedgerLane() {
-  // Ledger lane: writes as ticks at arrival (lost ones at sending).
   const int y = lanes.LedgerY();
   svg += "<g class=\"lane lane-ledger\" id=\"" + Attr(id) + "-lane-ledger\">";
   svg += "<rect class=\"lane-bg\" x=\"" + Int(kLabelWidth) + "\" y=\"" + Int(y) + "\" width=\"" + Int(kPlotWidth) +
@@ -343,9 +346,9 @@ void SvgCanvas::LedgerLane() {
   svg += "</g>\n";
 }
 
+// Faults, shaded over the lanes they hit (node lanes; the store lane when
+// they name no node).
 void SvgCanvas::Faults() {
-  // Faults, shaded over the lanes they hit (node lanes; the store lane when
-  // they name no node).
   const std::string hatch = "url(#hatch-" + id + ")";
   for (const FaultShape& shape : FaultShapes(t)) {
     const TimelineFault& fault = *shape.fault;
@@ -377,11 +380,11 @@ void SvgCanvas::Faults() {
   }
 }
 
+// Violations, in time order: a line through every lane, circles on the
+// nodes named, and below a numbered badge; violations closer than a badge's
+// width share one badge ("3\xE2\x80\x935"), and a kind label is written
+// where it has room.
 void SvgCanvas::Violations() {
-  // Violations, in time order: a line through every lane, circles on the
-  // nodes named, and below a numbered badge; violations closer than a badge's
-  // width share one badge ("3\xE2\x80\x935"), and a kind label is written
-  // where it has room.
   for (std::size_t i = 0; i < violations.size(); ++i) {
     const TimelineViolation& violation = *violations[i];
     const std::int64_t x = scale.X(violation.at_ns);
