@@ -116,6 +116,9 @@ std::variant<Json, JsonError> ParseStrictJson(std::string_view text) {
     if (finder.found()) return *finder.found();
     const auto [line, column] = LineAndColumn(text, error.byte == 0 ? 0 : error.byte - 1);
     return JsonError{"", "not valid JSON: " + SyntaxReason(error.what()), line, column};
+  } catch (const Json::exception& error) {  // not expected from parse; never let bad input escape as a throw
+    if (finder.found()) return *finder.found();
+    return JsonError{"", std::string("not valid JSON: ") + error.what()};
   }
   if (finder.found()) return *finder.found();
   return json;
