@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "backends/lease_store.h"
+#include "backends/replicated_figures.h"
+#include "base/enum_names.h"
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
 #include "core/env.h"
@@ -41,6 +43,8 @@ enum class ReadMode {
   kLinearizable,  // the leader answers after confirming its leadership with a quorum
   kUnsafe,        // any replica answers from its own state: may be stale
 };
+inline constexpr base::EnumNames<ReadMode, 2> kReadModeNames{
+    {{ReadMode::kLinearizable, "linearizable"}, {ReadMode::kUnsafe, "unsafe"}}};
 
 struct ReplicatedStoreConfig {
   int replicas = 3;
@@ -65,8 +69,11 @@ struct ReplicatedStoreConfig {
 };
 
 enum class ReplicaRole { kFollower, kPreCandidate, kCandidate, kLeader };
-
-const char* ReplicaRoleName(ReplicaRole role);
+inline constexpr base::EnumNames<ReplicaRole, 4> kReplicaRoleNames{{{ReplicaRole::kFollower, "follower"},
+                                                                    {ReplicaRole::kPreCandidate, "pre-candidate"},
+                                                                    {ReplicaRole::kCandidate, "candidate"},
+                                                                    {ReplicaRole::kLeader, "leader"}}};
+inline const char* ReplicaRoleName(ReplicaRole role) { return kReplicaRoleNames.CName(role); }
 
 struct ReplicaLogEntry {
   std::int64_t term = 0;
@@ -83,8 +90,11 @@ struct ReplicaDisk {
 
 struct RaftMessage;
 struct ClientAnswer;
-class ReplicaProcess;
+class ReplicaProcess;   // one replica: backends/replica_process.h
+class ReplicatedCall;   // one client call: backends/replicated_client.cc
 
+// The store as a whole: its replicas' hosts and disks, the client side of a
+// call (Call), and what the history and the figures record.
 class ReplicatedStore {
  public:
   static constexpr std::int64_t kReadSlots = std::int64_t{1} << 20;
@@ -127,22 +137,21 @@ class ReplicatedStore {
   const ReplicaDisk& disk(int replica) const { return disks_.at(static_cast<std::size_t>(replica - 1)); }
   // The replica's state machine (empty when crashed).
   core::StoreResult ReadLocal(int replica, const std::string& key) const;
-  std::int64_t elections() const { return elections_; }
+  std::int64_t elections() const { return figures_.elections(); }
 
  private:
   friend class ReplicaProcess;
+  friend class ReplicatedCall;
 
   ReplicaProcess* Process(int replica) const;
   ReplicaDisk& mutable_disk(int replica) { return disks_.at(static_cast<std::size_t>(replica - 1)); }
   // Sends a Raft message between replicas over the network.
   void SendRaft(int from, int to, std::shared_ptr<const RaftMessage> message);
-  // Runs `fn` on the replica after a service time, if it is still the same incarnation.
+  // A replica's time to handle one client request (config.service).
   sim::Nanos DrawService();
   // A replica applied committed entry `index` (first time anywhere: recorded).
   void EntryApplied(std::int64_t index, const ReplicaLogEntry& entry, bool first_for_op);
   std::int64_t NextReadSeq(std::int64_t applied_index);
-  void LeaderElected(int replica, std::int64_t term);
-  void LeaderConfirmed(sim::Nanos round_sent_at);
   int NearestReplica(sim::HostId client) const;
 
   struct ClientStats {
@@ -163,23 +172,7 @@ class ReplicatedStore {
   std::map<sim::HostId, ClientStats> clients_;
   std::map<sim::HostId, int> nearest_;  // cache: client host -> replica
 
-  // Figures.
-  std::int64_t elections_ = 0;
-  std::int64_t highest_elected_term_ = 0;
-  sim::Nanos first_leader_at_ = -1;
-  sim::Nanos last_confirmed_ = -1;  // latest send time of a heartbeat round a majority acknowledged
-  sim::Nanos election_gap_max_ = 0;
-  sim::Nanos election_gap_sum_ = 0;
-  std::int64_t election_gaps_ = 0;
-  std::int64_t calls_ok_ = 0;
-  std::int64_t calls_failed_ = 0;
-  std::int64_t redirects_ = 0;
-  std::int64_t resends_ = 0;
-  sim::Nanos call_ok_ns_sum_ = 0;
-  sim::Nanos call_ok_ns_max_ = 0;
-  sim::Nanos outage_max_ = 0;
-  sim::Nanos outage_sum_ = 0;
-  std::int64_t stale_reads_ = 0;  // unsafe reads answered by a replica behind the newest commit
+  ReplicatedStoreFigures figures_;
 };
 
 }  // namespace leasesim::backends

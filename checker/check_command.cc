@@ -163,7 +163,7 @@ Report FromLin(const LinResult& result) {
     case LinVerdict::kNotLinearizable:
       report.verdict = "violation";
       report.violations.push_back(Violation{
-          .kind = "not_linearizable",
+          .kind = KindName(ViolationKind::kNotLinearizable),
           .message = "The history" +
                      (result.partition.empty() || result.partition == "register"
                           ? std::string()

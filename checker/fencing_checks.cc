@@ -37,7 +37,7 @@ void CheckStaleTokenWrites(const History& history, Verdict& verdict) {
   for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
     if (highest != nullptr && write->token < highest->token) {
       verdict.violations.push_back(Violation{
-          .kind = "stale_token_write",
+          .kind = KindName(ViolationKind::kStaleTokenWrite),
           .message = "The ledger applied a write from " + Describe(*write) +
                      " after it had already applied token " + std::to_string(highest->token) +
                      " from " + Describe(*highest) + ".",
@@ -61,7 +61,7 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
     auto [it, inserted] = first_by_token.emplace(write->token, write);
     if (!inserted && it->second->holder != write->holder) {
       verdict.violations.push_back(Violation{
-          .kind = "dual_writer",
+          .kind = KindName(ViolationKind::kDualWriter),
           .message = "Two holders applied writes under one token: " + Describe(*it->second) +
                      " and " + Describe(*write) + ".",
           .at_ns = write->arrived_ns,
@@ -71,7 +71,7 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
     auto superseded = superseded_by.find({write->holder, write->token});
     if (superseded != superseded_by.end()) {
       verdict.violations.push_back(Violation{
-          .kind = "dual_writer",
+          .kind = KindName(ViolationKind::kDualWriter),
           .message = "Writes of two holders interleave: " + Describe(*write) +
                      " was applied after its successor " + Describe(*superseded->second) + ".",
           .at_ns = write->arrived_ns,
@@ -92,7 +92,7 @@ void CheckDuplicateSettlements(const History& history, Verdict& verdict) {
     auto [it, inserted] = first_by_window.emplace(write->window, write);
     if (!inserted) {
       verdict.violations.push_back(Violation{
-          .kind = "duplicate_settlement",
+          .kind = KindName(ViolationKind::kDuplicateSettlement),
           .message = "Settlement window " + std::to_string(write->window) +
                      " was applied twice: first by " + Describe(*it->second) + ", again by " +
                      Describe(*write) + ".",

@@ -6,14 +6,16 @@
 // Times are true times in integer nanoseconds since the start of the run.
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "base/enum_names.h"
+#include "base/units.h"
+
 namespace leasesim::checker {
 
-using TimeNs = std::int64_t;
-inline constexpr TimeNs kNeverNs = std::numeric_limits<TimeNs>::max();
+using TimeNs = base::Nanos;
+inline constexpr TimeNs kNeverNs = base::kNeverNanos;
 
 // What a client learned of an operation it sent.
 enum class Outcome {
@@ -21,6 +23,8 @@ enum class Outcome {
   kFail,     // definitely did not take effect
   kUnknown,  // may have taken effect at any point after its invocation, or never
 };
+inline constexpr base::EnumNames<Outcome, 3> kOutcomeNames{
+    {{Outcome::kOk, "ok"}, {Outcome::kFail, "fail"}, {Outcome::kUnknown, "unknown"}}};
 
 // The value part of a lease record as the store holds it.
 struct LeaseValue {
@@ -31,6 +35,8 @@ struct LeaseValue {
 };
 
 enum class StoreOpKind { kRead, kCreate, kCas };
+inline constexpr base::EnumNames<StoreOpKind, 3> kStoreOpKindNames{
+    {{StoreOpKind::kRead, "read"}, {StoreOpKind::kCreate, "create"}, {StoreOpKind::kCas, "cas"}}};
 
 // One operation on the coordination store, as its client saw it. Versions
 // are per key: 1 after create, +1 on every successful CAS.
@@ -76,6 +82,10 @@ enum class LedgerResult {
   kDuplicate,         // idempotency key already applied: earlier result returned
   kLost,              // never reached the ledger (loss, partition, crash, end of run)
 };
+inline constexpr base::EnumNames<LedgerResult, 4> kLedgerResultNames{{{LedgerResult::kApplied, "applied"},
+                                                                      {LedgerResult::kRejectedStale, "rejected_stale"},
+                                                                      {LedgerResult::kDuplicate, "duplicate"},
+                                                                      {LedgerResult::kLost, "lost"}}};
 
 // One attempt of a business write (a settlement batch) at the ledger.
 struct LedgerWrite {
@@ -119,6 +129,12 @@ struct Assumptions {
   std::int64_t settlement_period_ns = 0;
   // After the last fault heals, a leader must hold the lease within this bound.
   std::int64_t recovery_bound_ns = 0;
+  // The protocol's last fault point before a business write (the writer
+  // checks its lease after every other one): a pause there that covers the
+  // moment a write's lease ran out may leave that write late by up to the
+  // pause budget. The protocol's author names it (the runner sets core's);
+  // empty = none is known, so no pause at a named point excuses a late write.
+  std::string last_point_before_write;
 };
 
 struct History {

@@ -6,11 +6,8 @@
 #include <vector>
 
 namespace leasesim::checker {
-namespace {
 
-constexpr TimeNs kNanosPerMilli = 1'000'000;
-
-}  // namespace
+using base::kNanosPerMilli;
 
 std::int64_t RecoveryMs(const History& history) {
   TimeNs healed = -1;

@@ -5,7 +5,7 @@
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kMs = 1'000'000;
+constexpr TimeNs kMs = base::kNanosPerMilli;
 
 TEST(HistoryFigures, LeaderlessTimeRecoveryAndOutcomes) {
   History history;

@@ -22,9 +22,10 @@ void WriteHistory(const History& history, std::ostream& out);
 std::string HistoryToJsonLines(const History& history);
 
 // Reading either gives a history or the first error, naming its line and
-// field. Never throws, never aborts. Unknown fields are ignored (so a later
-// minor addition does not break older readers); a missing required field, a
-// wrong type, an out-of-range number or a newer format version is an error.
+// field (base/strict_json.h reads each line). Never throws, never aborts.
+// Unknown fields are ignored (so a later minor addition does not break older
+// readers); a missing required field, a wrong type, an out-of-range number, a
+// key repeated in one object or a newer format version is an error.
 struct HistoryReadResult {
   History history;
   std::optional<InputError> error;

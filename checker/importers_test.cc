@@ -44,6 +44,39 @@ TEST(JepsenLog, ParsesOperationsOutcomesAndPendingOnes) {
   EXPECT_EQ(CheckCasRegister(read.records).verdict, LinVerdict::kLinearizable);
 }
 
+TEST(JepsenLog, FieldsAlignedWithSpacesReadLikeTabs) {
+  // Some Jepsen versions align the columns with spaces; the value may hold
+  // spaces itself ("[2 4]"), so only the leading fields are split.
+  std::string spaced;
+  for (char c : std::string(kLog)) spaced += c == '\t' ? std::string("    ") : std::string(1, c);
+  ReadResult<CasRegisterOp> tabs = ImportJepsenLog(kLog);
+  ReadResult<CasRegisterOp> spaces = ImportJepsenLog(spaced);
+  ASSERT_TRUE(spaces.ok()) << spaces.error->ToString();
+  ASSERT_EQ(spaces.records.size(), tabs.records.size());
+  for (std::size_t i = 0; i < tabs.records.size(); ++i) {
+    EXPECT_EQ(spaces.records[i].kind, tabs.records[i].kind);
+    EXPECT_EQ(spaces.records[i].outcome, tabs.records[i].outcome);
+    EXPECT_EQ(spaces.records[i].expected, tabs.records[i].expected);
+    EXPECT_EQ(spaces.records[i].value, tabs.records[i].value);
+    EXPECT_EQ(spaces.records[i].return_ns, tabs.records[i].return_ns);
+  }
+  // Mixed separators, runs of both, and a value with inner spacing.
+  ReadResult<CasRegisterOp> mixed = ImportJepsenLog(
+      "INFO  jepsen.util - 12 \t :invoke  \t:cas   [3   7]\n"
+      "INFO  jepsen.util - 12\t:ok :cas [3 7]  \n");
+  ASSERT_TRUE(mixed.ok()) << mixed.error->ToString();
+  ASSERT_EQ(mixed.records.size(), 1u);
+  EXPECT_EQ(mixed.records[0].process, 12);
+  EXPECT_EQ(mixed.records[0].expected, 3);
+  EXPECT_EQ(mixed.records[0].value, 7);
+  EXPECT_EQ(mixed.records[0].outcome, Outcome::kOk);
+  // Too few fields, however separated, is still an error naming the line.
+  ReadResult<CasRegisterOp> short_line = ImportJepsenLog("INFO  jepsen.util - 4   :invoke   :read\n");
+  ASSERT_FALSE(short_line.ok());
+  EXPECT_EQ(short_line.error->line, 1);
+  EXPECT_NE(short_line.error->message.find("expected 4 fields"), std::string::npos) << short_line.error->message;
+}
+
 struct CorruptCase {
   std::string text;
   std::int64_t line;
@@ -147,6 +180,7 @@ History SampleHistory() {
   h.assumptions.drift_bound_ppm = 1000;
   h.assumptions.lease_duration_ns = 10'000'000'000;
   h.assumptions.recovery_bound_ns = 25'000'000'000;
+  h.assumptions.last_point_before_write = "after_lease_check";
   h.due_windows = {0, 1, 2};
   StoreOp op;
   op.id = 1;
@@ -199,6 +233,27 @@ TEST(HistoryIo, RoundTrips) {
   EXPECT_FALSE(r.ledger_writes[0].lease_valid_at_send);
   EXPECT_EQ(r.faults[0].nodes, (std::vector<int>{1, 3}));
   EXPECT_EQ(r.assumptions.recovery_bound_ns, h.assumptions.recovery_bound_ns);
+  EXPECT_EQ(r.assumptions.last_point_before_write, "after_lease_check");
+}
+
+TEST(HistoryIo, TheLastPointBeforeAWriteIsAnAssumptionOfTheHistory) {
+  // Histories written before the assumptions named it keep their meaning.
+  const std::string old_header =
+      R"({"format":"leasesim-history","version":1,"node_count":1,"end_ns":9,"assumptions":{"pause_budget_ns":5}})";
+  HistoryReadResult old = ReadHistory(old_header + "\n");
+  ASSERT_TRUE(old.ok()) << old.error->ToString();
+  EXPECT_EQ(old.history.assumptions.last_point_before_write, "before_ledger_write");
+  EXPECT_EQ(ReadHistory(R"({"format":"leasesim-history","version":1,"node_count":1,"end_ns":9})" "\n")
+                .history.assumptions.last_point_before_write,
+            "before_ledger_write");
+  // One that says none is known stays so.
+  History none;
+  ASSERT_TRUE(none.assumptions.last_point_before_write.empty());
+  EXPECT_EQ(ReadHistory(HistoryToJsonLines(none)).history.assumptions.last_point_before_write, "");
+  HistoryReadResult bad = ReadHistory(
+      R"({"format":"leasesim-history","version":1,"node_count":1,"end_ns":9,"assumptions":{"last_point_before_write":3}})" "\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error->field, "assumptions.last_point_before_write");
 }
 
 TEST(HistoryIo, CorruptLinesAreNamedByNumberAndField) {
@@ -216,7 +271,9 @@ TEST(HistoryIo, CorruptLinesAreNamedByNumberAndField) {
       {header + R"({"type":"store_op","node":1,"key":"k","kind":"cas","outcome":"ok","invoke_ns":1,"complete_ns":2,"expected_version":1,"value":{"term":1}})" + "\n", 2, "value.holder"},
       {header + R"({"type":"belief","node":1,"holder":"a","term":1,"from_ns":5,"until_ns":4})" + "\n", 2, "until_ns"},
       {header + R"({"type":"ledger_write","node":1,"holder":"a","token":18446744073709551615,"window":1,"sent_ns":1,"result":"applied"})" + "\n", 2, "token"},
-      {header + R"({"type":"fault","kind":"pause","nodes":[1.5],"start_ns":1,"end_ns":2})" + "\n", 2, "nodes"},
+      {header + R"({"type":"fault","kind":"pause","nodes":[1.5],"start_ns":1,"end_ns":2})" + "\n", 2, "nodes[0]"},
+      {header + R"({"type":"belief","node":1,"holder":"a","term":1,"term":2,"from_ns":1,"until_ns":4})" + "\n", 2, ""},
+      {header + R"({"type":"store_op","node":1,"key":"k","kind":"cas","outcome":"ok","invoke_ns":1,"complete_ns":2,"expected_version":1,"value":{"holder":"a","term":1,"term":1}})" + "\n", 2, "value"},
       {R"({"format":"leasesim-history","version":2,"node_count":1,"end_ns":1})" + std::string("\n"), 1, "version"},
       {R"({"format":"other","version":1})" + std::string("\n"), 1, "format"},
       {op + "\n", 1, "format"},

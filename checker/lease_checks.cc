@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,7 +38,7 @@ void ReportTermClaims(const std::map<std::int64_t, std::vector<Claim>>& claims, 
       if (claim.holder == list.front().holder) continue;
       const Claim& first = list.front();
       verdict.violations.push_back(Violation{
-          .kind = "term_reuse",
+          .kind = KindName(ViolationKind::kTermReuse),
           .message = "Term " + std::to_string(term) + " has two holders in the " + source + ": " +
                      first.holder + " on node " + std::to_string(first.node) + " at " +
                      FormatTime(first.at_ns) + ", then " + claim.holder + " on node " +
@@ -92,7 +93,9 @@ void CheckLeaseOverlap(const History& history, Verdict& verdict) {
   });
   bool fencing_failed = false;
   for (const Violation& v : verdict.violations) {
-    if (v.kind == "stale_token_write" || v.kind == "dual_writer") fencing_failed = true;
+    if (v.kind == KindName(ViolationKind::kStaleTokenWrite) || v.kind == KindName(ViolationKind::kDualWriter)) {
+      fencing_failed = true;
+    }
   }
   int violations = 0, excused = 0;
   // Sweep in start order; `active` holds beliefs that may still be running.
@@ -120,7 +123,7 @@ void CheckLeaseOverlap(const History& history, Verdict& verdict) {
       if (cause == nullptr) {
         if (++violations <= kMaxOverlapsSpelledOut) {
           verdict.violations.push_back(Violation{
-              .kind = "lease_overlap",
+              .kind = KindName(ViolationKind::kLeaseOverlap),
               .message = what + ", although every fault stayed within the stated assumptions.",
               .at_ns = overlap_from,
               .nodes = {other->node, belief->node},
@@ -149,115 +152,138 @@ void CheckLeaseOverlap(const History& history, Verdict& verdict) {
 
 namespace {
 
+// A buggy node usually writes outside its lease many times; the first few
+// are spelled out and the rest counted, so the report stays readable.
+constexpr int kMaxWritesSpelledOut = 10;
+
+// Whether a pause was in progress when `write`'s deadline passed, at the
+// protocol's last point before a write (or at no point: a timed pause). The
+// correct protocol checks its lease again after every other point, so only
+// a pause at the last one can leave its write late.
 bool PausedWhenDeadlinePassed(const History& history, const LedgerWrite& write) {
   const TimeNs deadline_passed = write.sent_ns - write.late_ns;
   for (const FaultRecord& fault : history.faults) {
     if (fault.kind != "pause" && fault.kind != "suspend") continue;
-    // The correct protocol checks its lease again after every other point,
-    // so only a pause at the last one can leave its write late.
-    if (!fault.at_point.empty() && fault.at_point != "before_ledger_write") continue;
+    if (!fault.at_point.empty() && fault.at_point != history.assumptions.last_point_before_write) continue;
     if (std::find(fault.nodes.begin(), fault.nodes.end(), write.node) == fault.nodes.end()) continue;
     if (fault.start_ns <= deadline_passed && deadline_passed <= fault.end_ns) return true;
   }
   return false;
 }
 
-}  // namespace
+// Late by no more than the pause budget because a pause was in progress
+// when its deadline passed (between its lease check and the send): what the
+// timing rule renew_deadline + pause_budget < duration*(1-drift) - margin
+// allows for. Late without such a pause is the protocol's doing.
+bool LateWithinPauseBudget(const History& history, const LedgerWrite& write) {
+  return !write.lease_valid_at_send && write.late_ns > 0 && write.late_ns <= history.assumptions.pause_budget_ns &&
+         PausedWhenDeadlinePassed(history, write);
+}
 
-void CheckWriteOutsideLease(const History& history, Verdict& verdict) {
-  // A buggy node usually writes outside its lease many times; the first few
-  // are spelled out and the rest counted, so the report stays readable.
-  constexpr int kMaxSpelledOut = 10;
-  int found = 0;
-  auto report = [&](Violation violation) {
-    if (++found <= kMaxSpelledOut) verdict.violations.push_back(std::move(violation));
-  };
-  // Beliefs by (holder, term), and the holders the history has beliefs for.
-  std::map<std::pair<std::string, std::int64_t>, std::vector<const LeadershipBelief*>> by_lease;
-  std::set<std::string> holders_with_beliefs;
-  for (const LeadershipBelief& belief : history.beliefs) {
-    by_lease[{belief.holder, belief.term}].push_back(&belief);
-    holders_with_beliefs.insert(belief.holder);
+// A fault beyond the stated assumptions (a pause longer than the budget,
+// between its lease check and its write) that hit the writer before it sent:
+// such a write is expected to be late; that is what fencing is for.
+const FaultRecord* ExcusingFault(const History& history, const LedgerWrite& write) {
+  for (const FaultRecord& fault : history.faults) {
+    if (fault.within_assumptions || fault.start_ns > write.sent_ns) continue;
+    if (fault.nodes.empty() || std::find(fault.nodes.begin(), fault.nodes.end(), write.node) != fault.nodes.end()) {
+      return &fault;
+    }
   }
-  // A node hit by a fault beyond the stated assumptions (a pause longer than
-  // the budget, between its lease check and its write) is expected to write
-  // late: that is what fencing is for. Such writes are noted, not violations.
-  auto excusing_fault = [&](const LedgerWrite& write) -> const FaultRecord* {
-    for (const FaultRecord& fault : history.faults) {
-      if (fault.within_assumptions || fault.start_ns > write.sent_ns) continue;
-      if (fault.nodes.empty() || std::find(fault.nodes.begin(), fault.nodes.end(), write.node) != fault.nodes.end()) {
-        return &fault;
-      }
+  return nullptr;
+}
+
+std::string WriterName(const LedgerWrite& write) {
+  return "node " + std::to_string(write.node) + " (" + write.holder + ", term " + std::to_string(write.token) + ")";
+}
+
+std::string OutcomeWords(LedgerResult result) {
+  switch (result) {
+    case LedgerResult::kApplied: return "the ledger applied it";
+    case LedgerResult::kRejectedStale: return "the ledger fenced it";
+    case LedgerResult::kDuplicate: return "the ledger returned an earlier result";
+    case LedgerResult::kLost: return "it never reached the ledger";
+  }
+  return "it never reached the ledger";
+}
+
+std::string ExpectedLateNote(const LedgerWrite& write, const FaultRecord& cause) {
+  return "write outside lease, expected: " + WriterName(write) + " sent window " + std::to_string(write.window) +
+         " at " + FormatTime(write.sent_ns) + " after the " + cause.kind + " fault at " + FormatTime(cause.start_ns) +
+         " exceeded the stated assumptions" +
+         (write.result == LedgerResult::kApplied ? "; the ledger APPLIED it." : "; the ledger did not apply it.");
+}
+
+// The writers' own beliefs, to judge writes their writer believed valid.
+class BeliefIndex {
+ public:
+  explicit BeliefIndex(const History& history) : history_(history) {
+    for (const LeadershipBelief& belief : history.beliefs) {
+      by_lease_[{belief.holder, belief.term}].push_back(&belief);
+      holders_.insert(belief.holder);
     }
-    return nullptr;
-  };
-  int excused = 0;
-  const std::int64_t budget = history.assumptions.pause_budget_ns;
-  for (const LedgerWrite& write : history.ledger_writes) {
-    // Late by no more than the pause budget because a pause was in progress
-    // when its deadline passed (between its lease check and the send): what
-    // the timing rule renew_deadline + pause_budget < duration*(1-drift) -
-    // margin allows for. Late without such a pause is the protocol's doing.
-    if (!write.lease_valid_at_send && write.late_ns > 0 && write.late_ns <= budget &&
-        PausedWhenDeadlinePassed(history, write)) {
-      continue;
-    }
-    const std::string writer = "node " + std::to_string(write.node) + " (" + write.holder +
-                               ", term " + std::to_string(write.token) + ")";
-    if (const FaultRecord* cause = excusing_fault(write); cause != nullptr) {
-      const bool late = !write.lease_valid_at_send;
-      if (late && ++excused <= kMaxSpelledOut) {
-        verdict.notes.push_back("write outside lease, expected: " + writer + " sent window " +
-                                std::to_string(write.window) + " at " + FormatTime(write.sent_ns) +
-                                " after the " + cause->kind + " fault at " + FormatTime(cause->start_ns) +
-                                " exceeded the stated assumptions" +
-                                (write.result == LedgerResult::kApplied ? "; the ledger APPLIED it."
-                                                                        : "; the ledger did not apply it."));
-      }
-      if (late) continue;
-    }
-    const std::string outcome =
-        write.result == LedgerResult::kApplied ? "the ledger applied it"
-        : write.result == LedgerResult::kRejectedStale ? "the ledger fenced it"
-        : write.result == LedgerResult::kDuplicate ? "the ledger returned an earlier result"
-                                                   : "it never reached the ledger";
-    if (!write.lease_valid_at_send) {
-      report(Violation{
-          .kind = "write_outside_lease",
-          .message = writer + " sent the write for window " + std::to_string(write.window) +
-                     " at " + FormatTime(write.sent_ns) +
-                     " although by its own clock its lease was no longer valid; " + outcome + ".",
-          .at_ns = write.sent_ns,
-          .nodes = {write.node},
-      });
-      continue;
-    }
-    if (!holders_with_beliefs.contains(write.holder)) continue;  // no beliefs recorded: cannot judge
-    bool covered = false;
+  }
+
+  // A violation when `write` was sent outside every interval in which its
+  // holder believed it led under its token; none when covered, or when the
+  // history records no beliefs of that holder (nothing to judge by).
+  std::optional<Violation> Uncovered(const LedgerWrite& write) const {
+    if (!holders_.contains(write.holder)) return std::nullopt;
     TimeNs last_until = kNeverNs;
-    if (auto it = by_lease.find({write.holder, write.token}); it != by_lease.end()) {
+    if (auto it = by_lease_.find({write.holder, write.token}); it != by_lease_.end()) {
       for (const LeadershipBelief* belief : it->second) {
-        if (belief->from_ns <= write.sent_ns && write.sent_ns <= EndOf(*belief, history)) {
-          covered = true;
-          break;
-        }
-        if (EndOf(*belief, history) < write.sent_ns) last_until = EndOf(*belief, history);
+        const TimeNs until = EndOf(*belief, history_);
+        if (belief->from_ns <= write.sent_ns && write.sent_ns <= until) return std::nullopt;
+        if (until < write.sent_ns) last_until = until;
       }
     }
-    if (covered) continue;
-    report(Violation{
-        .kind = "write_outside_lease",
-        .message = writer + " sent the write for window " + std::to_string(write.window) + " at " +
+    return Violation{
+        .kind = KindName(ViolationKind::kWriteOutsideLease),
+        .message = WriterName(write) + " sent the write for window " + std::to_string(write.window) + " at " +
                    FormatTime(write.sent_ns) + ", outside every interval in which it believed it led" +
                    (last_until != kNeverNs ? " (its lease in that term ended at " + FormatTime(last_until) + ")"
                                            : " under that term") +
-                   "; " + outcome + ".",
+                   "; " + OutcomeWords(write.result) + ".",
         .at_ns = write.sent_ns,
         .nodes = {write.node},
-    });
+    };
   }
-  if (found > kMaxSpelledOut) {
-    verdict.notes.push_back(std::to_string(found - kMaxSpelledOut) +
+
+ private:
+  const History& history_;
+  std::map<std::pair<std::string, std::int64_t>, std::vector<const LeadershipBelief*>> by_lease_;
+  std::set<std::string> holders_;
+};
+
+Violation SentWithLapsedLease(const LedgerWrite& write) {
+  return Violation{
+      .kind = KindName(ViolationKind::kWriteOutsideLease),
+      .message = WriterName(write) + " sent the write for window " + std::to_string(write.window) + " at " +
+                 FormatTime(write.sent_ns) + " although by its own clock its lease was no longer valid; " +
+                 OutcomeWords(write.result) + ".",
+      .at_ns = write.sent_ns,
+      .nodes = {write.node},
+  };
+}
+
+}  // namespace
+
+void CheckWriteOutsideLease(const History& history, Verdict& verdict) {
+  const BeliefIndex beliefs(history);
+  int found = 0;
+  int excused = 0;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (LateWithinPauseBudget(history, write)) continue;
+    const bool late = !write.lease_valid_at_send;
+    if (const FaultRecord* cause = ExcusingFault(history, write); cause != nullptr && late) {
+      if (++excused <= kMaxWritesSpelledOut) verdict.notes.push_back(ExpectedLateNote(write, *cause));
+      continue;
+    }
+    std::optional<Violation> violation = late ? SentWithLapsedLease(write) : beliefs.Uncovered(write);
+    if (violation && ++found <= kMaxWritesSpelledOut) verdict.violations.push_back(std::move(*violation));
+  }
+  if (found > kMaxWritesSpelledOut) {
+    verdict.notes.push_back(std::to_string(found - kMaxWritesSpelledOut) +
                             " further writes outside a lease not listed.");
   }
 }

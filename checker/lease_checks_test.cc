@@ -11,7 +11,7 @@
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kS = 1'000'000'000;
+constexpr TimeNs kS = base::kNanosPerSecond;
 
 // A quiet 3-node run: node 1 leads in term 1 from 1 s to 30 s, node 2 in
 // term 2 from 30.25 s to the end at 60 s; windows 0..9 (5 s period) applied.
@@ -50,6 +50,11 @@ std::vector<std::string> Kinds(const Verdict& verdict) {
 }
 
 bool Has(const Verdict& verdict, const std::string& kind) {
+  EXPECT_TRUE(kViolationKindNames.Parse(kind).has_value()) << kind;
+  for (const Violation& v : verdict.violations) {
+    // Every kind the checks produce is one of the vocabulary's.
+    EXPECT_TRUE(kViolationKindNames.Parse(v.kind).has_value()) << v.kind;
+  }
   const auto kinds = Kinds(verdict);
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
@@ -134,6 +139,7 @@ TEST(HistoryChecks, LeaseOverlapWithinAssumptionsIsAViolation) {
 TEST(HistoryChecks, AWriteLateByNoMoreThanThePauseBudgetIsAllowed) {
   History within = Baseline();
   within.assumptions.pause_budget_ns = 2 * kS;
+  within.assumptions.last_point_before_write = "before_ledger_write";
   LedgerWrite& write = within.ledger_writes[2];
   write.lease_valid_at_send = false;
   write.late_ns = kS;  // paused 1.5 s between its lease check and the send
@@ -156,6 +162,19 @@ TEST(HistoryChecks, AWriteLateByNoMoreThanThePauseBudgetIsAllowed) {
   History between_items = within;
   between_items.faults[0].at_point = "between_batch_items";
   EXPECT_TRUE(Has(CheckHistory(between_items), "write_outside_lease"));
+
+  // The point is the history's assumption, not a name the checker knows: a
+  // protocol whose last point is another one gets the same allowance there.
+  History other_protocol = between_items;
+  other_protocol.assumptions.last_point_before_write = "between_batch_items";
+  EXPECT_FALSE(Has(CheckHistory(other_protocol), "write_outside_lease"));
+  // A history that names no last point excuses no pause at a named point;
+  // a timed pause (at no point) still explains the late write.
+  History unnamed = within;
+  unnamed.assumptions.last_point_before_write.clear();
+  EXPECT_TRUE(Has(CheckHistory(unnamed), "write_outside_lease"));
+  unnamed.faults[0].at_point.clear();
+  EXPECT_FALSE(Has(CheckHistory(unnamed), "write_outside_lease"));
 }
 
 TEST(HistoryChecks, WriteOutsideLease) {

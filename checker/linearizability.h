@@ -32,8 +32,11 @@ enum class LinVerdict {
   kNotLinearizable,
   kUnknown,  // the step budget ran out first
 };
+inline constexpr base::EnumNames<LinVerdict, 3> kLinVerdictNames{{{LinVerdict::kLinearizable, "linearizable"},
+                                                                  {LinVerdict::kNotLinearizable, "not_linearizable"},
+                                                                  {LinVerdict::kUnknown, "unknown"}}};
 
-const char* LinVerdictName(LinVerdict verdict);
+inline const char* LinVerdictName(LinVerdict verdict) { return kLinVerdictNames.CName(verdict); }
 
 // One operation as the search sees it: the model's operation (input and
 // output together) plus when it was called and when it returned. An

@@ -52,7 +52,7 @@ void CheckMissedSettlements(const History& history, Verdict& verdict) {
     attempts = count == 0 ? "no node ever attempted it"
                           : std::to_string(count) + " attempt(s) were made, none applied";
     verdict.violations.push_back(Violation{
-        .kind = "missed_settlement",
+        .kind = KindName(ViolationKind::kMissedSettlement),
         .message = "Settlement window " + std::to_string(window) + " fell due at " + FormatTime(due) +
                    " but was never applied (" + attempts + "), although the last fault ended at " +
                    FormatTime(healed) + " and the run went on to " + FormatTime(history.end_ns) + ".",
@@ -75,7 +75,7 @@ void CheckSlowRecovery(const History& history, Verdict& verdict) {
     if (belief.from_ns > deadline) first_after = std::min(first_after, belief.from_ns);
   }
   verdict.violations.push_back(Violation{
-      .kind = "slow_recovery",
+      .kind = KindName(ViolationKind::kSlowRecovery),
       .message = "No node held the lease between the end of the last fault at " + FormatTime(healed) +
                  " and the recovery bound at " + FormatTime(deadline) + " (" + FormatTime(bound) +
                  " later); " +

@@ -16,7 +16,7 @@ void CheckStoreLinearizable(const History& history, const StoreCheckOptions& opt
   const LinResult result = CheckLeaseStore(history.store_ops, options.lin);
   if (fast.verdict == AppliedOrderVerdict::kConsistent && result.verdict == LinVerdict::kNotLinearizable) {
     verdict.violations.push_back(Violation{
-        .kind = "checker_disagreement",
+        .kind = KindName(ViolationKind::kCheckerDisagreement),
         .message = "The store's recorded order is a valid linearization, yet the search found none: " +
                    result.explanation,
         .at_ns = 0,
@@ -46,7 +46,7 @@ void CheckStoreLinearizable(const History& history, const StoreCheckOptions& opt
     if (last != blocking.node) nodes.push_back(last);
   }
   verdict.violations.push_back(Violation{
-      .kind = "not_linearizable",
+      .kind = KindName(ViolationKind::kNotLinearizable),
       .message = "The store's history of key " + result.partition + " is not linearizable. " +
                  result.explanation,
       .at_ns = blocking.invoke_ns,

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "checker/history.h"
+#include "checker/violation_kind.h"
 
 namespace leasesim::checker {
 
 struct Violation {
-  std::string kind;     // "stale_token_write", "dual_writer", ...
+  std::string kind;     // KindName(ViolationKind::k...): "stale_token_write", ...
   std::string message;  // one or two sentences naming nodes, terms, true times
   TimeNs at_ns = 0;     // where on the timeline it happened
   std::vector<int> nodes;

@@ -42,6 +42,134 @@ std::string ReadShard(const std::string& directory, ShardOutput& shard) {
   return "";
 }
 
+// The shards, each given once, in shard order (by_index[k] is shard k+1/N);
+// an error message when they are not the N parts of one sweep.
+std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<const ShardOutput*>& by_index) {
+  const reports::SweepSummary& first = shards[0].summary;
+  const int count = first.shard.count;
+  by_index.assign(static_cast<std::size_t>(count), nullptr);
+  for (const ShardOutput& shard : shards) {
+    const reports::SweepSummary& s = shard.summary;
+    const std::string where = shard.directory + ": ";
+    if (s.scenario_file != first.scenario_file || s.seeds != first.seeds || s.scenarios != first.scenarios) {
+      return where + "is a sweep of " + s.scenario_file + " seeds " + s.seeds + ", not of " + first.scenario_file +
+             " seeds " + first.seeds + " with the same scenarios as " + shards[0].directory;
+    }
+    if (s.shard.count != count) {
+      return where + "is shard " + reports::FormatShard(s.shard) + " but " + shards[0].directory + " is shard " +
+             reports::FormatShard(first.shard);
+    }
+    const std::size_t slot = static_cast<std::size_t>(s.shard.index - 1);
+    if (by_index[slot] != nullptr) {
+      return where + "shard " + reports::FormatShard(s.shard) + " is also in " + by_index[slot]->directory;
+    }
+    by_index[slot] = &shard;
+  }
+  for (int k = 0; k < count; ++k) {
+    if (by_index[static_cast<std::size_t>(k)] == nullptr) {
+      return "shard " + std::to_string(k + 1) + "/" + std::to_string(count) + " is missing";
+    }
+  }
+  return "";
+}
+
+// Rebuilds the unsharded sweep: run i of the sweep is run i / N of shard
+// i % N + 1, and each shard kept the timelines of its own first failing
+// runs, in order. An error message when a shard does not hold what it must.
+std::string Interleave(const std::vector<const ShardOutput*>& by_index, const std::vector<std::uint64_t>& seed_list,
+                       reports::SweepSummary& merged, std::vector<reports::Timeline>& timelines) {
+  const reports::SweepSummary& first = by_index[0]->summary;
+  const std::size_t count = by_index.size();
+  const std::size_t total = first.scenarios.size() * seed_list.size();
+  merged.scenario_file = first.scenario_file;
+  merged.seeds = first.seeds;
+  merged.scenarios = first.scenarios;
+  std::vector<std::size_t> next_timeline(count, 0);
+  for (std::size_t i = 0; i < total; ++i) {
+    const std::size_t k = i % count;
+    const std::size_t position = i / count;
+    const ShardOutput& shard = *by_index[k];
+    const std::string& scenario = first.scenarios[i / seed_list.size()];
+    const std::uint64_t seed = seed_list[i % seed_list.size()];
+    if (position >= shard.summary.runs.size() || shard.summary.runs[position].scenario != scenario ||
+        shard.summary.runs[position].seed != seed) {
+      return shard.directory + " does not hold run " + scenario + " seed " + std::to_string(seed) + " where shard " +
+             std::to_string(k + 1) + "/" + std::to_string(count) +
+             " of this sweep has it (incomplete or edited output?)";
+    }
+    const reports::RunSummary& run = shard.summary.runs[position];
+    merged.runs.push_back(run);
+    std::size_t& cursor = next_timeline[k];
+    if (!run.ok && cursor < shard.timelines.size() && shard.timelines[cursor].scenario == run.scenario &&
+        shard.timelines[cursor].seed == run.seed) {
+      if (timelines.size() < reports::kTimelinesMax) timelines.push_back(shard.timelines[cursor]);
+      ++cursor;
+    }
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    const ShardOutput& shard = *by_index[k];
+    const std::size_t expected = total / count + (k < total % count ? 1 : 0);
+    if (shard.summary.runs.size() != expected) {
+      return shard.directory + " holds " + std::to_string(shard.summary.runs.size()) + " runs; shard " +
+             std::to_string(k + 1) + "/" + std::to_string(count) + " of this sweep has " + std::to_string(expected);
+    }
+  }
+  return "";
+}
+
+// Reads every shard directory; an error message when one cannot be read or
+// is the output directory itself.
+std::string ReadShards(const std::vector<std::string>& directories, const std::string& out_dir,
+                       std::vector<ShardOutput>& shards) {
+  shards.resize(directories.size());
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    std::error_code same;
+    if (std::filesystem::equivalent(directories[i], out_dir, same)) {
+      return "--out " + out_dir + " is one of the shard directories; write the merge elsewhere";
+    }
+    if (const std::string problem = ReadShard(directories[i], shards[i]); !problem.empty()) return problem;
+  }
+  return "";
+}
+
+void PrintMerged(const reports::SweepSummary& merged, int count, const std::string& out_dir, bool quiet,
+                 std::ostream& out) {
+  out << "leasesim merge: " << count << " shard(s) of " << merged.scenario_file << " seeds " << merged.seeds << "\n";
+  if (!quiet) PrintScenarioLines(merged, out);
+  int failures_printed = 0;
+  for (const reports::RunSummary& run : merged.runs) {
+    if (run.ok || failures_printed++ >= 20) continue;
+    out << "FAIL " << run.scenario << " seed " << run.seed << "\n  replay: " << run.replay_command << "\n";
+  }
+  const int failed = merged.failed();
+  out << merged.runs.size() << " runs: " << (static_cast<int>(merged.runs.size()) - failed) << " ok, " << failed
+      << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
+      << reports::kJunitFile << ", " << reports::kReportFile << "\n";
+}
+
+// The merge (and the number of shards it joined), or the first problem
+// with its input or output.
+std::string Merge(const std::vector<std::string>& directories, const std::string& out_dir,
+                  reports::SweepSummary& merged, int& count) {
+  std::vector<ShardOutput> shards;
+  if (std::string problem = ReadShards(directories, out_dir, shards); !problem.empty()) return problem;
+  std::vector<const ShardOutput*> by_index;
+  if (std::string problem = OrderShards(shards, by_index); !problem.empty()) return problem;
+  count = static_cast<int>(by_index.size());
+  const std::string& seeds_text = shards[0].summary.seeds;
+  auto seeds = runner::ParseSeeds(seeds_text);
+  if (std::holds_alternative<std::string>(seeds)) {
+    return "seeds \"" + seeds_text + "\": " + std::get<std::string>(seeds);
+  }
+  std::vector<reports::Timeline> timelines;
+  if (std::string problem = Interleave(by_index, std::get<std::vector<std::uint64_t>>(seeds), merged, timelines);
+      !problem.empty()) {
+    return problem;
+  }
+  if (std::string problem = reports::PrepareOutputDirectory(out_dir); !problem.empty()) return problem;
+  return reports::WriteReports(out_dir, merged, timelines);
+}
+
 }  // namespace
 
 int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -55,119 +183,14 @@ int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
     return kExitBadInput;
   }
   const std::string out_dir = *args.value("--out");
-  std::vector<ShardOutput> shards(args.positional().size());
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    const std::string& directory = args.positional()[i];
-    std::error_code same;
-    if (std::filesystem::equivalent(directory, out_dir, same)) {
-      err << "leasesim merge: --out " << out_dir << " is one of the shard directories; write the merge elsewhere\n";
-      return kExitBadInput;
-    }
-    if (const std::string problem = ReadShard(directory, shards[i]); !problem.empty()) {
-      err << "leasesim merge: " << problem << "\n";
-      return kExitBadInput;
-    }
-  }
-
-  // The shards must be the N parts of one sweep, each given once.
-  const reports::SweepSummary& first = shards[0].summary;
-  const int count = first.shard.count;
-  std::vector<const ShardOutput*> by_index(static_cast<std::size_t>(count), nullptr);
-  for (const ShardOutput& shard : shards) {
-    const reports::SweepSummary& s = shard.summary;
-    const std::string where = "leasesim merge: " + shard.directory + ": ";
-    if (s.scenario_file != first.scenario_file || s.seeds != first.seeds || s.scenarios != first.scenarios) {
-      err << where << "is a sweep of " << s.scenario_file << " seeds " << s.seeds << ", not of "
-          << first.scenario_file << " seeds " << first.seeds << " with the same scenarios as "
-          << shards[0].directory << "\n";
-      return kExitBadInput;
-    }
-    if (s.shard.count != count) {
-      err << where << "is shard " << reports::FormatShard(s.shard) << " but " << shards[0].directory << " is shard "
-          << reports::FormatShard(first.shard) << "\n";
-      return kExitBadInput;
-    }
-    const std::size_t slot = static_cast<std::size_t>(s.shard.index - 1);
-    if (by_index[slot] != nullptr) {
-      err << where << "shard " << reports::FormatShard(s.shard) << " is also in " << by_index[slot]->directory << "\n";
-      return kExitBadInput;
-    }
-    by_index[slot] = &shard;
-  }
-  for (int k = 0; k < count; ++k) {
-    if (by_index[static_cast<std::size_t>(k)] == nullptr) {
-      err << "leasesim merge: shard " << (k + 1) << "/" << count << " is missing\n";
-      return kExitBadInput;
-    }
-  }
-
-  // The full sweep order: run i of the sweep is run i / N of shard i % N + 1.
-  auto seeds = runner::ParseSeeds(first.seeds);
-  if (std::holds_alternative<std::string>(seeds)) {
-    err << "leasesim merge: seeds \"" << first.seeds << "\": " << std::get<std::string>(seeds) << "\n";
-    return kExitBadInput;
-  }
-  const auto& seed_list = std::get<std::vector<std::uint64_t>>(seeds);
-  const std::size_t total = first.scenarios.size() * seed_list.size();
   reports::SweepSummary merged;
-  merged.scenario_file = first.scenario_file;
-  merged.seeds = first.seeds;
-  merged.scenarios = first.scenarios;
-  std::vector<reports::Timeline> timelines;
-  std::vector<std::size_t> next_timeline(static_cast<std::size_t>(count), 0);
-  for (std::size_t i = 0; i < total; ++i) {
-    const std::size_t k = i % static_cast<std::size_t>(count);
-    const std::size_t position = i / static_cast<std::size_t>(count);
-    const ShardOutput& shard = *by_index[k];
-    const std::string& scenario = first.scenarios[i / seed_list.size()];
-    const std::uint64_t seed = seed_list[i % seed_list.size()];
-    if (position >= shard.summary.runs.size() || shard.summary.runs[position].scenario != scenario ||
-        shard.summary.runs[position].seed != seed) {
-      err << "leasesim merge: " << shard.directory << " does not hold run " << scenario << " seed " << seed
-          << " where shard " << (k + 1) << "/" << count << " of this sweep has it (incomplete or edited output?)\n";
-      return kExitBadInput;
-    }
-    const reports::RunSummary& run = shard.summary.runs[position];
-    merged.runs.push_back(run);
-    // Each shard kept the timelines of its own first failing runs, in order.
-    std::size_t& cursor = next_timeline[k];
-    if (!run.ok && cursor < shard.timelines.size() && shard.timelines[cursor].scenario == run.scenario &&
-        shard.timelines[cursor].seed == run.seed) {
-      if (timelines.size() < reports::kTimelinesMax) timelines.push_back(shard.timelines[cursor]);
-      ++cursor;
-    }
-  }
-  for (int k = 0; k < count; ++k) {
-    const ShardOutput& shard = *by_index[static_cast<std::size_t>(k)];
-    const std::size_t expected = total / static_cast<std::size_t>(count) +
-                                 (static_cast<std::size_t>(k) < total % static_cast<std::size_t>(count) ? 1 : 0);
-    if (shard.summary.runs.size() != expected) {
-      err << "leasesim merge: " << shard.directory << " holds " << shard.summary.runs.size() << " runs; shard "
-          << (k + 1) << "/" << count << " of this sweep has " << expected << "\n";
-      return kExitBadInput;
-    }
-  }
-
-  if (const std::string problem = reports::PrepareOutputDirectory(out_dir); !problem.empty()) {
+  int count = 0;
+  if (const std::string problem = Merge(args.positional(), out_dir, merged, count); !problem.empty()) {
     err << "leasesim merge: " << problem << "\n";
     return kExitBadInput;
   }
-  if (const std::string problem = reports::WriteReports(out_dir, merged, timelines); !problem.empty()) {
-    err << "leasesim merge: " << problem << "\n";
-    return kExitBadInput;
-  }
-  out << "leasesim merge: " << count << " shard(s) of " << merged.scenario_file << " seeds " << merged.seeds << "\n";
-  if (!args.has("--quiet")) PrintScenarioLines(merged, out);
-  int failures_printed = 0;
-  for (const reports::RunSummary& run : merged.runs) {
-    if (run.ok || failures_printed++ >= 20) continue;
-    out << "FAIL " << run.scenario << " seed " << run.seed << "\n  replay: " << run.replay_command << "\n";
-  }
-  const int failed = merged.failed();
-  out << merged.runs.size() << " runs: " << (static_cast<int>(merged.runs.size()) - failed) << " ok, " << failed
-      << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
-      << reports::kJunitFile << ", " << reports::kReportFile << "\n";
-  return failed == 0 ? kExitOk : kExitViolation;
+  PrintMerged(merged, count, out_dir, args.has("--quiet"), out);
+  return merged.failed() == 0 ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

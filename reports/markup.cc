@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "base/units.h"
+
 namespace leasesim::reports {
 namespace {
 
@@ -88,7 +90,7 @@ std::string IdFragment(std::string_view text) {
 
 std::string FormatSeconds(std::int64_t ns) {
   const bool negative = ns < 0;
-  const std::int64_t ms = (negative ? -ns : ns) / 1'000'000;
+  const std::int64_t ms = (negative ? -ns : ns) / base::kNanosPerMilli;
   std::string millis = std::to_string(ms % 1000);
   while (millis.size() < 3) millis.insert(millis.begin(), '0');
   return (negative ? "-" : "") + std::to_string(ms / 1000) + "." + millis + " s";

@@ -5,13 +5,14 @@
 // a ledger without fencing applies (a stale_token_write), and once more,
 // which a fenced ledger rejects. Texts carry characters that need escaping.
 
+#include "base/units.h"
 #include "reports/run_summary.h"
 #include "reports/timeline.h"
 
 namespace leasesim::reports::testing {
 
-inline constexpr std::int64_t kS = 1'000'000'000;
-inline constexpr std::int64_t kMs = 1'000'000;
+inline constexpr base::Nanos kS = base::kNanosPerSecond;
+inline constexpr base::Nanos kMs = base::kNanosPerMilli;
 
 inline Timeline SampleFailingTimeline() {
   Timeline t;

@@ -1,7 +1,8 @@
 #pragma once
 // Reading the scenario fields of regions and the replicated store
-// (docs/REPLICATED_STORE.md). Called from scenario_parser.cc; every error
-// is a SpecError naming the field's path and the rule it broke.
+// (docs/REPLICATED_STORE.md) with base/strict_json.h's ObjectReader. Called
+// from scenario_parser.cc; every error is a SpecError naming the field's path
+// and the rule it broke.
 
 #include <optional>
 #include <string>
@@ -9,14 +10,14 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "base/strict_json.h"
 #include "runner/scenario.h"
 
 namespace leasesim::runner {
 
-struct SpecError {
-  std::string path;
-  std::string rule;
-};
+// What every function here throws: the field's path and the rule it broke
+// (the strict reader's error, so one catch serves both).
+using SpecError = base::JsonError;
 
 // The top-level "regions" block.
 void ParseRegions(const nlohmann::json& json, const std::string& path, Scenario& scenario);

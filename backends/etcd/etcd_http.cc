@@ -24,7 +24,7 @@ core::Nanos SteadyNow() {
       .count();
 }
 
-long ToMillis(core::Nanos ns) { return static_cast<long>(std::max<core::Nanos>(1, ns / 1'000'000)); }
+long ToMillis(core::Nanos ns) { return static_cast<long>(std::max<core::Nanos>(1, ns / base::kNanosPerMilli)); }
 
 }  // namespace
 
@@ -151,7 +151,7 @@ HttpResult EtcdHttp::Post(const std::string& path, const std::string& body, core
   for (std::size_t attempt = 0; attempt < n; ++attempt) {
     const std::size_t endpoint = (first + attempt) % n;
     const core::Nanos remaining = deadline - SteadyNow();
-    if (remaining < 1'000'000) break;  // < 1 ms left: not worth a try
+    if (remaining < base::kNanosPerMilli) break;  // < 1 ms left: not worth a try
     last = PostTo(endpoint, path, body, remaining);
     if (last.verdict == Verdict::kResult) {
       preferred_.store(endpoint);

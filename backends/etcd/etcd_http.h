@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/etcd/etcd_json.h"
+#include "base/units.h"
 #include "core/lease_record.h"
 
 namespace leasesim::etcd {
@@ -23,7 +24,7 @@ struct EndpointOptions {
   // Base URLs, e.g. "http://127.0.0.1:2379". At least one.
   std::vector<std::string> endpoints;
   // Upper bound of a TCP connect attempt (also bounded by the call's timeout).
-  core::Nanos connect_timeout = 200'000'000;
+  core::Nanos connect_timeout = base::Millis(200);
 };
 
 // Splits "http://a:1,http://b:2" into its URLs (empty parts dropped).

@@ -23,7 +23,7 @@
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = 1'000'000;
+constexpr core::Nanos kMs = base::kNanosPerMilli;
 
 int ListenLoopback(int* port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -66,26 +66,6 @@ std::optional<std::vector<KeyValue>> ParseKvs(const Json& range) {
   return out;
 }
 
-const char* TargetName(Compare::Target target) {
-  switch (target) {
-    case Compare::Target::kCreate: return "CREATE";
-    case Compare::Target::kVersion: return "VERSION";
-    case Compare::Target::kMod: return "MOD";
-    case Compare::Target::kValue: return "VALUE";
-  }
-  return "VERSION";
-}
-
-const char* ResultName(Compare::Result result) {
-  switch (result) {
-    case Compare::Result::kEqual: return "EQUAL";
-    case Compare::Result::kLess: return "LESS";
-    case Compare::Result::kGreater: return "GREATER";
-    case Compare::Result::kNotEqual: return "NOT_EQUAL";
-  }
-  return "EQUAL";
-}
-
 // A prefix's range end: the prefix with its last byte incremented (bytes of
 // 0xff dropped first), as etcd's clientv3.GetPrefixRangeEnd.
 std::string PrefixEnd(std::string prefix) {
@@ -102,8 +82,8 @@ std::string PrefixEnd(std::string prefix) {
 
 Json CompareJson(const Compare& compare) {
   Json json;
-  json["target"] = TargetName(compare.target);
-  json["result"] = ResultName(compare.result);
+  json["target"] = Compare::kTargetNames.CName(compare.target);
+  json["result"] = Compare::kResultNames.CName(compare.result);
   json["key"] = Base64Encode(compare.key);
   const std::string number = std::to_string(compare.number);
   switch (compare.target) {

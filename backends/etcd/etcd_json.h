@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/enum_names.h"
 #include "core/env.h"
 #include "core/lease_record.h"
 
@@ -63,6 +64,13 @@ std::string PrefixRangeBody(std::string_view prefix);
 struct Compare {
   enum class Target { kCreate, kVersion, kMod, kValue };
   enum class Result { kEqual, kLess, kGreater, kNotEqual };
+  // The gateway's spelling of each (etcdserverpb.Compare's enums).
+  static constexpr base::EnumNames<Target, 4> kTargetNames{
+      {{Target::kCreate, "CREATE"}, {Target::kVersion, "VERSION"}, {Target::kMod, "MOD"}, {Target::kValue, "VALUE"}}};
+  static constexpr base::EnumNames<Result, 4> kResultNames{{{Result::kEqual, "EQUAL"},
+                                                            {Result::kLess, "LESS"},
+                                                            {Result::kGreater, "GREATER"},
+                                                            {Result::kNotEqual, "NOT_EQUAL"}}};
   Target target = Target::kVersion;
   Result result = Result::kEqual;
   std::string key;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/units.h"
+
 namespace leasesim::etcd {
 namespace {
 
@@ -148,7 +150,7 @@ core::LedgerResult EtcdLedgerClient::CommitWithId(const core::SettlementBatch& b
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout);
   auto remaining = [&] {
     return std::max<core::Nanos>(
-        1'000'000, std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now())
+        base::kNanosPerMilli, std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now())
                        .count());
   };
   if (!fence_ready_.load()) (void)EnsureFence(timeout);

@@ -26,7 +26,7 @@
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = 1'000'000;
+constexpr core::Nanos kMs = base::kNanosPerMilli;
 constexpr const char* kEtcd = "/usr/bin/etcd";
 
 int FreePort() {

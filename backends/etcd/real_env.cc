@@ -1,24 +1,19 @@
 #include "backends/etcd/real_env.h"
 
-#include <unistd.h>
-
 #include <cassert>
 #include <ctime>
 #include <chrono>
 
+#include "base/write_all.h"
+
 namespace leasesim::etcd {
 
 void JsonLinesEventSink::Emit(const core::LeaseEvent& event) {
-  std::string line = core::ToJson(event) + "\n";
+  const std::string line = core::ToJson(event) + "\n";
   std::lock_guard<std::mutex> lock(mu_);
-  const char* data = line.data();
-  std::size_t left = line.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, data, left);
-    if (n <= 0) return;
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  // An event that cannot be written is dropped: events are for operators,
+  // and the lease protocol must not stop because its log is full.
+  (void)base::WriteAll(fd_, line);
 }
 
 RealEnv::RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events)

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/fenced_ledger.h"
+#include "base/units.h"
 #include "backends/lease_store.h"
 #include "core/lease_node.h"
 #include "core/metrics.h"
@@ -18,7 +19,7 @@
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = 1'000'000;
+constexpr core::Nanos kMs = base::kNanosPerMilli;
 
 // The in-memory store and ledger of backends/, made thread-safe, with a
 // little latency so calls really block.

@@ -1,0 +1,475 @@
+#include "backends/replica_process.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace leasesim::backends {
+
+ReplicaProcess::ReplicaProcess(ReplicatedStore& store, int replica, sim::HostId host, std::uint64_t incarnation)
+    : store_(store),
+      me_(replica),
+      host_(host),
+      incarnation_(incarnation),
+      prng_(store.world_.MakePrng("store/replica/" + std::to_string(replica) + "/" +
+                                  std::to_string(incarnation))) {
+  const int n = store_.replicas();
+  next_.assign(static_cast<std::size_t>(n + 1), 1);
+  match_.assign(static_cast<std::size_t>(n + 1), 0);
+  acked_round_.assign(static_cast<std::size_t>(n + 1), 0);
+  last_ack_.assign(static_cast<std::size_t>(n + 1), 0);
+  const ReplicatedStoreConfig& config = store_.config();
+  if (incarnation == 1 && config.initial_leader == me_) {
+    ArmElection(config.election_timeout_min / 2);
+  } else {
+    ArmElection(RandomElectionTimeout());
+  }
+}
+
+void ReplicaProcess::OnClientArrival(const StoreRequest& request, Route route) {
+  const sim::Nanos at = store_.world_.now() + store_.DrawService();
+  sim::World& world = store_.world_;
+  world.At(at, [this, &world, request, route = std::move(route)]() mutable {
+    world.RunOnHost(host_, incarnation_, [this, request, route = std::move(route)] {
+      HandleClient(request, route);
+    });
+  });
+}
+
+void ReplicaProcess::OnRaft(const RaftMessage& m) {
+  switch (m.type) {
+    case RaftMessage::Type::kPreVote: OnPreVote(m); break;
+    case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
+    case RaftMessage::Type::kVote: OnVote(m); break;
+    case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
+    case RaftMessage::Type::kAppend: OnAppend(m); break;
+    case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
+  }
+}
+
+std::int64_t ReplicaProcess::TermAt(std::int64_t index) {
+  if (index <= 0 || index > LastIndex()) return 0;
+  return disk().log[static_cast<std::size_t>(index - 1)].term;
+}
+
+sim::Nanos ReplicaProcess::RandomElectionTimeout() {
+  const ReplicatedStoreConfig& config = store_.config();
+  return prng_.UniformRange(config.election_timeout_min, config.election_timeout_max);
+}
+
+void ReplicaProcess::Trace(const char* what, std::int64_t a, std::int64_t b) {
+  store_.world_.trace().Record(store_.world_.now(), host_, what, a, b);
+}
+
+void ReplicaProcess::ArmElection(sim::Nanos delay) {
+  const std::uint64_t generation = ++election_generation_;
+  store_.world_.AtLocal(host_, incarnation_, Local() + delay, [this, generation] {
+    if (generation == election_generation_) OnElectionTimeout();
+  });
+}
+
+void ReplicaProcess::ArmHeartbeat() {
+  const std::uint64_t generation = ++heartbeat_generation_;
+  store_.world_.AtLocal(host_, incarnation_, Local() + store_.config().heartbeat, [this, generation] {
+    if (generation == heartbeat_generation_) OnHeartbeat();
+  });
+}
+
+void ReplicaProcess::Send(int to, RaftMessage message) {
+  message.from = me_;
+  store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
+}
+
+bool ReplicaProcess::UpToDate(const RaftMessage& m) {
+  const std::int64_t my_last_term = TermAt(LastIndex());
+  if (m.last_log_term != my_last_term) return m.last_log_term > my_last_term;
+  return m.last_log_index >= LastIndex();
+}
+
+bool ReplicaProcess::HeardFromLeaderRecently() const {
+  if (role_ == ReplicaRole::kLeader) return true;
+  return leader_hint_ != 0 && Local() - last_leader_contact_ < store_.config().election_timeout_min;
+}
+
+// --- elections --------------------------------------------------------------
+
+void ReplicaProcess::OnElectionTimeout() {
+  if (role_ == ReplicaRole::kLeader) return;
+  // Pre-vote first: a replica cut off from the others must not bump the
+  // term and depose a healthy leader when it comes back.
+  role_ = ReplicaRole::kPreCandidate;
+  leader_hint_ = 0;
+  votes_.clear();
+  votes_.insert(me_);
+  Trace("repl_prevote", disk().term + 1);
+  for (int peer = 1; peer <= store_.replicas(); ++peer) {
+    if (peer == me_) continue;
+    RaftMessage m;
+    m.type = RaftMessage::Type::kPreVote;
+    m.term = disk().term;
+    m.proposed = disk().term + 1;
+    m.last_log_index = LastIndex();
+    m.last_log_term = TermAt(LastIndex());
+    Send(peer, std::move(m));
+  }
+  ArmElection(RandomElectionTimeout());
+  if (static_cast<int>(votes_.size()) >= Majority()) StartElection();
+}
+
+void ReplicaProcess::StartElection() {
+  disk().term += 1;
+  disk().voted_for = me_;
+  role_ = ReplicaRole::kCandidate;
+  votes_.clear();
+  votes_.insert(me_);
+  Trace("repl_candidate", disk().term);
+  for (int peer = 1; peer <= store_.replicas(); ++peer) {
+    if (peer == me_) continue;
+    RaftMessage m;
+    m.type = RaftMessage::Type::kVote;
+    m.term = disk().term;
+    m.last_log_index = LastIndex();
+    m.last_log_term = TermAt(LastIndex());
+    Send(peer, std::move(m));
+  }
+  ArmElection(RandomElectionTimeout());
+  if (static_cast<int>(votes_.size()) >= Majority()) BecomeLeader();
+}
+
+void ReplicaProcess::OnPreVote(const RaftMessage& m) {
+  RaftMessage reply;
+  reply.type = RaftMessage::Type::kPreVoteReply;
+  reply.term = disk().term;
+  reply.proposed = m.proposed;
+  reply.granted = m.proposed > disk().term && !HeardFromLeaderRecently() && UpToDate(m);
+  Send(m.from, std::move(reply));
+}
+
+void ReplicaProcess::OnPreVoteReply(const RaftMessage& m) {
+  if (m.term > disk().term && !m.granted) {
+    BecomeFollower(m.term);
+    return;
+  }
+  if (role_ != ReplicaRole::kPreCandidate || m.proposed != disk().term + 1 || !m.granted) return;
+  votes_.insert(m.from);
+  if (static_cast<int>(votes_.size()) >= Majority()) StartElection();
+}
+
+void ReplicaProcess::OnVote(const RaftMessage& m) {
+  RaftMessage reply;
+  reply.type = RaftMessage::Type::kVoteReply;
+  if (m.term > disk().term) BecomeFollower(m.term);
+  if (m.term == disk().term && (disk().voted_for == 0 || disk().voted_for == m.from) && UpToDate(m)) {
+    disk().voted_for = m.from;
+    reply.granted = true;
+    ArmElection(RandomElectionTimeout());
+  }
+  reply.term = disk().term;
+  Send(m.from, std::move(reply));
+}
+
+void ReplicaProcess::OnVoteReply(const RaftMessage& m) {
+  if (m.term > disk().term) {
+    BecomeFollower(m.term);
+    return;
+  }
+  if (role_ != ReplicaRole::kCandidate || m.term != disk().term || !m.granted) return;
+  votes_.insert(m.from);
+  if (static_cast<int>(votes_.size()) >= Majority()) BecomeLeader();
+}
+
+void ReplicaProcess::BecomeLeader() {
+  assert(role_ == ReplicaRole::kCandidate);
+  role_ = ReplicaRole::kLeader;
+  leader_hint_ = me_;
+  ++election_generation_;  // the election timer is off while leading
+  const sim::Nanos now = Local();
+  for (int peer = 1; peer <= store_.replicas(); ++peer) {
+    next_[static_cast<std::size_t>(peer)] = LastIndex() + 1;
+    match_[static_cast<std::size_t>(peer)] = 0;
+    acked_round_[static_cast<std::size_t>(peer)] = 0;
+    last_ack_[static_cast<std::size_t>(peer)] = now;  // grace until the first check-quorum
+  }
+  // A no-op of this term: committing it commits everything before it and
+  // tells this leader what is committed (needed before serving reads).
+  disk().log.push_back(ReplicaLogEntry{disk().term, true, {}});
+  term_start_index_ = LastIndex();
+  Trace("repl_leader", disk().term, LastIndex());
+  store_.figures_.LeaderElected(store_.world_.now(), disk().term);
+  Broadcast();
+  ArmHeartbeat();
+}
+
+void ReplicaProcess::BecomeFollower(std::int64_t term) {
+  if (term > disk().term) {
+    disk().term = term;
+    disk().voted_for = 0;
+  }
+  if (role_ == ReplicaRole::kLeader) StepDown();
+  if (role_ != ReplicaRole::kFollower) {
+    role_ = ReplicaRole::kFollower;
+    ArmElection(RandomElectionTimeout());
+  }
+}
+
+void ReplicaProcess::StepDown() {
+  Trace("repl_step_down", disk().term);
+  role_ = ReplicaRole::kFollower;
+  leader_hint_ = 0;
+  ++heartbeat_generation_;
+  // Reads have no effect: refuse them. Pending writes may still commit
+  // under the next leader: the client must resend (applied at most once).
+  std::vector<PendingRead> reads = std::move(reads_);
+  reads_.clear();
+  for (PendingRead& read : reads) read.route(ClientAnswer{ClientAnswer::Kind::kNotLeader, 0, {}, -1});
+  std::map<std::int64_t, Route> waiting = std::move(waiting_);
+  waiting_.clear();
+  for (auto& [op, route] : waiting) route(ClientAnswer{ClientAnswer::Kind::kRetry, 0, {}, -1});
+  round_sent_at_.clear();
+  ArmElection(RandomElectionTimeout());
+}
+
+// --- replication ------------------------------------------------------------
+
+void ReplicaProcess::OnHeartbeat() {
+  if (role_ != ReplicaRole::kLeader) return;
+  // Check-quorum: a leader a majority has not answered for an election
+  // timeout steps down, so a minority side refuses clients at once.
+  int live = 1;
+  const sim::Nanos now = Local();
+  for (int peer = 1; peer <= store_.replicas(); ++peer) {
+    if (peer != me_ && now - last_ack_[static_cast<std::size_t>(peer)] < store_.config().election_timeout_min) {
+      ++live;
+    }
+  }
+  if (live < Majority()) {
+    BecomeFollower(disk().term);
+    return;
+  }
+  Broadcast();
+  ArmHeartbeat();
+}
+
+void ReplicaProcess::Broadcast() {
+  const std::int64_t round = ++round_;
+  round_sent_at_[round] = store_.world_.now();
+  for (int peer = 1; peer <= store_.replicas(); ++peer) {
+    if (peer != me_) SendAppend(peer, round);
+  }
+  if (store_.replicas() == 1) {
+    AdvanceCommit();
+    ServeReads();
+  }
+}
+
+void ReplicaProcess::SendAppend(int peer, std::int64_t round) {
+  RaftMessage m;
+  m.type = RaftMessage::Type::kAppend;
+  m.term = disk().term;
+  const std::int64_t next = next_[static_cast<std::size_t>(peer)];
+  m.prev_index = next - 1;
+  m.prev_term = TermAt(m.prev_index);
+  const std::int64_t last = std::min(LastIndex(), m.prev_index + static_cast<std::int64_t>(kBatchMax));
+  for (std::int64_t index = next; index <= last; ++index) {
+    m.entries.push_back(disk().log[static_cast<std::size_t>(index - 1)]);
+  }
+  m.commit = commit_;
+  m.round = round;
+  Send(peer, std::move(m));
+}
+
+void ReplicaProcess::OnAppend(const RaftMessage& m) {
+  RaftMessage reply;
+  reply.type = RaftMessage::Type::kAppendReply;
+  reply.round = m.round;
+  if (m.term < disk().term) {
+    reply.term = disk().term;
+    Send(m.from, std::move(reply));
+    return;
+  }
+  if (m.term > disk().term || role_ != ReplicaRole::kFollower) BecomeFollower(m.term);
+  assert(role_ == ReplicaRole::kFollower);
+  if (leader_hint_ != m.from) Trace("repl_follow", m.term, m.from);
+  leader_hint_ = m.from;
+  last_leader_contact_ = Local();
+  ArmElection(RandomElectionTimeout());
+  reply.term = disk().term;
+  if (m.prev_index > LastIndex() || TermAt(m.prev_index) != m.prev_term) {
+    reply.success = false;
+    reply.match = std::min(LastIndex(), m.prev_index - 1);
+    Send(m.from, std::move(reply));
+    return;
+  }
+  std::int64_t index = m.prev_index;
+  for (const ReplicaLogEntry& entry : m.entries) {
+    ++index;
+    if (index <= LastIndex()) {
+      if (TermAt(index) == entry.term) continue;
+      assert(index > commit_ && "a committed entry is never overwritten");
+      disk().log.resize(static_cast<std::size_t>(index - 1));
+    }
+    disk().log.push_back(entry);
+  }
+  const std::int64_t matched = m.prev_index + static_cast<std::int64_t>(m.entries.size());
+  if (m.commit > commit_) {
+    commit_ = std::max(commit_, std::min(m.commit, matched));
+    Apply();
+  }
+  reply.success = true;
+  reply.match = matched;
+  Send(m.from, std::move(reply));
+}
+
+void ReplicaProcess::OnAppendReply(const RaftMessage& m) {
+  if (m.term > disk().term) {
+    BecomeFollower(m.term);
+    return;
+  }
+  if (role_ != ReplicaRole::kLeader || m.term != disk().term) return;
+  const auto peer = static_cast<std::size_t>(m.from);
+  last_ack_[peer] = Local();
+  acked_round_[peer] = std::max(acked_round_[peer], m.round);
+  if (m.success) {
+    match_[peer] = std::max(match_[peer], m.match);
+    next_[peer] = std::max(next_[peer], match_[peer] + 1);
+    AdvanceCommit();
+    if (next_[peer] <= LastIndex()) SendAppend(m.from, round_);
+  } else {
+    next_[peer] = std::max<std::int64_t>(1, std::min(next_[peer] - 1, m.match + 1));
+    SendAppend(m.from, round_);
+  }
+  if (role_ == ReplicaRole::kLeader) ServeReads();
+}
+
+void ReplicaProcess::AdvanceCommit() {
+  for (std::int64_t n = LastIndex(); n > commit_; --n) {
+    if (TermAt(n) != disk().term) break;  // only entries of this term commit by counting
+    int count = 1;
+    for (int peer = 1; peer <= store_.replicas(); ++peer) {
+      if (peer != me_ && match_[static_cast<std::size_t>(peer)] >= n) ++count;
+    }
+    if (count >= Majority()) {
+      commit_ = n;
+      break;
+    }
+  }
+  Apply();
+  if (commit_ >= term_start_index_) {
+    for (PendingRead& read : reads_) {
+      if (read.read_index < 0) read.read_index = commit_;
+    }
+  }
+}
+
+void ReplicaProcess::Apply() {
+  while (applied_ < commit_) {
+    ++applied_;
+    const ReplicaLogEntry& entry = disk().log[static_cast<std::size_t>(applied_ - 1)];
+    if (entry.noop) {
+      store_.EntryApplied(applied_, entry, false);
+      continue;
+    }
+    const StoreRequest& request = entry.request;
+    auto done = results_.find(request.op);
+    const bool first = done == results_.end();
+    if (first) {
+      core::StoreResult result;
+      switch (request.kind) {
+        case StoreOpKind::kRead: result = sm_.Read(request.key); break;
+        case StoreOpKind::kCreate: result = sm_.Create(request.key, request.record); break;
+        case StoreOpKind::kCas:
+          result = sm_.CompareAndSet(request.key, request.expected_version, request.record);
+          break;
+      }
+      done = results_.emplace(request.op, result).first;
+    }
+    store_.EntryApplied(applied_, entry, first);
+    auto waiting = waiting_.find(request.op);
+    if (waiting != waiting_.end()) {
+      Route route = std::move(waiting->second);
+      waiting_.erase(waiting);
+      route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1});
+    }
+  }
+}
+
+// --- clients ----------------------------------------------------------------
+
+void ReplicaProcess::HandleClient(const StoreRequest& request, const Route& route) {
+  const ReplicatedStoreConfig& config = store_.config();
+  if (request.kind == StoreOpKind::kRead && config.read_mode == ReadMode::kUnsafe) {
+    // The mistake on purpose: answer from whatever this replica has applied.
+    const std::int64_t seq = store_.NextReadSeq(applied_);
+    if (applied_ < store_.highest_applied_index_) store_.figures_.StaleRead();
+    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(request.key), seq});
+    return;
+  }
+  if (role_ != ReplicaRole::kLeader) {
+    route(ClientAnswer{ClientAnswer::Kind::kNotLeader, leader_hint_ == me_ ? 0 : leader_hint_, {}, -1});
+    return;
+  }
+  if (request.kind == StoreOpKind::kRead) {
+    // Read index: answer once a majority confirmed, in a round sent after
+    // the read arrived, that this replica still leads, and once the state
+    // machine has applied everything committed when it arrived.
+    PendingRead read;
+    read.request = request;
+    read.route = route;
+    read.read_index = commit_ >= term_start_index_ ? commit_ : -1;
+    read.round = round_ + 1;
+    reads_.push_back(std::move(read));
+    Broadcast();
+    ServeReads();
+    return;
+  }
+  auto done = results_.find(request.op);
+  if (done != results_.end()) {  // a resend of a request already applied
+    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1});
+    return;
+  }
+  auto waiting = waiting_.find(request.op);
+  if (waiting != waiting_.end()) {  // a resend of a request still in flight here
+    waiting->second = route;
+    return;
+  }
+  disk().log.push_back(ReplicaLogEntry{disk().term, false, request});
+  waiting_[request.op] = route;
+  Broadcast();
+}
+
+std::int64_t ReplicaProcess::ConfirmedRound() const {
+  if (role_ != ReplicaRole::kLeader) return 0;
+  std::vector<std::int64_t> rounds;
+  for (int peer = 1; peer <= store_.replicas(); ++peer) {
+    if (peer != me_) rounds.push_back(acked_round_[static_cast<std::size_t>(peer)]);
+  }
+  if (rounds.empty()) return round_;
+  std::sort(rounds.begin(), rounds.end(), std::greater<>());
+  // The leader counts itself: Majority()-1 followers must have acknowledged.
+  return rounds[static_cast<std::size_t>(Majority() - 2)];
+}
+
+void ReplicaProcess::ServeReads() {
+  const std::int64_t confirmed = ConfirmedRound();
+  if (confirmed > 0) {
+    auto it = round_sent_at_.find(confirmed);
+    if (it != round_sent_at_.end()) store_.figures_.LeaderConfirmed(it->second);
+    round_sent_at_.erase(round_sent_at_.begin(), round_sent_at_.lower_bound(confirmed));
+  }
+  std::vector<PendingRead> waiting;
+  std::vector<PendingRead> ready;
+  for (PendingRead& read : reads_) {
+    if (read.round <= confirmed && read.read_index >= 0 && applied_ >= read.read_index) {
+      ready.push_back(std::move(read));
+    } else {
+      waiting.push_back(std::move(read));
+    }
+  }
+  reads_ = std::move(waiting);
+  for (PendingRead& read : ready) {
+    const std::int64_t seq = store_.NextReadSeq(applied_);
+    read.route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(read.request.key), seq});
+  }
+}
+
+}  // namespace leasesim::backends

@@ -1,0 +1,23 @@
+#pragma once
+// Integer time, shared by every layer: nanoseconds in a signed 64-bit
+// integer (±292 years), never floating point, so a run computes the same
+// times on every machine. sim/ and core/ alias these.
+
+#include <cstdint>
+#include <limits>
+
+namespace leasesim::base {
+
+using Nanos = std::int64_t;
+
+inline constexpr Nanos kNanosPerMicro = 1'000;
+inline constexpr Nanos kNanosPerMilli = 1'000'000;
+inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
+// "Never" / "not yet": later than any time a run reaches.
+inline constexpr Nanos kNeverNanos = std::numeric_limits<Nanos>::max();
+
+constexpr Nanos Micros(std::int64_t us) { return us * kNanosPerMicro; }
+constexpr Nanos Millis(std::int64_t ms) { return ms * kNanosPerMilli; }
+constexpr Nanos Seconds(std::int64_t s) { return s * kNanosPerSecond; }
+
+}  // namespace leasesim::base

@@ -1,0 +1,47 @@
+#pragma once
+// The vocabulary of violations: every kind a check of the history reports,
+// and the two the runner adds, named once (the names are what summaries,
+// reports, scenario files' "expect" and `leasesim check --json` carry).
+// Violation::kind is still the name as a string; producers take it from
+// here, so a kind cannot be misspelt.
+
+#include <string>
+
+#include "base/enum_names.h"
+
+namespace leasesim::checker {
+
+enum class ViolationKind {
+  kStaleTokenWrite,       // fencing_checks
+  kDualWriter,            // fencing_checks
+  kDuplicateSettlement,   // fencing_checks
+  kTermReuse,             // lease_checks
+  kLeaseOverlap,          // lease_checks
+  kWriteOutsideLease,     // lease_checks
+  kMissedSettlement,      // liveness_checks
+  kSlowRecovery,          // liveness_checks
+  kNotLinearizable,       // store_checks, check_command
+  kCheckerDisagreement,   // store_checks: the two linearizability checks disagree
+  kNondeterminism,        // the runner: one seed, two traces
+  kFaultPointNotReached,  // the runner: a fault point the scenario requires never struck
+};
+
+inline constexpr base::EnumNames<ViolationKind, 12> kViolationKindNames{{
+    {ViolationKind::kStaleTokenWrite, "stale_token_write"},
+    {ViolationKind::kDualWriter, "dual_writer"},
+    {ViolationKind::kDuplicateSettlement, "duplicate_settlement"},
+    {ViolationKind::kTermReuse, "term_reuse"},
+    {ViolationKind::kLeaseOverlap, "lease_overlap"},
+    {ViolationKind::kWriteOutsideLease, "write_outside_lease"},
+    {ViolationKind::kMissedSettlement, "missed_settlement"},
+    {ViolationKind::kSlowRecovery, "slow_recovery"},
+    {ViolationKind::kNotLinearizable, "not_linearizable"},
+    {ViolationKind::kCheckerDisagreement, "checker_disagreement"},
+    {ViolationKind::kNondeterminism, "nondeterminism"},
+    {ViolationKind::kFaultPointNotReached, "fault_point_not_reached"},
+}};
+
+// The kind's name, as Violation::kind holds it.
+inline std::string KindName(ViolationKind kind) { return kViolationKindNames.CName(kind); }
+
+}  // namespace leasesim::checker
