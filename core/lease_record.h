@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <string>
 
+#include "base/units.h"
+
 namespace leasesim::core {
 
-using Nanos = std::int64_t;
+using base::Nanos;
 
 struct LeaseRecord {
   std::string holder;             // unique per process incarnation; empty = released

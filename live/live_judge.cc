@@ -4,6 +4,7 @@
 
 #include "checker/checker.h"
 #include "checker/history_figures.h"
+#include "core/fault_points.h"
 #include "core/timing.h"
 #include "live/live_config.h"
 
@@ -26,6 +27,7 @@ checker::Assumptions AssumptionsOf(const LiveOptions& o) {
   a.retry_ns = timing.retry;
   a.settlement_period_ns = o.period_ms * kNanosPerMs;
   a.recovery_bound_ns = core::RecoveryBound(timing) + kEtcdElectionAllowanceNs;
+  a.last_point_before_write = std::string(core::fault_points::kBeforeLedgerWrite);
   return a;
 }
 

@@ -5,6 +5,7 @@
 
 #include "checker/checker.h"
 #include "checker/history_figures.h"
+#include "core/fault_points.h"
 #include "core/probes.h"
 
 namespace leasesim::runner {
@@ -18,6 +19,9 @@ checker::Assumptions AssumptionsOf(const Scenario& scenario) {
   assumptions.renew_interval_ns = scenario.timing.renew_interval;
   assumptions.retry_ns = scenario.timing.retry;
   assumptions.settlement_period_ns = scenario.settlement_period;
+  // The checker knows no protocol: it is told which point comes after the
+  // job's last lease check (a pause there may excuse a late write).
+  assumptions.last_point_before_write = std::string(core::fault_points::kBeforeLedgerWrite);
   // Nodes with a longer lease (lease.by_node) take longer to replace.
   Nanos derived_bound = core::RecoveryBound(scenario.timing);
   for (const NodeTiming& node : scenario.timing_by_node) {

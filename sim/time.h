@@ -1,20 +1,18 @@
 #pragma once
 // Integer time. True time is the one global virtual clock of a simulation;
-// local times are what a node's own clocks read. Both are nanoseconds.
+// local times are what a node's own clocks read. Both are nanoseconds, in
+// the project's one unit vocabulary (base/units.h).
 
-#include <cstdint>
-#include <limits>
+#include "base/units.h"
 
 namespace leasesim::sim {
 
-using Nanos = std::int64_t;
-
-inline constexpr Nanos kNanosPerMicro = 1'000;
-inline constexpr Nanos kNanosPerMilli = 1'000'000;
-inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
-inline constexpr Nanos kNeverNanos = std::numeric_limits<Nanos>::max();
-
-constexpr Nanos Millis(std::int64_t ms) { return ms * kNanosPerMilli; }
-constexpr Nanos Seconds(std::int64_t s) { return s * kNanosPerSecond; }
+using base::kNanosPerMicro;
+using base::kNanosPerMilli;
+using base::kNanosPerSecond;
+using base::kNeverNanos;
+using base::Millis;
+using base::Nanos;
+using base::Seconds;
 
 }  // namespace leasesim::sim
