@@ -87,6 +87,9 @@ class SimNodeEnv final : public core::Env,
   SimObserver& observer_;
   sim::Prng prng_;
   ReplicatedStore* replicated_store_ = nullptr;
+  // When (own monotonic clock) the job last reached the point before a
+  // write; -1 when it has sent since.
+  core::Nanos last_write_point_ = -1;
 };
 
 // The process state of a node incarnation: its Env and the core on top.

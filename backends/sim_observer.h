@@ -30,8 +30,10 @@ class SimObserver {
 
   // A node sent a settlement batch; late_ns is how far past its own lease
   // deadline (its own clock) it was at send time, 0 when its lease was valid.
-  virtual std::int64_t LedgerSent(int node, const std::string& holder,
-                                  const core::SettlementBatch& batch, std::int64_t late_ns) = 0;
+  // stalled_ns is how long (its own clock) it stood still between the
+  // protocol's last point before a write and this send: a pause there.
+  virtual std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
+                                  std::int64_t late_ns, std::int64_t stalled_ns) = 0;
   virtual void LedgerArrived(std::int64_t write, core::LedgerStatus status) = 0;
 
   // A protocol event from a node (acquired, renewed, demoted, ...).

@@ -21,7 +21,9 @@ class RecordingObserver : public SimObserver {
   void StoreCompleted(std::int64_t, const core::StoreResult& result) override {
     completed.push_back(result.status);
   }
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, std::int64_t) override { return 0; }
+  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, std::int64_t, std::int64_t) override {
+    return 0;
+  }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
   void ProtocolEvent(int, const core::LeaseEvent&) override {}
   bool FaultPointReached(int, std::string_view) override { return false; }

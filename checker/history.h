@@ -104,6 +104,10 @@ struct LedgerWrite {
   // sent. A send late by no more than the pause budget is what the timing
   // rules allow for (a pause between the lease check and the send).
   std::int64_t late_ns = 0;
+  // How long the writer stood still (its own clock) between the protocol's
+  // last point before a write (assumptions.last_point_before_write) and the
+  // send — a stop-the-world pause after its last lease check; 0 if unknown.
+  std::int64_t stalled_ns = 0;
 };
 
 // One injected fault, as it happened.

@@ -88,7 +88,8 @@ Json LedgerWriteJson(const LedgerWrite& write) {
               {"arrived_ns", TimeJson(write.arrived_ns)},
               {"result", kLedgerResultNames.CName(write.result)},
               {"lease_valid_at_send", write.lease_valid_at_send},
-              {"late_ns", write.late_ns}};
+              {"late_ns", write.late_ns},
+              {"stalled_ns", write.stalled_ns}};
 }
 
 Json FaultJson(const FaultRecord& fault) {
@@ -208,6 +209,7 @@ LedgerWrite ReadLedgerWrite(ObjectReader& r) {
   write.result = r.Enum("result", kLedgerResultNames);
   write.lease_valid_at_send = r.BoolOr("lease_valid_at_send", write.lease_valid_at_send);
   write.late_ns = r.IntegerOr("late_ns", base::kInt64Min, base::kInt64Max, 0);
+  write.stalled_ns = r.IntegerOr("stalled_ns", 0, base::kInt64Max, 0);
   return write;
 }
 

@@ -161,6 +161,10 @@ constexpr int kMaxWritesSpelledOut = 10;
 // correct protocol checks its lease again after every other point, so only
 // a pause at the last one can leave its write late.
 bool PausedWhenDeadlinePassed(const History& history, const LedgerWrite& write) {
+  // The writer itself says it stood still after its last lease check for at
+  // least as long as it is late: whatever paused the host (another task's
+  // point, a hiccup), the deadline passed after the check.
+  if (write.stalled_ns > 0 && write.late_ns <= write.stalled_ns) return true;
   const TimeNs deadline_passed = write.sent_ns - write.late_ns;
   for (const FaultRecord& fault : history.faults) {
     if (fault.kind != "pause" && fault.kind != "suspend") continue;

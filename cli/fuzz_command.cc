@@ -1,9 +1,10 @@
-// leasesim fuzz: RapidCheck over generated scenarios; a failure is shrunk and
+// leasesim fuzz: the generic, coverage-guided search; a failure is shrunk and
 // written to DIR/counterexample.json with the command that replays it.
 
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <random>
 
@@ -19,7 +20,8 @@ namespace leasesim::cli {
 namespace {
 
 constexpr const char* kFuzzUsage =
-    "usage: leasesim fuzz [--runs N] [--seed S] [--variant V] [--property P] [--out DIR] [--no-shrink]\n"
+    "usage: leasesim fuzz [--runs N] [--time-budget DURATION] [--seed S] [--variant V] [--property P]\n"
+    "                     [--out DIR] [--no-shrink] [--no-steer]\n"
     "       leasesim fuzz --expand FILE --scenario NAME --seed N   (print a nemesis seed's fault script)\n";
 
 template <typename T>
@@ -28,42 +30,36 @@ bool ParseNumber(const std::string& text, T& value) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
-}  // namespace
+// "90s", "10m", "2h" or a bare number of seconds, as milliseconds; -1 if malformed.
+std::int64_t ParseDurationMs(const std::string& text) {
+  if (text.empty()) return -1;
+  std::int64_t unit_ms = 1000;
+  std::string digits = text;
+  const char last = text.back();
+  if (last == 's' || last == 'm' || last == 'h') {
+    unit_ms = last == 's' ? 1000 : last == 'm' ? 60'000 : 3'600'000;
+    digits.pop_back();
+  }
+  std::int64_t value = 0;
+  if (!ParseNumber(digits, value) || value < 1 || value > 1'000'000) return -1;
+  return value * unit_ms;
+}
 
-int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--runs", "--seed", "--variant", "--property", "--out", "--expand", "--scenario"},
-                  {"--no-shrink"});
-  if (!args.ok() || !args.positional().empty()) {
-    err << (args.ok() ? "" : "leasesim fuzz: " + args.error() + "\n") << kFuzzUsage;
-    return kExitBadInput;
-  }
-  if (auto file = args.value("--expand")) {
-    // Prints the fault script a nemesis scenario draws for one seed, as an
-    // ordinary scenario file.
-    std::uint64_t seed = 0;
-    if (!args.value("--scenario") || !args.value("--seed") || !ParseNumber(*args.value("--seed"), seed)) {
-      err << "usage: leasesim fuzz --expand FILE --scenario NAME --seed N\n";
-      return kExitBadInput;
-    }
-    auto loaded = runner::LoadScenarioFile(*file);
-    if (std::holds_alternative<runner::ParseError>(loaded)) {
-      err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
-      return kExitBadInput;
-    }
-    for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(loaded).scenarios) {
-      if (scenario.name != *args.value("--scenario")) continue;
-      out << fuzz::ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
-      return kExitOk;
-    }
-    err << "leasesim fuzz: " << *file << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
-    return kExitBadInput;
-  }
-  fuzz::FuzzOptions options;
+// Reads the options; an exit code when they are bad.
+std::optional<int> ParseFuzzOptions(const Args& args, fuzz::FuzzOptions& options, std::ostream& err) {
   if (auto runs = args.value("--runs")) {
     if (!ParseNumber(*runs, options.runs) || options.runs < 1 || options.runs > 10'000'000) {
       err << "leasesim fuzz: --runs must be an integer from 1 to 10000000\n";
       return kExitBadInput;
     }
+  }
+  if (auto budget = args.value("--time-budget")) {
+    options.time_budget_ms = ParseDurationMs(*budget);
+    if (options.time_budget_ms < 0) {
+      err << "leasesim fuzz: --time-budget must be a duration like 90s, 10m or 2h (got \"" << *budget << "\")\n";
+      return kExitBadInput;
+    }
+    if (!args.value("--runs")) options.runs = 10'000'000;  // the budget decides
   }
   if (auto seed = args.value("--seed")) {
     if (!ParseNumber(*seed, options.seed)) {
@@ -90,19 +86,45 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
     options.property = *property;
   }
   options.shrink = !args.has("--no-shrink");
-  const std::string out_dir = args.value("--out").value_or("out/fuzz");
+  options.steer = !args.has("--no-steer");
+  return std::nullopt;
+}
 
-  const std::string again = "leasesim fuzz --runs " + std::to_string(options.runs) + " --seed " +
-                            std::to_string(options.seed) + " --variant " +
-                            options.variant + " --property " + options.property;
-  out << "leasesim fuzz: " << options.runs << " case(s), property " << options.property << ", variant "
-      << options.variant << ", seed " << options.seed << "\n";
-  out.flush();
-  const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
-  if (!outcome.failed) {
-    out << "ok: " << options.runs << " case(s) passed (" << outcome.cases << " run(s)); same session: " << again << "\n";
+// Prints the fault script a nemesis scenario draws for one seed, as an
+// ordinary scenario file.
+int ExpandCommand(const Args& args, std::ostream& out, std::ostream& err) {
+  const std::string file = *args.value("--expand");
+  std::uint64_t seed = 0;
+  if (!args.value("--scenario") || !args.value("--seed") || !ParseNumber(*args.value("--seed"), seed)) {
+    err << "usage: leasesim fuzz --expand FILE --scenario NAME --seed N\n";
+    return kExitBadInput;
+  }
+  auto loaded = runner::LoadScenarioFile(file);
+  if (std::holds_alternative<runner::ParseError>(loaded)) {
+    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+    return kExitBadInput;
+  }
+  for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(loaded).scenarios) {
+    if (scenario.name != *args.value("--scenario")) continue;
+    out << fuzz::ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
     return kExitOk;
   }
+  err << "leasesim fuzz: " << file << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
+  return kExitBadInput;
+}
+
+// What the session reached: probes never hit are where to look next.
+void PrintCoverage(const fuzz::FuzzOutcome& outcome, std::ostream& out) {
+  const fuzz::SearchOutcome& search = outcome.search;
+  out << "coverage: " << search.corpus << " case(s) kept for reaching something new, " << search.mutated
+      << " mutated case(s); probes never reached: ";
+  if (search.probes_never.empty()) out << "none";
+  for (std::size_t i = 0; i < search.probes_never.size(); ++i) out << (i == 0 ? "" : ", ") << search.probes_never[i];
+  out << "\n";
+}
+
+int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutcome& outcome, const std::string& again,
+                         const std::string& out_dir, std::ostream& out, std::ostream& err) {
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   const std::string path = (std::filesystem::path(out_dir) / "counterexample.json").string();
@@ -115,8 +137,9 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
     err << "leasesim fuzz: cannot write " << path << "\n";
     return kExitBadInput;
   }
-  out << "FAIL property " << options.property << ": counterexample with " << scenario.faults.size() << " fault(s), "
-      << scenario.nodes << " node(s), " << scenario.duration / sim::kNanosPerSecond << " s simulated\n";
+  out << "FAIL property " << options.property << " at case " << outcome.cases << ": counterexample with "
+      << scenario.faults.size() << " fault(s), " << scenario.nodes << " node(s), "
+      << scenario.duration / sim::kNanosPerSecond << " s simulated\n";
   for (const checker::Violation& violation : outcome.violations) {
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
@@ -124,6 +147,36 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
   out << "  replay: leasesim run " << path << " --seed " << outcome.run_seed << "\n";
   out << "  same session: " << again << "\n";
   return kExitViolation;
+}
+
+}  // namespace
+
+int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  const Args args(argv, {"--runs", "--seed", "--variant", "--property", "--out", "--expand", "--scenario", "--time-budget"},
+                  {"--no-shrink", "--no-steer"});
+  if (!args.ok() || !args.positional().empty()) {
+    err << (args.ok() ? "" : "leasesim fuzz: " + args.error() + "\n") << kFuzzUsage;
+    return kExitBadInput;
+  }
+  if (args.value("--expand")) return ExpandCommand(args, out, err);
+  fuzz::FuzzOptions options;
+  if (const std::optional<int> bad = ParseFuzzOptions(args, options, err)) return *bad;
+  const std::string out_dir = args.value("--out").value_or("out/fuzz");
+  out << "leasesim fuzz: " << (options.time_budget_ms > 0 ? "for " + *args.value("--time-budget") : std::to_string(options.runs) + " case(s)")
+      << ", property " << options.property << ", variant " << options.variant << ", seed " << options.seed
+      << (options.steer ? "" : ", unsteered") << "\n";
+  out.flush();
+  const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
+  // The session replays by its case count, whatever stopped it.
+  const std::string again = "leasesim fuzz --runs " + std::to_string(outcome.cases) + " --seed " +
+                            std::to_string(options.seed) + " --variant " + options.variant + " --property " +
+                            options.property + (options.steer ? "" : " --no-steer");
+  PrintCoverage(outcome, out);
+  if (!outcome.failed) {
+    out << "ok: " << outcome.cases << " case(s) passed; same session: " << again << "\n";
+    return kExitOk;
+  }
+  return ReportCounterexample(options, outcome, again, out_dir, out, err);
 }
 
 }  // namespace leasesim::cli

@@ -12,11 +12,65 @@
 
 namespace leasesim::cli {
 
+namespace {
+
+// `leasesim zoo --generic`: every variant hunted by the generic search
+// alone, beside the aimed hunt's seeds.
+int GenericZoo(const Args& args, const std::vector<fuzz::ZooEntry>& entries, std::ostream& out, std::ostream& err) {
+  int runs = 200;
+  std::uint64_t seed = 1;
+  int correct_runs = 200;
+  auto positive = [&](const char* flag, auto& value) {
+    const std::optional<std::string> text = args.value(flag);
+    if (!text) return true;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+    return error == std::errc() && end == text->data() + text->size() && value >= 0;
+  };
+  if (!positive("--runs", runs) || runs < 1 || !positive("--seed", seed) || !positive("--correct-runs", correct_runs)) {
+    err << "leasesim zoo: --runs must be a positive integer, --seed and --correct-runs non-negative integers\n";
+    return kExitBadInput;
+  }
+  const std::optional<std::string> only = args.value("--variant");
+  std::vector<fuzz::ZooRow> generic;
+  std::vector<fuzz::ZooRow> aimed;
+  std::vector<std::uint64_t> cases;
+  bool escaped = false;
+  for (const zoo::Variant& variant : zoo::Variants()) {
+    const std::string name(variant.name);
+    if (name == "correct" || (only && *only != name)) continue;
+    generic.push_back(fuzz::HuntGeneric(name, runs, seed, false));
+    escaped = escaped || !generic.back().caught;
+    if (generic.back().caught) cases.push_back(generic.back().first_seed);
+    for (const fuzz::ZooEntry& entry : entries) {
+      if (entry.variant == name) aimed.push_back(fuzz::HuntVariant(entry, fuzz::kZooSeedBudget, false));
+    }
+  }
+  if (generic.empty()) {
+    err << "leasesim zoo: unknown variant \"" << only.value_or("") << "\" (known: " << zoo::VariantNames() << ")\n";
+    return kExitBadInput;
+  }
+  if (!only && correct_runs > 0) generic.push_back(fuzz::CheckCorrectGeneric(correct_runs, seed));
+  out << fuzz::FormatGenericTable(generic, aimed);
+  if (!cases.empty()) {
+    std::sort(cases.begin(), cases.end());
+    out << "generic search, session seed " << seed << ": " << cases.size() << " of " << (generic.size() - (only || correct_runs == 0 ? 0 : 1))
+        << " caught within " << runs << " cases, median " << cases[cases.size() / 2] << " cases to the first catch\n";
+  }
+  const bool false_alarm = !generic.empty() && generic.back().variant == "correct" && generic.back().false_alarms > 0;
+  if (escaped) out << "FAIL: a variant escaped the generic search's " << runs << " cases\n";
+  if (false_alarm) out << "FAIL: the correct protocol raised a violation: " << generic.back().false_alarm << "\n";
+  return escaped || false_alarm ? kExitViolation : kExitOk;
+}
+
+}  // namespace
+
 int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--variant", "--correct-seeds", "--file"}, {"--no-shrink"});
+  const Args args(argv, {"--seeds", "--variant", "--correct-seeds", "--file", "--runs", "--seed", "--correct-runs"},
+                  {"--no-shrink", "--generic"});
   if (!args.ok() || !args.positional().empty()) {
     err << (args.ok() ? "" : "leasesim zoo: " + args.error() + "\n")
-        << "usage: leasesim zoo [--file scenarios/zoo.json] [--seeds N] [--variant V] [--correct-seeds N] [--no-shrink]\n";
+        << "usage: leasesim zoo [--file scenarios/zoo.json] [--seeds N] [--variant V] [--correct-seeds N] [--no-shrink]\n"
+        << "       leasesim zoo --generic [--runs N] [--seed S] [--variant V] [--correct-runs N]\n";
     return kExitBadInput;
   }
   int seeds = fuzz::kZooSeedBudget;
@@ -43,6 +97,7 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   const std::vector<fuzz::ZooEntry>& entries = std::get<std::vector<fuzz::ZooEntry>>(loaded);
+  if (args.has("--generic")) return GenericZoo(args, entries, out, err);
   std::vector<fuzz::ZooRow> rows;
   bool escaped = false;
   for (const fuzz::ZooEntry& entry : entries) {

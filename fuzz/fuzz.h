@@ -1,14 +1,12 @@
 #pragma once
-// `leasesim fuzz`: RapidCheck drives generated scenarios (node count,
-// timing, settlement, network loss, run length, an explicit fault script and
-// the run's seed) through the simulator and checks a property; on a failure
-// RapidCheck shrinks the case (fewer faults, shorter faults, fewer nodes,
-// shorter run), a greedy pass (fuzz/shrink.h) polishes it, and the minimal
-// case is written as an ordinary scenario file that `leasesim run` replays.
+// `leasesim fuzz`: the generic search (fuzz/search.h) over generated cases
+// — whole worlds and fault scripts from the one generator, steered toward
+// coverage probes not yet reached — checked against a property; a failure
+// is shrunk (fuzz/shrink.h: fewer and shorter faults, fewer nodes, a
+// shorter run) to an ordinary scenario file that `leasesim run` replays.
 //
-// RapidCheck's own seeded RNG drives generation, so --seed S reproduces the
-// whole session; the simulator itself stays a pure function of (scenario,
-// seed).
+// --seed S fixes the whole session; the simulator itself stays a pure
+// function of (scenario, seed).
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/search.h"
 #include "runner/run.h"
 #include "runner/scenario.h"
 
@@ -28,19 +27,22 @@ const std::vector<std::string>& FuzzProperties();
 
 struct FuzzOptions {
   int runs = 100;
-  std::uint64_t seed = 1;  // RapidCheck's seed
+  std::uint64_t seed = 1;           // the session seed
   std::string variant = "correct";  // a zoo variant's name
   std::string property = "all";
   bool shrink = true;
+  bool steer = true;                // coverage-guided (fuzz/search.h); false: every case fresh
+  std::int64_t time_budget_ms = 0;  // > 0: keep generating until this much wall time is spent
 };
 
 struct FuzzOutcome {
   bool failed = false;
-  int cases = 0;                 // cases RapidCheck ran (including shrink attempts)
+  int cases = 0;                    // cases run before stopping
+  SearchOutcome search;             // what the session reached
   runner::Scenario counterexample;  // explicit faults; named "counterexample"
-  std::uint64_t run_seed = 0;    // the simulator seed that reproduces it
+  std::uint64_t run_seed = 0;       // the simulator seed that reproduces it
   std::vector<checker::Violation> violations;  // of the counterexample's run
-  std::string message;           // RapidCheck's description of the failure
+  int shrink_runs = 0;              // runs the shrinker spent
 };
 
 // An error message when the property name is unknown.

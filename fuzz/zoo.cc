@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "runner/run.h"
+#include "fuzz/search.h"
 #include "runner/scenario_parser.h"
 #include "zoo/variants.h"
 
@@ -72,6 +73,73 @@ ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds) {
   }
   row.seeds_run = seeds;
   return row;
+}
+
+ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed, bool shrink) {
+  SearchOptions options;
+  options.runs = runs_max;
+  options.seed = seed;
+  options.variant = variant;
+  options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
+  const SearchOutcome found = Search(options);
+  ZooRow row;
+  row.variant = variant;
+  row.seeds_run = found.runs;
+  if (!found.failed) return row;
+  row.caught = true;
+  row.first_seed = static_cast<std::uint64_t>(found.failing_run);
+  std::set<std::string> kinds;
+  for (const checker::Violation& violation : found.result.unexpected) kinds.insert(violation.kind);
+  row.kinds.assign(kinds.begin(), kinds.end());
+  if (shrink) {
+    row.shrink = Shrink(found.failing, found.run_seed, FailsWithAnyOf(row.kinds));
+    row.shrunk = true;
+  }
+  return row;
+}
+
+ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed) {
+  ZooRow row;
+  row.variant = "correct";
+  SearchOptions options;
+  options.runs = runs;
+  options.seed = seed;
+  options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
+  const SearchOutcome found = Search(options);
+  row.runs = found.runs;
+  row.seeds_run = found.runs;
+  if (found.failed) {
+    row.false_alarms = 1;
+    row.false_alarm = "case " + std::to_string(found.failing_run) + " (seed " + std::to_string(found.run_seed) +
+                      "): " + found.result.unexpected.front().kind;
+  }
+  return row;
+}
+
+std::string FormatGenericTable(const std::vector<ZooRow>& generic, const std::vector<ZooRow>& aimed) {
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", "variant", "caught", "generic cases", "aimed seeds",
+                "violation kinds (generic)");
+  out << line;
+  for (const ZooRow& row : generic) {
+    std::string aimed_seeds = "-";
+    for (const ZooRow& other : aimed) {
+      if (other.variant == row.variant) aimed_seeds = other.caught ? std::to_string(other.first_seed) : ">" + std::to_string(other.seeds_run);
+    }
+    if (row.variant == "correct") {
+      std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", "correct (false alarms)",
+                    row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs).c_str(), "-",
+                    row.false_alarms == 0 ? "-" : row.false_alarm.c_str());
+      out << line;
+      continue;
+    }
+    const std::string cases = row.caught ? std::to_string(row.first_seed) : ">" + std::to_string(row.seeds_run);
+    std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", row.variant.c_str(), row.caught ? "yes" : "NO",
+                  cases.c_str(), aimed_seeds.c_str(), row.caught ? Join(row.kinds).c_str() : "-");
+    out << line;
+  }
+  return out.str();
 }
 
 std::string FormatZooTable(const std::vector<ZooRow>& rows) {

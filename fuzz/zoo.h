@@ -47,6 +47,19 @@ struct ZooRow {
 // shrinks it when `shrink`.
 ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink);
 
+// Hunts one variant with the generic search alone (fuzz/search.h): no
+// variant-specific world, no hand-written fault; at most runs_max generated
+// cases of session `seed`; row.first_seed is the number of cases run to the
+// first catch.
+ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed, bool shrink);
+
+// The generic search with the correct protocol: runs and false alarms.
+ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed);
+
+// The table `leasesim zoo --generic` prints: each variant's cases to the
+// first catch by the generic search beside the aimed hunt's seeds.
+std::string FormatGenericTable(const std::vector<ZooRow>& generic, const std::vector<ZooRow>& aimed);
+
 // The correct protocol over every zoo scenario for seeds 1..seeds.
 ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds);
 

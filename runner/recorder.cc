@@ -71,7 +71,7 @@ void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) 
 }
 
 std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
-                                  std::int64_t late_ns) {
+                                  std::int64_t late_ns, std::int64_t stalled_ns) {
   checker::LedgerWrite write;
   write.id = static_cast<std::int64_t>(history_.ledger_writes.size());
   write.node = node;
@@ -82,6 +82,7 @@ std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const cor
   write.sent_ns = world_.now();
   write.lease_valid_at_send = late_ns == 0;
   write.late_ns = late_ns;
+  write.stalled_ns = stalled_ns;
   history_.ledger_writes.push_back(std::move(write));
   return history_.ledger_writes.back().id;
 }

@@ -29,7 +29,7 @@ class Recorder final : public backends::SimObserver {
   void StoreApplied(std::int64_t op, std::int64_t applied_seq) override;
   void StoreCompleted(std::int64_t op, const core::StoreResult& result) override;
   std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
-                          std::int64_t late_ns) override;
+                          std::int64_t late_ns, std::int64_t stalled_ns) override;
   void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;
   void ProtocolEvent(int node, const core::LeaseEvent& event) override;
   bool FaultPointReached(int node, std::string_view point) override;

@@ -105,7 +105,13 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
       clock.drift_ppm = Chance(draw, 500) ? beyond : -beyond;
     }
     if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
-    if (clock.drift_ppm != 0 || clock.wall_offset != 0) s.clocks.push_back(clock);
+    // An NTP client keeps the wall clock near true time (from a tightly
+    // disciplined one to chrony's default 64 s poll), never the drift.
+    if (Chance(draw, 500)) {
+      clock.ntp.poll = PickOf(draw, std::array<Nanos, 4>{20, 250, 2000, 64'000}) * kMs;
+      clock.ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kMs;
+    }
+    if (clock.drift_ppm != 0 || clock.wall_offset != 0 || clock.ntp.poll > 0) s.clocks.push_back(clock);
   }
 }
 

@@ -1,0 +1,201 @@
+#include "fuzz/search.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <set>
+
+#include "core/fault_points.h"
+#include "core/probes.h"
+#include "runner/case_generator.h"
+#include "runner/fault_generator.h"
+#include "sim/prng.h"
+
+namespace leasesim::fuzz {
+namespace {
+
+constexpr std::size_t kCorpusMax = 512;
+constexpr std::size_t kChoicesMax = 4096;
+
+// A case: the answers to the generator's questions, in the order asked,
+// and the simulator's seed. Questions past the end are answered from a
+// PRNG and appended, so a fresh case is an empty sequence.
+struct Case {
+  std::vector<std::uint32_t> choices;
+  std::uint64_t seed = 1;
+  std::uint64_t extend_seed = 1;  // answers past the end of `choices`
+};
+
+class SequenceDraw final : public runner::FaultDraw {
+ public:
+  explicit SequenceDraw(Case& c) : case_(c), extend_(c.extend_seed) {}
+  std::uint64_t Below(std::uint64_t bound) override {
+    assert(bound > 0);
+    if (next_ >= case_.choices.size()) {
+      if (case_.choices.size() >= kChoicesMax) return 0;
+      case_.choices.push_back(static_cast<std::uint32_t>(extend_.Next()));
+    }
+    return case_.choices[next_++] % bound;
+  }
+
+ private:
+  Case& case_;
+  sim::Prng extend_;
+  std::size_t next_ = 0;
+};
+
+// The features a run reached: probes and fault points (by figure name) and
+// pairs of probes.
+std::vector<std::string> Features(const runner::RunResult& result) {
+  std::vector<std::string> singles;
+  for (const auto& [name, count] : result.figures) {
+    if (count <= 0) continue;
+    if (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_")) singles.push_back(name);
+  }
+  std::vector<std::string> features = singles;
+  for (std::size_t i = 0; i < singles.size(); ++i) {
+    for (std::size_t j = i + 1; j < singles.size(); ++j) features.push_back(singles[i] + "+" + singles[j]);
+  }
+  return features;
+}
+
+Case Fresh(std::uint64_t session_seed, int index) {
+  Case fresh;
+  fresh.seed = sim::DeriveSeed(session_seed, "case/" + std::to_string(index)) % 1'000'000 + 1;
+  fresh.extend_seed = sim::DeriveSeed(session_seed, "choices/" + std::to_string(index));
+  return fresh;
+}
+
+struct Kept {
+  Case c;
+  std::vector<std::string> features;
+};
+
+class Session {
+ public:
+  explicit Session(const SearchOptions& options)
+      : options_(options), prng_(sim::DeriveSeed(options.seed, "fuzz-session")) {}
+
+  SearchOutcome Run();
+
+ private:
+  Case NextCase(int index);
+  Case Mutate(const Case& parent);
+  const Kept& PickParent();
+  void Learn(const Case& c, const runner::RunResult& result);
+  bool OutOfTime() const;
+
+  const SearchOptions& options_;
+  sim::Prng prng_;
+  std::vector<Kept> corpus_;
+  std::map<std::string, int> seen_;  // feature -> cases reaching it
+  SearchOutcome outcome_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();  // determinism-ok: budget only
+};
+
+bool Session::OutOfTime() const {
+  if (options_.time_budget_ms <= 0) return false;
+  const auto spent = std::chrono::steady_clock::now() - start_;  // determinism-ok: decides how many cases, not which
+  return std::chrono::duration_cast<std::chrono::milliseconds>(spent).count() >= options_.time_budget_ms;
+}
+
+Case Session::NextCase(int index) {
+  const bool mutate = options_.steer && !corpus_.empty() && prng_.UniformBelow(100) < 60;
+  if (mutate) {
+    ++outcome_.mutated;
+    return Mutate(PickParent().c);
+  }
+  return Fresh(options_.seed, index);
+}
+
+Case Session::Mutate(const Case& parent) {
+  Case child = parent;
+  child.extend_seed = prng_.Next();
+  const std::uint64_t how = prng_.UniformBelow(8);
+  if (how == 0 || child.choices.empty()) {
+    child.seed = prng_.UniformRange(1, 1'000'000);  // the same world and faults, another run of chance
+    return child;
+  }
+  if (how <= 2) {
+    // Keep a prefix (the world and the first faults), draw the rest afresh.
+    child.choices.resize(prng_.UniformBelow(child.choices.size()));
+    return child;
+  }
+  const std::uint64_t changes = 1 + prng_.UniformBelow(4);
+  for (std::uint64_t i = 0; i < changes; ++i) {
+    child.choices[prng_.UniformBelow(child.choices.size())] = static_cast<std::uint32_t>(prng_.Next());
+  }
+  return child;
+}
+
+const Kept& Session::PickParent() {
+  // Weighted by the rarity of what each kept case reached: a case that is
+  // the only one reaching a probe weighs a million, a common one little.
+  std::vector<std::uint64_t> weights;
+  std::uint64_t total = 0;
+  for (const Kept& kept : corpus_) {
+    std::uint64_t weight = 1;
+    for (const std::string& feature : kept.features) weight += 1'000'000 / static_cast<std::uint64_t>(seen_[feature]);
+    weights.push_back(weight);
+    total += weight;
+  }
+  std::uint64_t pick = prng_.UniformBelow(total);
+  for (std::size_t i = 0; i < corpus_.size(); ++i) {
+    if (pick < weights[i]) return corpus_[i];
+    pick -= weights[i];
+  }
+  return corpus_.back();
+}
+
+void Session::Learn(const Case& c, const runner::RunResult& result) {
+  const std::vector<std::string> features = Features(result);
+  bool fresh = false;
+  for (const std::string& feature : features) fresh = (seen_[feature]++ == 0) || fresh;
+  for (const auto& [name, count] : result.figures) {
+    if (count > 0 && (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_"))) {
+      outcome_.reached[name] += 1;
+    }
+  }
+  if (fresh && corpus_.size() < kCorpusMax) corpus_.push_back(Kept{c, features});
+}
+
+SearchOutcome Session::Run() {
+  assert(options_.fails);
+  for (int index = 1; index <= options_.runs && !OutOfTime(); ++index) {
+    Case c = NextCase(index);
+    SequenceDraw draw(c);
+    runner::Scenario scenario = runner::GenerateCase(draw, options_.variant);
+    scenario.name = "generated";
+    const runner::RunResult result = runner::RunScenario(scenario, c.seed);
+    outcome_.runs = index;
+    Learn(c, result);
+    if (!options_.fails(scenario, c.seed, result)) continue;
+    outcome_.failed = true;
+    outcome_.failing_run = index;
+    outcome_.failing = std::move(scenario);
+    outcome_.run_seed = c.seed;
+    outcome_.result = result;
+    break;
+  }
+  for (std::string_view probe : core::kProbeNames) {
+    if (!outcome_.reached.contains(std::string(runner::kProbeFigurePrefix) + std::string(probe))) {
+      outcome_.probes_never.emplace_back(probe);
+    }
+  }
+  outcome_.corpus = static_cast<int>(corpus_.size());
+  return outcome_;
+}
+
+}  // namespace
+
+SearchOutcome Search(const SearchOptions& options) { return Session(options).Run(); }
+
+runner::Scenario FreshCase(std::uint64_t session_seed, int index, const std::string& variant,
+                           std::uint64_t& run_seed) {
+  Case c = Fresh(session_seed, index);
+  SequenceDraw draw(c);
+  run_seed = c.seed;
+  return runner::GenerateCase(draw, variant);
+}
+
+}  // namespace leasesim::fuzz

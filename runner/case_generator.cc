@@ -1,0 +1,44 @@
+#include "runner/case_generator.h"
+
+#include <algorithm>
+
+#include "runner/fault_generator.h"
+
+namespace leasesim::runner {
+namespace {
+
+constexpr Nanos kMs = sim::kNanosPerMilli;
+
+// Hiccups at fault points in a quarter of the cases: rare or frequent, and
+// short enough to stay within the pause budget unless the case goes beyond.
+BuggifyConfig DrawBuggify(FaultDraw& draw, const core::TimingConfig& timing, bool beyond) {
+  if (!draw.Percent(25)) return {};
+  BuggifyConfig buggify;
+  const std::uint32_t probabilities_ppm[] = {10'000, 50'000, 200'000};
+  buggify.probability_ppm = probabilities_ppm[draw.Below(3)];
+  const Nanos within = std::max<Nanos>(kMs, timing.pause_budget);
+  buggify.delay_max = beyond && draw.Percent(50) ? draw.Millis(within + kMs, within + timing.lease_duration)
+                                                 : draw.Millis(kMs, within);
+  if (!beyond && timing.pause_budget < kMs) return {};  // no hiccup fits in a zero budget
+  return buggify;
+}
+
+}  // namespace
+
+Scenario GenerateCase(FaultDraw& draw, const std::string& variant, const CaseLimits& limits) {
+  const bool beyond = draw.Percent(50);
+  WorldLimits world = limits.world;
+  world.beyond_assumptions = world.beyond_assumptions && beyond;
+  Scenario scenario = GenerateWorld(draw, world);
+  scenario.variant = variant;
+  NemesisConfig config;
+  config.enabled = true;
+  config.faults_max = limits.faults_max;
+  config.within_assumptions = !world.beyond_assumptions;
+  config.timed_strikes = draw.Percent(70);
+  scenario.faults = DrawFaults(scenario, config, draw);
+  scenario.buggify = DrawBuggify(draw, scenario.timing, world.beyond_assumptions);
+  return scenario;
+}
+
+}  // namespace leasesim::runner
