@@ -22,6 +22,28 @@ std::int64_t RecoveryMs(const History& history) {
   return (first - healed) / kNanosPerMilli;
 }
 
+// True time during which two or more nodes believed they led at once: the
+// near miss every split-brain bug passes through (zero unless something
+// went beyond the protocol's assumptions, or the protocol is wrong).
+std::int64_t OverlapMs(const History& history) {
+  std::vector<std::pair<TimeNs, int>> edges;
+  for (const LeadershipBelief& belief : history.beliefs) {
+    if (belief.until_ns <= belief.from_ns) continue;
+    edges.emplace_back(belief.from_ns, +1);
+    edges.emplace_back(belief.until_ns, -1);
+  }
+  std::sort(edges.begin(), edges.end());
+  TimeNs overlap = 0;
+  int leading = 0;
+  TimeNs since = 0;
+  for (const auto& [at, change] : edges) {
+    if (leading >= 2) overlap += at - since;
+    leading += change;
+    since = at;
+  }
+  return overlap / kNanosPerMilli;
+}
+
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   std::map<std::string, std::int64_t> figures;
   // Leaderless time: the part of the run no belief covers.
@@ -44,7 +66,9 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
     }
   }
   figures["leader_terms"] = static_cast<std::int64_t>(terms.size());
+  figures["overlap_ms"] = OverlapMs(history);
   for (const LedgerWrite& write : history.ledger_writes) {
+    if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;
     switch (write.result) {
       case LedgerResult::kApplied: figures["settlements_applied"] += 1; break;
       case LedgerResult::kRejectedStale: figures["fenced_writes_rejected"] += 1; break;

@@ -27,6 +27,20 @@ TEST(HistoryFigures, LeaderlessTimeRecoveryAndOutcomes) {
   EXPECT_EQ(figures.at("fenced_writes_rejected"), 1);
 }
 
+TEST(HistoryFigures, OverlapCountsTimeTwoNodesBelievedTheyLedAndLateWritesAreCounted) {
+  History history;
+  history.end_ns = 100 * kMs;
+  history.beliefs = {{.node = 1, .holder = "a", .term = 1, .from_ns = 0, .until_ns = 50 * kMs, .end_reason = "deadline"},
+                     {.node = 2, .holder = "b", .term = 2, .from_ns = 30 * kMs, .until_ns = 60 * kMs, .end_reason = "crash"},
+                     {.node = 3, .holder = "c", .term = 3, .from_ns = 40 * kMs, .until_ns = 45 * kMs, .end_reason = "crash"}};
+  LedgerWrite late;
+  late.lease_valid_at_send = false;
+  history.ledger_writes = {late, LedgerWrite{}};
+  const auto figures = HistoryFigures(history);
+  EXPECT_EQ(figures.at("overlap_ms"), 20);  // 30..50, three at once from 40 to 45 counts once
+  EXPECT_EQ(figures.at("writes_after_lease"), 1);
+}
+
 TEST(HistoryFigures, RecoveryIsMinusOneWhenNobodyLeadsAgain) {
   History history;
   history.end_ns = 100 * kMs;

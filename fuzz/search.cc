@@ -44,15 +44,32 @@ class SequenceDraw final : public runner::FaultDraw {
   std::size_t next_ = 0;
 };
 
-// The features a run reached: probes and fault points (by figure name) and
-// pairs of probes.
+// Figures that count everything and so say nothing about which path ran.
+bool Uninformative(const std::string& figure) {
+  return figure == "sim_events" || figure == "store_ops" || figure == "settlements_applied" ||
+         figure == "leaderless_ms" || figure == "recovery_ms";
+}
+
+// The features a run reached: every probe and fault point reached, and the
+// pairs of them; every other figure by the order of magnitude (log2) of its
+// value, as AFL buckets hit counts — so near misses such as two leaders at
+// once (overlap_ms), fenced or duplicate writes, or unusual demotions count
+// as new without the search knowing what any of them mean.
 std::vector<std::string> Features(const runner::RunResult& result) {
   std::vector<std::string> singles;
+  std::vector<std::string> features;
   for (const auto& [name, count] : result.figures) {
     if (count <= 0) continue;
-    if (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_")) singles.push_back(name);
+    if (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_")) {
+      singles.push_back(name);
+      continue;
+    }
+    if (Uninformative(name)) continue;
+    int bucket = 0;
+    for (std::int64_t v = count; v > 1 && bucket < 62; v >>= 1) ++bucket;
+    features.push_back(name + "#" + std::to_string(bucket));
   }
-  std::vector<std::string> features = singles;
+  features.insert(features.end(), singles.begin(), singles.end());
   for (std::size_t i = 0; i < singles.size(); ++i) {
     for (std::size_t j = i + 1; j < singles.size(); ++j) features.push_back(singles[i] + "+" + singles[j]);
   }

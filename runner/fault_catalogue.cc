@@ -38,7 +38,7 @@ constexpr FaultKindSpec kCatalogue[] = {
      T::kNode, {F::kNode, F::kDuration}, false, true, nullptr, &k::StrikeIsolateFromStore, 5, &k::HasSingleStore,
      &k::DrawIsolation},
     {FaultKind::kClog, "clog", "messages from -> to are held until the clog ends, then delivered",
-     T::kLinks, {F::kDuration, F::kFrom, F::kTo}, false, true, &k::WithinPauseBudget, &k::StrikeClog, 7,
+     T::kLinks, {F::kDuration, F::kFrom, F::kTo}, false, true, nullptr, &k::StrikeClog, 7,
      &k::HasPauseBudgetOrMayExceed, &k::DrawClog},
     {FaultKind::kStoreOutage, "store_outage", "the store rejects (unavailable) or ignores (blackhole) every request",
      T::kStore, {F::kDuration, F::kMode}, false, true, nullptr, &k::StrikeStoreOutage, 8, &k::HasSingleStore,

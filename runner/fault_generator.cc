@@ -96,8 +96,19 @@ void FaultDrawContext::AimIfTimed(Fault& fault) {
 void FaultDrawContext::TimeStrike(Fault& fault) {
   if (!config.timed_strikes) return;  // the nemesis' historical draws end here
   fault.arrival = static_cast<int>(draw.Range(1, 3));
-  // The remaining lease never exceeds renew_deadline: a larger bound would always qualify.
-  if (draw.Percent(30)) fault.lease_remaining_below = draw.Millis(kMs, timing.renew_deadline);
+  if (!draw.Percent(40)) return;
+  // The moment that matters most in a lease protocol is its deadline: a
+  // fault that lasts (a pause, an outage) is often made to outlast what
+  // remains of the lease when it strikes, so it spans the deadline.
+  if (fault.duration > 0 && draw.Percent(50)) {
+    fault.lease_remaining_below = std::max<Nanos>(kMs, draw.Millis(kMs, std::min(fault.duration, timing.renew_deadline)));
+    return;
+  }
+  // Otherwise short remainders are as likely as long ones (log-uniform):
+  // the remaining lease never exceeds renew_deadline, so a larger bound
+  // would always qualify.
+  const int octaves = 1 + static_cast<int>(draw.Range(0, 12));
+  fault.lease_remaining_below = std::max<Nanos>(kMs, (timing.renew_deadline >> octaves) / kMs * kMs);
 }
 
 void FaultDrawContext::Link(Fault& fault) {

@@ -112,10 +112,14 @@ void DrawOneWay(FaultDrawContext& context, Fault fault) {
   context.Push(std::move(fault));
 }
 
+// A clog only delays messages: the lease protocol never assumes a bound on
+// network delay (validity counts from the send), so any clog stays within
+// its assumptions. Most are about a request timeout long — a reply that
+// comes back just in time, at the moment drawn — some much longer.
 void DrawClog(FaultDrawContext& context, Fault fault) {
-  const Nanos budget = context.timing.pause_budget;
-  const bool beyond = context.Beyond() || budget < kMs;
-  fault.duration = beyond ? context.draw.Millis(budget + kMs, context.OutageMax()) : context.draw.Millis(kMs, budget);
+  const Nanos timeout = context.timing.request_timeout;
+  fault.duration = context.draw.Percent(70) ? context.draw.Millis(kMs, timeout + timeout / 2)
+                                            : context.draw.Millis(kMs, context.OutageMax());
   context.Link(fault);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));

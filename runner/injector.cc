@@ -131,6 +131,7 @@ void Injector::Strike(const Fault& fault, std::optional<int> struck_node, std::s
     world().trace().Record(world().now(), -1, "fault_skipped", static_cast<std::int64_t>(fault.kind));
     return;
   }
+  if (node != 0) record.within_assumptions = StopWithinBudget(fault, node, record.within_assumptions);
   world().trace().Record(world().now(), node == 0 ? -1 : HostOf(node), "fault",
                          static_cast<std::int64_t>(fault.kind), fault.duration);
   Heal heal = spec.strike(*this, fault, node, record);
@@ -143,6 +144,15 @@ void Injector::Strike(const Fault& fault, std::optional<int> struck_node, std::s
   }
   if (heal) world().At(world().now() + fault.duration, std::move(heal));
   recorder().AddFault(std::move(record));
+}
+
+bool Injector::StopWithinBudget(const Fault& fault, int node, bool own_verdict) {
+  if (fault.kind != FaultKind::kPause && fault.kind != FaultKind::kSuspend) return own_verdict;
+  const Nanos now = world().now();
+  Stop& stop = stops_[node];
+  if (now > stop.until) stop.from = now;  // the node ran in between: a new stretch
+  stop.until = std::max(stop.until, now + fault.duration);
+  return own_verdict && stop.until - stop.from <= scenario_.timing.pause_budget;
 }
 
 bool Injector::ResolveMembers(const Fault& fault) {

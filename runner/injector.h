@@ -70,6 +70,10 @@ class Injector {
   void Strike(const Fault& fault, std::optional<int> struck_node, std::string_view point,
               std::string_view origin);
   bool ResolveMembers(const Fault& fault);
+  // A pause or suspend that starts while (or just as) another stops the
+  // same node is one stop as the process sees it: judged against the pause
+  // budget by the whole stretch, not by its own length.
+  bool StopWithinBudget(const Fault& fault, int node, bool own_verdict);
   std::optional<int> Resolve(const NodeRef& ref) const;
 
   RunWorld& parts_;
@@ -81,6 +85,11 @@ class Injector {
   std::optional<std::size_t> cluster_down_;  // the open cluster_down fault record
   // Each node's wall-clock offset from true time, from settings and steps.
   std::map<int, Nanos> wall_offset_;
+  struct Stop {
+    Nanos from = 0;
+    Nanos until = 0;
+  };
+  std::map<int, Stop> stops_;  // each node's latest stretch of back-to-back stops
 };
 
 }  // namespace leasesim::runner

@@ -105,10 +105,11 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
       clock.drift_ppm = Chance(draw, 500) ? beyond : -beyond;
     }
     if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
-    // An NTP client keeps the wall clock near true time (from a tightly
-    // disciplined one to chrony's default 64 s poll), never the drift.
-    if (Chance(draw, 500)) {
-      clock.ntp.poll = PickOf(draw, std::array<Nanos, 4>{20, 250, 2000, 64'000}) * kMs;
+    // An NTP client keeps the wall clock near true time, never the drift.
+    // Most hosts run one: from a hypervisor- or PTP-disciplined clock to
+    // chrony's default 64 s poll.
+    if (Chance(draw, 800)) {
+      clock.ntp.poll = PickOf(draw, std::array<Nanos, 5>{10, 20, 250, 2000, 64'000}) * kMs;
       clock.ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kMs;
     }
     if (clock.drift_ppm != 0 || clock.wall_offset != 0 || clock.ntp.poll > 0) s.clocks.push_back(clock);
@@ -117,20 +118,34 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
 
 }  // namespace
 
+// A value below `limit` (exclusive) for one timing rule: half the time a
+// share of it, half the time right at the edge — the limit less a gap
+// drawn log-uniformly from 1 ms up — since a rule's edge is where a
+// protocol's arithmetic is wrong if it is wrong anywhere (boundary-value
+// testing). At least 1 ms.
+Nanos BelowLimit(FaultDraw& draw, Nanos limit, int low_permille, int high_permille) {
+  if (limit <= 2 * kMs) return kMs;
+  if (Chance(draw, 500)) return std::min(Share(draw, limit, low_permille, high_permille), limit - kMs);
+  Nanos gap = limit / 2;
+  for (std::int64_t halvings = draw.Range(0, 16); halvings > 0 && gap > kMs; --halvings) gap /= 2;
+  return std::max<Nanos>(kMs, (limit - std::max<Nanos>(kMs, gap)) / kMs * kMs);
+}
+
 core::TimingConfig GenerateTiming(FaultDraw& draw) {
   core::TimingConfig t;
   t.lease_duration = PickOf(draw, std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}) * kMs;
   t.drift_bound_ppm = PickOf(draw, std::array<std::int64_t, 5>{0, 10, 100, 1000, 10'000});
   t.safety_margin = Share(draw, t.lease_duration, 10, 100);
   const Nanos shrunk = t.lease_duration - t.lease_duration * t.drift_bound_ppm / 1'000'000 - t.safety_margin;
-  // From a loose deadline to one a hair below the rule's limit.
-  t.renew_deadline = std::min(Share(draw, shrunk, 500, 995), shrunk - kMs);
-  t.pause_budget = Chance(draw, 200) ? 0 : Share(draw, shrunk - t.renew_deadline, 100, 900);
+  // Each value below the limit its rule (core/timing.cc) sets, loose or tight.
+  t.renew_deadline = BelowLimit(draw, shrunk, 500, 995);
+  t.pause_budget = Chance(draw, 200) ? 0 : BelowLimit(draw, shrunk - t.renew_deadline, 100, 900);
   if (t.pause_budget >= shrunk - t.renew_deadline) t.pause_budget = 0;
   t.renew_interval = Share(draw, t.renew_deadline, 150, 600);
-  t.request_timeout = std::min(Share(draw, t.renew_interval, 150, 900), t.renew_interval - kMs);
-  t.retry = std::min(Share(draw, t.renew_deadline - t.renew_interval, 50, 900),
-                     t.renew_deadline - t.renew_interval - kMs);
+  t.request_timeout = BelowLimit(draw, t.renew_interval, 150, 900);
+  t.retry = BelowLimit(draw, t.renew_deadline - t.renew_interval, 50, 900);
+  // Candidates that poll fast (or watch the record) as often as slow ones.
+  if (Chance(draw, 300)) t.retry = std::max<Nanos>(kMs, std::min(t.retry, PickOf(draw, std::array<Nanos, 3>{10, 50, 200}) * kMs));
   if (!core::ValidateTiming(t).empty()) return DefaultTiming();
   return t;
 }
