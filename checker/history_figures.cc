@@ -25,7 +25,7 @@ std::int64_t RecoveryMs(const History& history) {
 // True time during which two or more nodes believed they led at once: the
 // near miss every split-brain bug passes through (zero unless something
 // went beyond the protocol's assumptions, or the protocol is wrong).
-std::int64_t OverlapMs(const History& history) {
+std::vector<std::pair<TimeNs, TimeNs>> OverlapSpans(const History& history) {
   std::vector<std::pair<TimeNs, int>> edges;
   for (const LeadershipBelief& belief : history.beliefs) {
     if (belief.until_ns <= belief.from_ns) continue;
@@ -33,15 +33,40 @@ std::int64_t OverlapMs(const History& history) {
     edges.emplace_back(belief.until_ns, -1);
   }
   std::sort(edges.begin(), edges.end());
-  TimeNs overlap = 0;
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
   int leading = 0;
   TimeNs since = 0;
   for (const auto& [at, change] : edges) {
-    if (leading >= 2) overlap += at - since;
+    if (leading >= 2 && at > since) spans.emplace_back(since, at);
     leading += change;
     since = at;
   }
-  return overlap / kNanosPerMilli;
+  return spans;
+}
+
+// Ledger writes sent while two or more nodes believed they led: the writes
+// that race at the resource, the ones fencing exists for.
+std::int64_t WritesDuringOverlap(const History& history, const std::vector<std::pair<TimeNs, TimeNs>>& spans) {
+  std::int64_t racing = 0;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    for (const auto& [from, until] : spans) {
+      if (from <= write.sent_ns && write.sent_ns < until) {
+        ++racing;
+        break;
+      }
+    }
+  }
+  return racing;
+}
+
+// The slowest store call that completed, invoke to reply (a reply late
+// enough to matter is the near miss of every deadline counted wrongly).
+std::int64_t SlowestStoreCallMs(const History& history) {
+  TimeNs slowest = 0;
+  for (const StoreOp& op : history.store_ops) {
+    if (op.complete_ns != kNeverNs) slowest = std::max(slowest, op.complete_ns - op.invoke_ns);
+  }
+  return slowest / kNanosPerMilli;
 }
 
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
@@ -66,7 +91,12 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
     }
   }
   figures["leader_terms"] = static_cast<std::int64_t>(terms.size());
-  figures["overlap_ms"] = OverlapMs(history);
+  const std::vector<std::pair<TimeNs, TimeNs>> overlaps = OverlapSpans(history);
+  TimeNs overlap = 0;
+  for (const auto& [from, until] : overlaps) overlap += until - from;
+  figures["overlap_ms"] = overlap / kNanosPerMilli;
+  figures["writes_during_overlap"] = WritesDuringOverlap(history, overlaps);
+  figures["store_call_max_ms"] = SlowestStoreCallMs(history);
   for (const LedgerWrite& write : history.ledger_writes) {
     if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;
     switch (write.result) {

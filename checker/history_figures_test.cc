@@ -35,8 +35,12 @@ TEST(HistoryFigures, OverlapCountsTimeTwoNodesBelievedTheyLedAndLateWritesAreCou
                      {.node = 3, .holder = "c", .term = 3, .from_ns = 40 * kMs, .until_ns = 45 * kMs, .end_reason = "crash"}};
   LedgerWrite late;
   late.lease_valid_at_send = false;
+  late.sent_ns = 42 * kMs;  // while a and b (and c) led
   history.ledger_writes = {late, LedgerWrite{}};
+  history.store_ops = {{.invoke_ns = 0, .complete_ns = 7 * kMs}, {.invoke_ns = 10 * kMs, .complete_ns = kNeverNs}};
   const auto figures = HistoryFigures(history);
+  EXPECT_EQ(figures.at("writes_during_overlap"), 1);
+  EXPECT_EQ(figures.at("store_call_max_ms"), 7);
   EXPECT_EQ(figures.at("overlap_ms"), 20);  // 30..50, three at once from 40 to 45 counts once
   EXPECT_EQ(figures.at("writes_after_lease"), 1);
 }

@@ -97,7 +97,7 @@ class Session {
 
  private:
   Case NextCase(int index);
-  Case Mutate(const Case& parent);
+  Case Mutate(const Kept& parent);
   const Kept& PickParent();
   void Learn(const Case& c, const runner::RunResult& result);
   bool OutOfTime() const;
@@ -120,14 +120,29 @@ Case Session::NextCase(int index) {
   const bool mutate = options_.steer && !corpus_.empty() && prng_.UniformBelow(100) < 60;
   if (mutate) {
     ++outcome_.mutated;
-    return Mutate(PickParent().c);
+    return Mutate(PickParent());
   }
   return Fresh(options_.seed, index);
 }
 
-Case Session::Mutate(const Case& parent) {
-  Case child = parent;
+// Whether a kept case went beyond the assumptions and still reached a near
+// miss of split brain: two leaders at once, or a write after the lease.
+bool NearMissBeyond(const Kept& kept) {
+  if (kept.c.choices.size() <= runner::kModeChoice || kept.c.choices[runner::kModeChoice] % 100 >= 50) return false;
+  for (const std::string& feature : kept.features) {
+    if (feature.starts_with("overlap_ms#") || feature.starts_with("writes_after_lease#")) return true;
+  }
+  return false;
+}
+
+Case Session::Mutate(const Kept& parent) {
+  Case child = parent.c;
   child.extend_seed = prng_.Next();
+  if (NearMissBeyond(parent) && prng_.UniformBelow(2) == 0) {
+    // The same case within the assumptions: does the near miss survive?
+    child.choices[runner::kModeChoice] = 50 + child.choices[runner::kModeChoice] % 50;
+    return child;
+  }
   const std::uint64_t how = prng_.UniformBelow(8);
   if (how == 0 || child.choices.empty()) {
     child.seed = prng_.UniformRange(1, 1'000'000);  // the same world and faults, another run of chance

@@ -17,8 +17,10 @@ BuggifyConfig DrawBuggify(FaultDraw& draw, const core::TimingConfig& timing, boo
   const std::uint32_t probabilities_ppm[] = {10'000, 50'000, 200'000};
   buggify.probability_ppm = probabilities_ppm[draw.Below(3)];
   const Nanos within = std::max<Nanos>(kMs, timing.pause_budget);
-  buggify.delay_max = beyond && draw.Percent(50) ? draw.Millis(within + kMs, within + timing.lease_duration)
-                                                 : draw.Millis(kMs, within);
+  const bool long_hiccups = draw.Percent(50);
+  const Nanos long_max = draw.Millis(within + kMs, within + timing.lease_duration);
+  const Nanos short_max = draw.Millis(kMs, within);
+  buggify.delay_max = beyond && long_hiccups ? long_max : short_max;
   if (!beyond && timing.pause_budget < kMs) return {};  // no hiccup fits in a zero budget
   return buggify;
 }

@@ -9,6 +9,7 @@
 // BUGGIFY-style scheduler hiccups strike at fault points. `leasesim fuzz`,
 // `leasesim zoo --generic` and the generated-run sweep all draw from here.
 
+#include <cstddef>
 #include <string>
 
 #include "runner/scenario.h"
@@ -23,7 +24,11 @@ struct CaseLimits {
   int faults_max = 8;
 };
 
-// A scenario named "generated", running `variant` (a zoo name).
+// A scenario named "generated", running `variant` (a zoo name). Its first
+// choice decides the mode (Percent(50): beyond the assumptions), and every
+// later choice is drawn alike in both modes, so flipping that one choice
+// asks whether what a case found beyond the assumptions happens within them.
+inline constexpr std::size_t kModeChoice = 0;
 Scenario GenerateCase(FaultDraw& draw, const std::string& variant, const CaseLimits& limits = {});
 
 }  // namespace leasesim::runner

@@ -157,7 +157,10 @@ std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& con
   swarm.duration_cap = draw.Percent(50) ? 2 * timing.lease_duration : 4 * timing.lease_duration;
   swarm.aim_percent = static_cast<int>(draw.Range(0, 100));
   swarm.leader_percent = static_cast<int>(draw.Range(40, 100));
-  swarm.beyond_percent = config.within_assumptions ? 0 : static_cast<int>(draw.Range(20, 100));
+  // Drawn either way, so a case takes the same choices within the
+  // assumptions as beyond them (a fuzzer can flip the mode alone).
+  const int beyond_percent = static_cast<int>(draw.Range(20, 100));
+  swarm.beyond_percent = config.within_assumptions ? 0 : beyond_percent;
 
   const Nanos from = std::min(config.from > 0 ? config.from : 2 * timing.lease_duration / 10, scenario.duration);
   const Nanos until = std::max(from, config.until > 0 ? config.until : scenario.duration * 3 / 4);

@@ -100,9 +100,12 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
     ClockSetting clock{.node = node};
     const std::uint64_t roll = draw.Below(6);
     if (roll <= 2) clock.drift_ppm = draw.Range(-bound, bound);  // within the bound
-    if (roll == 3 && limits.beyond_assumptions) {
+    if (roll == 3) {
+      // Drawn either way, so a case takes the same choices within the
+      // assumptions as beyond them.
       const std::int64_t beyond = draw.Range(bound + 1, std::max<std::int64_t>(bound + 2, 200'000));
-      clock.drift_ppm = Chance(draw, 500) ? beyond : -beyond;
+      const bool fast = Chance(draw, 500);
+      if (limits.beyond_assumptions) clock.drift_ppm = fast ? beyond : -beyond;
     }
     if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
     // An NTP client keeps the wall clock near true time, never the drift.
