@@ -66,6 +66,7 @@ std::variant<ExploreMenu, ParseError> LoadMenuFile(const std::string& path, cons
 // Why `scenario` cannot be explored (it draws nemesis faults of its own), or nothing.
 std::optional<std::string> ExploreRefusal(const Scenario& scenario);
 
+// One fault on the menu, with the words `--list` and the report print for it.
 struct MenuItem {
   Fault fault;
   std::string label;  // "pause node=\"leader\" duration_ms=200 at_point=\"before_renew\" arrival=2 at_ms=5000"
@@ -102,6 +103,7 @@ class PlacementCursor {
 
 inline constexpr int kExploreFaultsMax = 4;
 
+// What to run: how many faults at most, on which seed, and when to stop.
 struct ExploreOptions {
   int faults = 1;               // K: placements of up to this many faults, 1..kExploreFaultsMax
   std::uint64_t seed = 1;       // the simulator seed every placement runs on
@@ -110,6 +112,7 @@ struct ExploreOptions {
   std::size_t keep = 100;       // violating placements kept in the report
 };
 
+// A placement whose run broke a property the scenario does not expect broken.
 struct ViolatingPlacement {
   std::uint64_t index = 0;
   std::vector<std::size_t> items;  // menu indexes
@@ -117,6 +120,7 @@ struct ViolatingPlacement {
   std::vector<checker::Violation> violations;
 };
 
+// What an exploration ran, found and reached.
 struct ExploreReport {
   std::uint64_t menu_items = 0;
   std::uint64_t planned = 0;    // placements the options call for
