@@ -20,6 +20,8 @@ int ReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::
 int MergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim fuzz: RapidCheck with shrinking (cli/fuzz_command.cc).
 int FuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim explore: every placement of up to K faults from a menu (cli/explore_command.cc).
+int ExploreCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

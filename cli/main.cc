@@ -25,6 +25,8 @@ constexpr const char* kUsage =
     "      2 bad input, 4 step budget exhausted\n"
     "  fuzz [--runs N] [--seed S] [--variant V] [--property P] [--out DIR]\n"
     "      RapidCheck over generated scenarios; a failure is shrunk to DIR/counterexample.json\n"
+    "  explore FILE --scenario NAME --faults K [--menu MENU.json] [--out DIR] [--variant V] [--seed S] [--limit N]\n"
+    "      run every placement of up to K faults from a menu, in a fixed order; exit 1 on any violation\n"
     "  zoo [--seeds N] [--variant V]\n"
     "      hunt every broken protocol variant; print caught, kinds, seeds to first catch, shrunk size\n"
     "  live [--nodes N] [--duration S] [--etcd URLS] [--faults LIST] [--variant V] [--out DIR]\n"
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
   if (command == "replay") return leasesim::cli::ReplayCommand(args, std::cout, std::cerr);
   if (command == "live") return leasesim::cli::LiveCommand(args, std::cout, std::cerr);
   if (command == "fuzz") return leasesim::cli::FuzzCommand(args, std::cout, std::cerr);
+  if (command == "explore") return leasesim::cli::ExploreCommand(args, std::cout, std::cerr);
   if (command == "zoo") return leasesim::cli::ZooCommand(args, std::cout, std::cerr);
   if (command == "check") return leasesim::checker::RunCheckCommand(args, std::cout, std::cerr);
   std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;

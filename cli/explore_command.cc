@@ -1,0 +1,203 @@
+// leasesim explore: every placement of up to K faults from a menu in one
+// small scenario, run on one seed, in a fixed order (docs/EXPLORE.md). Each
+// violating placement is written as an ordinary scenario file with the
+// `leasesim run` command that replays it.
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "fuzz/scenario_json.h"
+#include "runner/explore.h"
+#include "runner/fault_catalogue.h"
+#include "runner/scenario_parser.h"
+#include "zoo/variants.h"
+
+namespace leasesim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "usage: leasesim explore FILE --scenario NAME --faults K [--menu MENU.json] [--out DIR] [--variant V]\n"
+    "                        [--seed S] [--limit N] [--keep N] [--stop-at-first] [--list]\n";
+constexpr std::uint64_t kKeepMax = 100'000;
+
+template <typename T>
+bool ParseNumber(const std::string& text, T& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+struct Request {
+  std::string file;
+  runner::Scenario scenario;
+  std::vector<runner::MenuItem> menu;
+  runner::ExploreOptions options;
+  std::string out = "out/explore";
+  bool list = false;
+};
+
+// Reads the flags, the scenario and the menu; an error message, or nothing.
+std::optional<std::string> ReadNumbers(const Args& args, Request& request) {
+  const std::optional<std::string> faults = args.value("--faults");
+  if (!faults) return "--faults K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")";
+  if (!ParseNumber(*faults, request.options.faults) || request.options.faults < 1 ||
+      request.options.faults > runner::kExploreFaultsMax) {
+    return "--faults must be an integer from 1 to " + std::to_string(runner::kExploreFaultsMax);
+  }
+  if (auto seed = args.value("--seed"); seed && !ParseNumber(*seed, request.options.seed)) {
+    return "--seed must be a non-negative integer";
+  }
+  if (auto limit = args.value("--limit");
+      limit && (!ParseNumber(*limit, request.options.limit) || request.options.limit < 1)) {
+    return "--limit must be a positive integer";
+  }
+  std::uint64_t keep = request.options.keep;
+  if (auto text = args.value("--keep"); text && (!ParseNumber(*text, keep) || keep > kKeepMax)) {
+    return "--keep must be an integer from 0 to " + std::to_string(kKeepMax);
+  }
+  request.options.keep = keep;
+  request.options.stop_at_first = args.has("--stop-at-first");
+  return std::nullopt;
+}
+
+std::optional<std::string> ReadRequest(const Args& args, Request& request) {
+  if (args.positional().size() != 1) return "needs exactly one scenario FILE";
+  request.file = args.positional().front();
+  const std::optional<std::string> name = args.value("--scenario");
+  if (!name) return "--scenario NAME is required";
+  if (auto error = ReadNumbers(args, request)) return error;
+  auto loaded = runner::LoadScenarioFile(request.file);
+  if (auto* error = std::get_if<runner::ParseError>(&loaded)) return error->message;
+  const auto& scenarios = std::get<runner::ScenarioFile>(loaded).scenarios;
+  const auto it = std::find_if(scenarios.begin(), scenarios.end(), [&](const auto& s) { return s.name == *name; });
+  if (it == scenarios.end()) return request.file + " has no scenario named \"" + *name + "\"";
+  request.scenario = *it;
+  if (auto refusal = runner::ExploreRefusal(request.scenario)) return *refusal;
+  if (auto variant = args.value("--variant")) {
+    if (zoo::FindVariant(*variant) == nullptr) {
+      return "unknown variant \"" + *variant + "\" (known: " + zoo::VariantNames() + ")";
+    }
+    request.scenario.variant = *variant;
+  }
+  runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);
+  if (auto path = args.value("--menu")) {
+    auto parsed = runner::LoadMenuFile(*path, request.scenario);
+    if (auto* error = std::get_if<runner::ParseError>(&parsed)) return error->message;
+    menu = std::get<runner::ExploreMenu>(parsed);
+  }
+  request.menu = runner::BuildMenu(request.scenario, menu);
+  request.out = args.value("--out").value_or(request.out);
+  request.list = args.has("--list");
+  return std::nullopt;
+}
+
+void PrintHeader(const Request& request, std::ostream& out) {
+  const runner::ExploreOptions& options = request.options;
+  out << "explore " << request.file << " scenario " << request.scenario.name << ", variant "
+      << request.scenario.variant << ", seed " << options.seed << ", up to " << options.faults << " fault(s)\n";
+  std::map<std::string, std::size_t> by_kind;  // in name order, for a stable line
+  for (const runner::MenuItem& item : request.menu) ++by_kind[runner::FaultKindName(item.fault.kind)];
+  out << "menu: " << request.menu.size() << " items (";
+  for (auto it = by_kind.begin(); it != by_kind.end(); ++it) {
+    out << (it == by_kind.begin() ? "" : ", ") << it->first << " " << it->second;
+  }
+  out << ")\n";
+  const std::uint64_t items = request.menu.size();
+  out << "placements: " << runner::PlacementCount(items, options.faults) << " (1 with no fault added";
+  for (int k = 1; k <= options.faults; ++k) {
+    out << ", " << runner::PlacementCount(items, k) - runner::PlacementCount(items, k - 1) << " of " << k;
+  }
+  out << (options.limit > 0 ? "; at most " + std::to_string(options.limit) + " run" : std::string()) << ")\n";
+}
+
+void PrintCoverage(const runner::ExploreReport& report, std::ostream& out) {
+  std::size_t reached = 0;
+  for (const auto& [probe, placements] : report.probes) reached += placements > 0 ? 1 : 0;
+  out << "probes reached: " << reached << " of " << report.probes.size() << " (placements reaching each:";
+  for (const auto& [probe, placements] : report.probes) {
+    if (placements > 0) out << " " << probe << " " << placements;
+  }
+  out << ")\n";
+  const std::vector<std::string> never = report.ProbesNeverReached();
+  out << "probes never reached:";
+  for (const std::string& probe : never) out << " " << probe;
+  out << (never.empty() ? " none\n" : "\n");
+  out << "fault points reached (placements reaching each):";
+  for (const auto& [point, placements] : report.fault_points) out << " " << point << " " << placements;
+  out << "\n";
+}
+
+// Writes DIR/placement-N.json and prints the violation with its replay command.
+bool WriteViolation(const runner::ViolatingPlacement& found, const Request& request, std::ostream& out,
+                    std::ostream& err) {
+  const fs::path path = fs::path(request.out) / ("placement-" + std::to_string(found.index) + ".json");
+  std::error_code ignored;
+  fs::create_directories(request.out, ignored);
+  std::ofstream file(path, std::ios::binary);
+  file << fuzz::ScenarioFileText({found.scenario});
+  if (!file.flush()) {
+    err << "leasesim explore: cannot write " << path.string() << "\n";
+    return false;
+  }
+  out << "FAIL placement " << found.index << ":";
+  for (std::size_t item : found.items) out << (item == found.items.front() ? " " : " + ") << request.menu[item].label;
+  out << "\n";
+  for (const checker::Violation& violation : found.violations) {
+    out << "  " << violation.kind << ": " << violation.message << "\n";
+  }
+  out << "  replay: leasesim run " << path.string() << " --seed " << request.options.seed << "\n";
+  return true;
+}
+
+}  // namespace
+
+int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  const Args args(argv, {"--scenario", "--faults", "--menu", "--out", "--variant", "--seed", "--limit", "--keep"},
+                  {"--stop-at-first", "--list"});
+  if (!args.ok()) {
+    err << "leasesim explore: " << args.error() << "\n" << kUsage;
+    return kExitBadInput;
+  }
+  Request request;
+  if (auto error = ReadRequest(args, request)) {
+    err << "leasesim explore: " << *error << "\n" << kUsage;
+    return kExitBadInput;
+  }
+  PrintHeader(request, out);
+  if (request.list) {
+    for (std::size_t i = 0; i < request.menu.size(); ++i) out << "  " << i << ": " << request.menu[i].label << "\n";
+    return kExitOk;
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();  // determinism-ok: the elapsed time is printed to stderr only
+  std::uint64_t written = 0;
+  bool write_failed = false;
+  const runner::ExploreReport report =
+      runner::Explore(request.scenario, request.menu, request.options, [&](const runner::ViolatingPlacement& found) {
+        if (written >= request.options.keep || write_failed) return;
+        write_failed = !WriteViolation(found, request, out, err);
+        ++written;
+      });
+  if (write_failed) return kExitBadInput;
+  out << "ran " << report.ran << " of " << report.planned << " placements: " << report.violating << " violating";
+  if (report.violating > written) out << " (" << report.violating - written << " not written: --keep " << request.options.keep << ")";
+  out << "\n";
+  PrintCoverage(report, out);
+  out << std::flush;  // before the elapsed time on stderr
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  char line[96];
+  std::snprintf(line, sizeof line, "explore: %llu placements in %.1f s\n",
+                static_cast<unsigned long long>(report.ran), seconds);
+  err << line;
+  return report.violating > 0 ? kExitViolation : kExitOk;
+}
+
+}  // namespace leasesim::cli
