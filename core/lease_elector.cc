@@ -32,10 +32,22 @@ LeaseElector::LeaseElector(Env& env, ElectorConfig config, LeaseMetrics& metrics
 }
 
 void LeaseElector::Run() {
+  running_ = true;
   while (!shutting_down_) {
-    if (!Campaign()) return;
+    if (!Campaign()) break;
     Lead();
   }
+  running_ = false;
+}
+
+void LeaseElector::WaitUntilStopped() {
+  // The task notices the release within one of its sleeps (a retry period
+  // or a renew interval) or one store call; poll for it.
+  const TimingConfig& t = config_.timing;
+  const Nanos step = std::max<Nanos>(1, std::min(t.retry, t.request_timeout));
+  const Nanos longest = std::max(t.retry, t.renew_interval) + 2 * t.request_timeout;
+  const int steps_max = static_cast<int>(longest / step) + 2;
+  for (int i = 0; running_ && i < steps_max; ++i) env_.SleepUntil(env_.MonotonicNow() + step);
 }
 
 void LeaseElector::Sample() {

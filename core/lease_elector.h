@@ -54,6 +54,11 @@ class LeaseElector {
   // check (a batch in flight) to finish, so none outlives the release.
   void Release(const std::string& preferred_successor, const std::function<void()>& quiesce = {});
 
+  // After Release: returns once Run has returned (its task noticed the
+  // release and no store call of it is in flight), bounded by one sleep
+  // of the task and two store calls.
+  void WaitUntilStopped();
+
   // The lease, if this process holds one that is valid at this instant.
   std::optional<LeaseGrant> ValidLease();
 
@@ -107,6 +112,7 @@ class LeaseElector {
   Nanos acquired_wall_ = 0;
   std::string last_observed_holder_;
   bool shutting_down_ = false;
+  bool running_ = false;  // Run has started and not returned
   Nanos sampled_mono_ = 0;
   Nanos sampled_boot_ = 0;
   Nanos unseen_since_renewal_ = 0;  // time the monotonic clock missed since the last renewal (suspends)

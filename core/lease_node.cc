@@ -18,6 +18,8 @@ void LeaseNode::Shutdown(const std::string& preferred_successor) {
   // Side effects stop first (the release demotes at once), a batch already
   // past its lease check finishes, and only then is the record released.
   elector_.Release(preferred_successor, [this] { job_.WaitUntilQuiet(); });
+  // A take in flight when the release came must not outlive the process.
+  elector_.WaitUntilStopped();
 }
 
 }  // namespace leasesim::core

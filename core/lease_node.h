@@ -24,7 +24,8 @@ class LeaseNode {
 
   // Graceful shutdown: side effects stop, the lease is released (to
   // `preferred_successor`, a node name, if given). Blocks the calling task
-  // for at most one ledger request and one store request.
+  // for at most one ledger request, the release's store requests, and
+  // until the elector task stops (one of its sleeps).
   void Shutdown(const std::string& preferred_successor);
 
   LeaseElector& elector() { return elector_; }
