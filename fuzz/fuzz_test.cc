@@ -10,8 +10,7 @@
 #include "fuzz/scenario_json.h"
 #include "fuzz/shrink.h"
 #include "fuzz/zoo.h"
-#include "runner/world_generator.h"
-#include <fstream>
+#include "fuzz/search.h"
 #include "zoo/variants.h"
 #include "runner/nemesis.h"
 #include "runner/run.h"
@@ -190,11 +189,64 @@ TEST(Fuzz, SameSeedSameSession) {
 }
 
 
-TEST(DebugDump, World) {
-  const char* seed = std::getenv("DUMP_SEED");
-  if (seed == nullptr) GTEST_SKIP();
-  runner::Scenario s = runner::GenerateWorld(std::strtoull(seed, nullptr, 10));
-  std::ofstream("/tmp/gen.json") << ScenarioFileText({s});
+// Every generated case is an ordinary scenario file: written and read
+// back it runs the same (same trace), so a case a session reports replays.
+TEST(GenericSearch, EveryGeneratedCaseReplaysFromItsScenarioFile) {
+  for (int index = 1; index <= 40; ++index) {
+    std::uint64_t seed = 0;
+    const runner::Scenario generated = FreshCase(5, index, "correct", seed);
+    auto parsed = runner::ParseScenarioText("case.json", ScenarioFileText({generated}));
+    ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(parsed))
+        << index << ": " << std::get<runner::ParseError>(parsed).message;
+    const runner::Scenario& read = std::get<runner::ScenarioFile>(parsed).scenarios.at(0);
+    EXPECT_EQ(runner::RunScenario(read, seed).trace_hash, runner::RunScenario(generated, seed).trace_hash) << index;
+  }
 }
+
+// The CI fuzz smoke: a fixed session of the generic search finds nothing
+// wrong with the correct protocol, and reaches the protocol's rare paths
+// (the suite, scenarios/ci.json, requires every probe as well).
+TEST(GenericSearch, TheCorrectProtocolSurvivesAFixedSession) {
+  SearchOptions options;
+  options.runs = 400;
+  options.seed = 1;
+  options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
+  const SearchOutcome outcome = Search(options);
+  EXPECT_FALSE(outcome.failed) << "case " << outcome.failing_run << ": "
+                               << (outcome.failed ? outcome.result.unexpected.front().message : "");
+  EXPECT_EQ(outcome.runs, 400);
+  EXPECT_LE(outcome.probes_never.size(), 2u);
+  EXPECT_GT(outcome.corpus, 10) << "coverage should keep cases that reach something new";
+  EXPECT_GT(outcome.mutated, 100) << "most later cases mutate kept ones";
+}
+
+// The generic search, told nothing about the mistake, finds the common
+// ones quickly; a regression of the generator shows here first.
+TEST(GenericSearch, CatchesCommonMistakesWithoutBeingAimed) {
+  for (const char* variant : {"blind-write", "no-term-bump", "no-idempotency-key", "campaign-from-stale-read",
+                              "expiry-from-wall-timestamp", "connection-loss-still-leading"}) {
+    const ZooRow row = HuntGeneric(variant, 60, 1, /*shrink=*/false);
+    EXPECT_TRUE(row.caught) << variant << " escaped " << row.seeds_run << " generated cases";
+  }
+}
+
+TEST(GenericSearch, SameSessionSameCases) {
+  SearchOptions options;
+  options.runs = 30;
+  options.seed = 9;
+  options.variant = "own-lease-duration";
+  std::vector<std::uint64_t> hashes;
+  options.fails = [&](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
+    hashes.push_back(result.trace_hash);
+    return false;
+  };
+  Search(options);
+  const std::vector<std::uint64_t> first = hashes;
+  hashes.clear();
+  Search(options);
+  EXPECT_EQ(hashes, first);
+  EXPECT_EQ(first.size(), 30u);
+}
+
 }  // namespace
 }  // namespace leasesim::fuzz
