@@ -1,5 +1,7 @@
 #include "runner/explore.h"
 
+#include "base/strict_json.h"
+
 #include <algorithm>
 #include <cassert>
 #include <fstream>
@@ -308,22 +310,14 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
   if (reader.Has("arm_at_ms")) menu.arm_at = reader.Integer("arm_at_ms", 0, run_ms) * kMs;
 }
 
-// Refuses duplicate keys, which would silently drop what was written first.
+// The one strict reader (base/strict_json.h): a repeated key is refused,
+// since the parser would silently drop what was written first.
 Json ParseStrictJson(const std::string& text) {
-  std::vector<std::set<std::string>> keys_by_depth;
-  std::string duplicate;
-  Json::parser_callback_t reject_duplicates = [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) keys_by_depth.emplace_back();
-    if (event == Json::parse_event_t::object_end && !keys_by_depth.empty()) keys_by_depth.pop_back();
-    if (event == Json::parse_event_t::key && !keys_by_depth.empty()) {
-      const std::string key = parsed.get<std::string>();
-      if (!keys_by_depth.back().insert(key).second && duplicate.empty()) duplicate = key;
-    }
-    return true;
-  };
-  Json json = Json::parse(text, reject_duplicates);
-  if (!duplicate.empty()) throw Failure{duplicate, "appears twice in one object"};
-  return json;
+  std::variant<Json, base::JsonError> parsed = base::ParseStrictJson(text);
+  if (std::holds_alternative<Json>(parsed)) return std::get<Json>(std::move(parsed));
+  const base::JsonError& error = std::get<base::JsonError>(parsed);
+  if (error.line > 0) throw Failure{"", "not valid JSON: " + error.ToString()};
+  throw Failure{error.path, error.rule};
 }
 
 }  // namespace

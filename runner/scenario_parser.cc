@@ -1,5 +1,6 @@
-#include "zoo/variants.h"
 #include "runner/scenario_parser.h"
+
+#include "base/strict_json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +17,7 @@
 #include "runner/nemesis.h"
 #include "runner/object_reader.h"
 #include "runner/replicated_parse.h"
+#include "zoo/variants.h"
 
 namespace leasesim::runner {
 namespace {
@@ -255,46 +257,17 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   return scenario;
 }
 
-std::pair<int, int> LineAndColumn(const std::string& text, std::size_t byte) {
-  int line = 1;
-  int column = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
 }  // namespace
 
 std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path, const std::string& text) {
-  Json json;
-  try {
-    // Duplicate keys would silently drop what the user wrote first: refuse them.
-    std::vector<std::set<std::string>> keys_by_depth;
-    std::string duplicate;
-    Json::parser_callback_t reject_duplicates = [&](int, Json::parse_event_t event, Json& parsed) {
-      if (event == Json::parse_event_t::object_start) keys_by_depth.emplace_back();
-      if (event == Json::parse_event_t::object_end && !keys_by_depth.empty()) keys_by_depth.pop_back();
-      if (event == Json::parse_event_t::key && !keys_by_depth.empty()) {
-        const std::string key = parsed.get<std::string>();
-        if (!keys_by_depth.back().insert(key).second && duplicate.empty()) duplicate = key;
-      }
-      return true;
-    };
-    json = Json::parse(text, reject_duplicates);
-    if (!duplicate.empty()) {
-      return ParseError{path + ": field \"" + duplicate + "\" appears twice in one object"};
-    }
-  } catch (const Json::parse_error& error) {
-    const auto [line, column] = LineAndColumn(text, error.byte == 0 ? 0 : error.byte - 1);
-    return ParseError{path + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                      ": not valid JSON: " + error.what()};
+  // The one strict reader (base/strict_json.h): not JSON, or a key repeated
+  // in one object (which would silently drop what the user wrote first).
+  std::variant<Json, base::JsonError> parsed = base::ParseStrictJson(text);
+  if (std::holds_alternative<base::JsonError>(parsed)) {
+    const base::JsonError& error = std::get<base::JsonError>(parsed);
+    return ParseError{path + (error.line > 0 ? ":" : ": ") + error.ToString()};
   }
+  const Json json = std::get<Json>(std::move(parsed));
   try {
     ObjectReader top(json, "");
     ScenarioFile file;
