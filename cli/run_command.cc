@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "cli/args.h"
@@ -85,13 +86,9 @@ void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out) {
   }
 }
 
-int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard"},
-                  {"--quiet", "--check-determinism"});
-  if (!args.ok()) {
-    err << "leasesim run: " << args.error() << "\n";
-    return kExitBadInput;
-  }
+// The file argument, --seed(s) exclusivity, --jobs and --shard; an exit
+// code when they are bad.
+std::optional<int> ParseSweepOptions(const Args& args, runner::SweepOptions& options, std::ostream& err) {
   if (args.positional().size() != 1) {
     err << kUsage;
     return kExitBadInput;
@@ -100,7 +97,6 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     err << "leasesim run: give --seeds or --seed, not both\n";
     return kExitBadInput;
   }
-  runner::SweepOptions options;
   options.jobs = DefaultJobs();
   if (const auto jobs = args.value("--jobs")) {
     int value = 0;
@@ -119,6 +115,58 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     }
     options.shard = std::get<reports::Shard>(parsed);
   }
+  return std::nullopt;
+}
+
+// A failing run: its violations and the command that replays it.
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, std::ostream& out) {
+  out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << sim::FormatHash(result.trace_hash)
+      << ")\n";
+  for (const checker::Violation& violation : result.unexpected) {
+    out << "  " << violation.kind << ": " << violation.message << "\n";
+  }
+  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed) << "\n";
+  out.flush();
+}
+
+// The scenarios --scenario names (all without it).
+std::vector<const runner::Scenario*> Select(const runner::ScenarioFile& file, const std::optional<std::string>& only) {
+  std::vector<const runner::Scenario*> selected;
+  for (const runner::Scenario& scenario : file.scenarios) {
+    if (!only || scenario.name == *only) selected.push_back(&scenario);
+  }
+  return selected;
+}
+
+// The suite-wide requirements of the file (require_fault_points,
+// require_probes), printed when unmet; true when all are met.
+bool SuiteRequirementsMet(const runner::ScenarioFile& file, const reports::SweepSummary& sweep,
+                          const std::string& file_path, std::ostream& out) {
+  // A fault aimed at a point that is never reached must not give a false green.
+  std::vector<const std::map<std::string, std::int64_t>*> all_figures;
+  for (const reports::RunSummary& run : sweep.runs) all_figures.push_back(&run.figures);
+  const std::vector<std::string> never_fired = runner::FaultPointsNeverFired(file.require_fault_points, all_figures);
+  for (const std::string& point : never_fired) {
+    out << "FAIL fault point " << point << " never fired in any run, although " << file_path
+        << " requires it (require_fault_points)\n";
+  }
+  const std::vector<std::string> never_reached = runner::ProbesNeverReached(file.require_probes, all_figures);
+  for (const std::string& probe : never_reached) {
+    out << "FAIL probe " << probe << " was reached in no run, although " << file_path
+        << " requires it (require_probes): the suite never exercised that path\n";
+  }
+  return never_fired.empty() && never_reached.empty();
+}
+
+int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard"},
+                  {"--quiet", "--check-determinism"});
+  if (!args.ok()) {
+    err << "leasesim run: " << args.error() << "\n";
+    return kExitBadInput;
+  }
+  runner::SweepOptions options;
+  if (const std::optional<int> bad = ParseSweepOptions(args, options, err)) return *bad;
   options.check_determinism = args.has("--check-determinism");
   const std::string file_path = args.positional()[0];
   const std::string seeds_text = args.value("--seed").value_or(args.value("--seeds").value_or(kDefaultSeeds));
@@ -133,13 +181,9 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);
-  std::vector<const runner::Scenario*> selected;
-  const std::optional<std::string> only = args.value("--scenario");
-  for (const runner::Scenario& scenario : file.scenarios) {
-    if (!only || scenario.name == *only) selected.push_back(&scenario);
-  }
+  const std::vector<const runner::Scenario*> selected = Select(file, args.value("--scenario"));
   if (selected.empty()) {
-    err << "leasesim run: " << file_path << " has no scenario named \"" << *only << "\"\n";
+    err << "leasesim run: " << file_path << " has no scenario named \"" << args.value("--scenario").value_or("") << "\"\n";
     return kExitBadInput;
   }
   const std::string out_dir = args.value("--out").value_or("out");
@@ -165,13 +209,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
         if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
         ++failures_printed;
         if (show_progress) progress_line.Clear();
-        out << "FAIL " << result.scenario << " seed " << result.seed << " (trace "
-            << sim::FormatHash(result.trace_hash) << ")\n";
-        for (const checker::Violation& violation : result.unexpected) {
-          out << "  " << violation.kind << ": " << violation.message << "\n";
-        }
-        out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed) << "\n";
-        out.flush();
+        PrintFailure(result, file_path, out);
       },
       [&](const runner::SweepProgress& progress) {
         if (show_progress) progress_line.Update(progress);
@@ -188,24 +226,12 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     out << "NONDETERMINISM: " << outcome.nondeterministic
         << " run(s) gave different traces for the same scenario and seed (see the nondeterminism violations above)\n";
   }
-  // A fault aimed at a point that is never reached must not give a false green.
-  std::vector<const std::map<std::string, std::int64_t>*> all_figures;
-  for (const reports::RunSummary& run : sweep.runs) all_figures.push_back(&run.figures);
-  const std::vector<std::string> never_fired = runner::FaultPointsNeverFired(file.require_fault_points, all_figures);
-  for (const std::string& point : never_fired) {
-    out << "FAIL fault point " << point << " never fired in any run, although " << file_path
-        << " requires it (require_fault_points)\n";
-  }
-  const std::vector<std::string> never_reached = runner::ProbesNeverReached(file.require_probes, all_figures);
-  for (const std::string& probe : never_reached) {
-    out << "FAIL probe " << probe << " was reached in no run, although " << file_path
-        << " requires it (require_probes): the suite never exercised that path\n";
-  }
+  const bool suite_ok = SuiteRequirementsMet(file, sweep, file_path, out);
   const int failed = sweep.failed();
   out << sweep.runs.size() << " runs: " << (static_cast<int>(sweep.runs.size()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
       << reports::kJunitFile << ", " << reports::kReportFile << "\n";
-  return failed == 0 && never_fired.empty() && never_reached.empty() ? kExitOk : kExitViolation;
+  return failed == 0 && suite_ok ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

@@ -62,6 +62,25 @@ int GenericZoo(const Args& args, const std::vector<fuzz::ZooEntry>& entries, std
   return escaped || false_alarm ? kExitViolation : kExitOk;
 }
 
+// --seeds and --correct-seeds; false (after saying why) when malformed.
+bool ParseZooCounts(const Args& args, int& seeds, int& correct_seeds, std::ostream& err) {
+  if (auto text = args.value("--seeds")) {
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), seeds);
+    if (error != std::errc() || end != text->data() + text->size() || seeds < 1) {
+      err << "leasesim zoo: --seeds must be a positive integer\n";
+      return false;
+    }
+  }
+  if (auto text = args.value("--correct-seeds")) {
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), correct_seeds);
+    if (error != std::errc() || end != text->data() + text->size() || correct_seeds < 0) {
+      err << "leasesim zoo: --correct-seeds must be a non-negative integer\n";
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -74,21 +93,8 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   int seeds = fuzz::kZooSeedBudget;
-  if (auto text = args.value("--seeds")) {
-    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), seeds);
-    if (error != std::errc() || end != text->data() + text->size() || seeds < 1) {
-      err << "leasesim zoo: --seeds must be a positive integer\n";
-      return kExitBadInput;
-    }
-  }
   int correct_seeds = 20;
-  if (auto text = args.value("--correct-seeds")) {
-    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), correct_seeds);
-    if (error != std::errc() || end != text->data() + text->size() || correct_seeds < 0) {
-      err << "leasesim zoo: --correct-seeds must be a non-negative integer\n";
-      return kExitBadInput;
-    }
-  }
+  if (!ParseZooCounts(args, seeds, correct_seeds, err)) return kExitBadInput;
   const std::optional<std::string> only = args.value("--variant");
   const std::string file = args.value("--file").value_or("scenarios/zoo.json");
   auto loaded = fuzz::LoadZoo(file);
