@@ -63,8 +63,10 @@ TEST(Nemesis, BoundedAndWithinAssumptionsWhenAsked) {
       switch (fault.kind) {
         case runner::FaultKind::kPause:
         case runner::FaultKind::kSuspend:
-        case runner::FaultKind::kClog:
           EXPECT_LE(fault.duration, within.timing.pause_budget) << "seed " << seed;
+          break;
+        case runner::FaultKind::kClog:  // only delays messages: within the assumptions at any length
+          EXPECT_LE(fault.duration, 4 * within.timing.lease_duration) << "seed " << seed;
           break;
         case runner::FaultKind::kClockDrift:
           EXPECT_LE(std::abs(fault.drift_ppm), within.timing.drift_bound_ppm) << "seed " << seed;
