@@ -143,7 +143,10 @@ core::TimingConfig GenerateTiming(FaultDraw& draw) {
   core::TimingConfig t;
   t.lease_duration = PickOf(draw, std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}) * kMs;
   t.drift_bound_ppm = PickOf(draw, std::array<std::int64_t, 5>{0, 10, 100, 1000, 10'000});
+  // The margin's edge is zero: half the time a share of the lease, half the
+  // time log-uniformly small.
   t.safety_margin = Share(draw, t.lease_duration, 10, 100);
+  if (Chance(draw, 500)) t.safety_margin = std::max<Nanos>(kMs, (t.safety_margin >> draw.Range(0, 10)) / kMs * kMs);
   const Nanos shrunk = t.lease_duration - t.lease_duration * t.drift_bound_ppm / 1'000'000 - t.safety_margin;
   // Each value below the limit its rule (core/timing.cc) sets, loose or tight.
   t.renew_deadline = BelowLimit(draw, shrunk, 500, 995);
