@@ -26,7 +26,7 @@ constexpr FaultKindSpec kCatalogue[] = {
     {FaultKind::kPartition, "partition", "no messages between hosts of different groups",
      T::kLinks, {F::kDuration, F::kGroups}, false, true, nullptr, &k::StrikePartition, 3, nullptr,
      &k::DrawPartition},
-    {FaultKind::kClockDrift, "clock_drift", "the node's monotonic clock rate from now on",
+    {FaultKind::kClockDrift, "clock_drift", "the node's oscillator rate (all its clocks) from now on",
      T::kNode, {F::kNode, F::kDriftPpm}, false, true, &k::WithinDriftBound, &k::StrikeClockDrift, 10, nullptr,
      &k::DrawClockDrift},
     {FaultKind::kClockStep, "clock_step", "the node's wall clock jumps by step_ms (negative: backwards)",
