@@ -181,3 +181,33 @@ TEST(World, SameSeedSameTraceHash) {
 
 }  // namespace
 }  // namespace leasesim::sim
+
+namespace leasesim::sim {
+namespace {
+// A task that polls on its monotonic clock stops while the host is
+// suspended and goes on polling after each resume.
+TEST(World, APollingTaskGoesOnAfterEachSuspend) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n", .monotonic_start = Seconds(5)});
+  world.Start(host);
+  std::vector<Nanos> wakes;
+  world.Spawn(host, [&] {
+    for (int i = 0; i < 1000; ++i) {
+      world.SleepUntilLocal(world.MonotonicNow(host) + Millis(110));
+      wakes.push_back(world.now());
+    }
+  });
+  world.At(Millis(355), [&] { world.Suspend(host); });
+  world.At(Millis(2486), [&] { world.Unsuspend(host); });
+  world.At(Millis(2936), [&] { world.Suspend(host); });
+  world.At(Millis(7385), [&] { world.Unsuspend(host); });
+  world.RunUntil(Seconds(8));
+  int after = 0;
+  for (Nanos t : wakes) after += t > Millis(2486) ? 1 : 0;
+  EXPECT_GT(after, 3);
+  int during = 0;
+  for (Nanos t : wakes) during += (t > Millis(355) && t < Millis(2486)) || (t > Millis(2936) && t < Millis(7385)) ? 1 : 0;
+  EXPECT_EQ(during, 0);
+}
+}  // namespace
+}  // namespace leasesim::sim
