@@ -64,19 +64,19 @@ constexpr FaultKindSpec kCatalogue[] = {
      &k::DrawIsolateRegion},
 };
 
+// Function pointers are checked by the catalogue test, not here: with the
+// sanitizers on, GCC does not treat comparing them as a constant expression.
 constexpr bool OneEntryPerKindInOrder() {
   int index = 0;
   for (const FaultKindSpec& spec : kCatalogue) {
     if (static_cast<int>(spec.kind) != index++) return false;
-    if (spec.strike == nullptr) return false;
-    if ((spec.draw_rank >= 0) != (spec.draw != nullptr)) return false;
   }
   return index == kFaultKindCount;
 }
 static_assert(std::size(kCatalogue) == static_cast<std::size_t>(kFaultKindCount),
               "every FaultKind needs exactly one catalogue entry");
 static_assert(OneEntryPerKindInOrder(),
-              "catalogue entries must follow FaultKind order, each with a strike, and a draw iff a draw rank");
+              "catalogue entries must follow FaultKind order");
 
 }  // namespace
 

@@ -42,6 +42,13 @@ TEST(Catalogue, OneEntryPerKindInOrderWithUniqueNames) {
   EXPECT_EQ(FindFaultKind("meteor"), nullptr);
 }
 
+TEST(Catalogue, EveryKindStrikesAndIsDrawnIffItHasADrawRank) {
+  for (const FaultKindSpec& spec : FaultCatalogue()) {
+    EXPECT_NE(spec.strike, nullptr) << spec.name;
+    EXPECT_EQ(spec.draw_rank >= 0, spec.draw != nullptr) << spec.name;
+  }
+}
+
 TEST(Catalogue, DrawRanksAreUniqueAndContiguous) {
   std::set<int> ranks;
   for (const FaultKindSpec& spec : FaultCatalogue()) {
