@@ -85,7 +85,8 @@ Case Fresh(std::uint64_t session_seed, int index) {
 
 struct Kept {
   Case c;
-  std::vector<std::string> features;
+  std::vector<std::size_t> features;  // ids (Session::feature_ids_)
+  bool near_miss = false;             // reached two leaders at once, or a write after the lease
 };
 
 class Session {
@@ -105,7 +106,10 @@ class Session {
   const SearchOptions& options_;
   sim::Prng prng_;
   std::vector<Kept> corpus_;
-  std::map<std::string, int> seen_;  // feature -> cases reaching it
+  // Features are named once, then counted by id: parent picks weigh every
+  // kept case's features on every mutation.
+  std::map<std::string, std::size_t> feature_ids_;
+  std::vector<std::uint64_t> seen_;  // by feature id: cases reaching it
   SearchOutcome outcome_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();  // determinism-ok: budget only
 };
@@ -129,10 +133,7 @@ Case Session::NextCase(int index) {
 // miss of split brain: two leaders at once, or a write after the lease.
 bool NearMissBeyond(const Kept& kept) {
   if (kept.c.choices.size() <= runner::kModeChoice || kept.c.choices[runner::kModeChoice] % 100 >= 50) return false;
-  for (const std::string& feature : kept.features) {
-    if (feature.starts_with("overlap_ms#") || feature.starts_with("writes_after_lease#")) return true;
-  }
-  return false;
+  return kept.near_miss;
 }
 
 Case Session::Mutate(const Kept& parent) {
@@ -167,7 +168,7 @@ const Kept& Session::PickParent() {
   std::uint64_t total = 0;
   for (const Kept& kept : corpus_) {
     std::uint64_t weight = 1;
-    for (const std::string& feature : kept.features) weight += 1'000'000 / static_cast<std::uint64_t>(seen_[feature]);
+    for (std::size_t feature : kept.features) weight += 1'000'000 / seen_[feature];
     weights.push_back(weight);
     total += weight;
   }
@@ -180,15 +181,21 @@ const Kept& Session::PickParent() {
 }
 
 void Session::Learn(const Case& c, const runner::RunResult& result) {
-  const std::vector<std::string> features = Features(result);
+  Kept kept{c, {}, false};
   bool fresh = false;
-  for (const std::string& feature : features) fresh = (seen_[feature]++ == 0) || fresh;
+  for (const std::string& feature : Features(result)) {
+    const auto [it, added] = feature_ids_.emplace(feature, seen_.size());
+    if (added) seen_.push_back(0);
+    fresh = (seen_[it->second]++ == 0) || fresh;
+    kept.features.push_back(it->second);
+    kept.near_miss = kept.near_miss || feature.starts_with("overlap_ms#") || feature.starts_with("writes_after_lease#");
+  }
   for (const auto& [name, count] : result.figures) {
     if (count > 0 && (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_"))) {
       outcome_.reached[name] += 1;
     }
   }
-  if (fresh && corpus_.size() < kCorpusMax) corpus_.push_back(Kept{c, features});
+  if (fresh && corpus_.size() < kCorpusMax) corpus_.push_back(std::move(kept));
 }
 
 SearchOutcome Session::Run() {
