@@ -31,22 +31,10 @@ int ListenLoopback(int* port) {
   return fd;
 }
 
-int Connect(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 // Echo through the proxy; true when "ping" came back.
 bool Echoes(int proxy_port, int server_fd) {
-  const int client = Connect(proxy_port);
+  const int client = ConnectLoopback(proxy_port);
   if (client < 0) return false;
   ::send(client, "ping", 4, MSG_NOSIGNAL);
   pollfd p{server_fd, POLLIN, 0};
@@ -87,7 +75,7 @@ TEST(LiveProxy, ForwardsAndCuts) {
 // timing round trips.
 class Connection {
  public:
-  Connection(int proxy_port, int server_fd) : client_(Connect(proxy_port)) {
+  Connection(int proxy_port, int server_fd) : client_(ConnectLoopback(proxy_port)) {
     pollfd p{server_fd, POLLIN, 0};
     if (client_ >= 0 && ::send(client_, "x", 1, MSG_NOSIGNAL) == 1 && ::poll(&p, 1, 2000) > 0) {
       upstream_ = ::accept(server_fd, nullptr, nullptr);

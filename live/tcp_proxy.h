@@ -94,4 +94,7 @@ class ProxyHub {
   std::thread thread_;
 };
 
+// A TCP connection to 127.0.0.1:port; -1 when refused.
+int ConnectLoopback(int port);
+
 }  // namespace leasesim::live
