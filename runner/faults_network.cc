@@ -2,6 +2,8 @@
 // isolate, isolate_from_store — how each strikes and heals, and how the
 // generator draws it.
 
+#include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,8 @@ Member NodeMember(NodeRef ref) { return Member{Member::Kind::kNode, ref}; }
 // the cut begins the moment that (slow but successful) reply arrives.
 void MaybeGrayOnset(FaultDrawContext& context, Fault& cut, NodeRef node) {
   if (!context.config.timed_strikes || !context.draw.Percent(25)) return;
+  const std::vector<std::string>& kinds = context.config.kinds;
+  if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), "clog") == kinds.end()) return;  // the user's list rules
   const Nanos timeout = context.timing.request_timeout;
   Fault onset;
   onset.at = cut.at;
