@@ -13,7 +13,8 @@ using Json = nlohmann::ordered_json;
 constexpr std::int64_t kBatchItems = 4;
 constexpr std::int64_t kOutlierPpm = 100;      // one message in 10,000 ...
 constexpr std::int64_t kOutlierOverP999 = 2;   // ... held up to twice the p999
-constexpr std::int64_t kBeyondDriftPpm = 100'000;  // 10 % beyond the bound: a deadline outlives the lease
+constexpr std::int64_t kBeyondDriftPpmMin = 100'000;  // the beyond-bound drift: at least 10 % ...
+constexpr std::int64_t kBeyondDriftPpmMax = 500'000;  // ... at most what clock_drift accepts
 constexpr std::int64_t kNetworkJitterMs = 1;   // without regions: 0..1 ms each way
 
 std::int64_t Ms(base::Nanos ns) { return ns / base::kNanosPerMilli; }
@@ -137,15 +138,23 @@ Json StoreOutages(const Builder& b, bool longer) {
 Json PauseBeyondBudget(const Builder& b) {
   const std::int64_t twice = 2 * std::max(b.targets.pause_budget_ms, Ms(b.timing.safety_margin));
   Json faults = Json::array();
-  faults.push_back(NodeFault(b.clock.at(2), "pause", b.clock.lease, "before_ledger_write"));
+  faults.push_back(NodeFault(b.clock.at(2), "pause", b.clock.at(2), "before_ledger_write"));
   faults.push_back(NodeFault(b.clock.at(7), "pause", twice, "before_renew"));
-  return b.Scenario("timing-pause-beyond-budget", "Beyond the assumptions: the leader stops for a whole lease after its "
+  return b.Scenario("timing-pause-beyond-budget", "Beyond the assumptions: the leader stops for two leases after its "
                     "lease check, then for twice the pause budget before a renewal. Overlap is expected; its late "
                     "writes must be fenced.", faults);
 }
 
+// Slow enough that the leader's deadline, on its clock, outlasts the
+// latest takeover the rules allow by a renew interval: overlap every time.
+std::int64_t BeyondDriftPpm(const core::TimingConfig& t) {
+  const base::Nanos outlast = core::RecoveryBound(t) + t.renew_interval;
+  const std::int64_t drift = 1'000'000 - t.renew_deadline / std::max<base::Nanos>(1, outlast / 1'000'000);
+  return std::clamp(drift, std::max(kBeyondDriftPpmMin, t.drift_bound_ppm + kBeyondDriftPpmMin), kBeyondDriftPpmMax);
+}
+
 Json DriftBeyondBound(const Builder& b) {
-  const std::int64_t drift = std::min<std::int64_t>(500'000, b.targets.drift_bound_ppm + kBeyondDriftPpm);
+  const std::int64_t drift = BeyondDriftPpm(b.timing);
   Json faults = Json::array();
   faults.push_back({{"at_ms", b.clock.at(2)}, {"kind", "clock_drift"}, {"node", "leader"}, {"drift_ppm", -drift}});
   faults.push_back(NodeFault(b.clock.at(4), "isolate_from_store", b.clock.at(2)));
