@@ -33,6 +33,7 @@ constexpr std::uint64_t kSeedsDefault = 100;
 constexpr std::uint64_t kSeedsMax = 100'000;
 constexpr int kJobsMax = 256;
 
+// The command line, read: the targets and what to do with the timing.
 struct TimingRequest {
   timing::Targets targets;
   std::optional<std::string> regions;
@@ -52,6 +53,15 @@ std::optional<std::string> Integer(const Args& args, const std::string& flag, st
   return std::nullopt;
 }
 
+// What a numeric flag stands for, said when it is missing or malformed.
+std::string FlagMeaning(const std::string& flag) {
+  if (flag == "--failover-target") return " (ms: a dead leader must be replaced within this)";
+  if (flag == "--store-p99") return " (ms: the 99th percentile of a store call's round trip)";
+  if (flag == "--store-p999") return " (ms: the 99.9th percentile of a store call's round trip)";
+  if (flag == "--pause-budget") return " (ms: the longest stop-the-world pause you promise; 0 for none)";
+  return " (ppm: the largest clock-rate error of any node)";
+}
+
 // Every flag into the request; the first problem as "FLAG: rule".
 std::optional<std::string> ParseTimingArgs(const Args& args, TimingRequest& r) {
   if (!args.positional().empty()) return "unexpected argument \"" + args.positional().front() + "\"";
@@ -61,7 +71,7 @@ std::optional<std::string> ParseTimingArgs(const Args& args, TimingRequest& r) {
                                        {"--pause-budget", &t.pause_budget_ms, true},
                                        {"--drift-bound", &t.drift_bound_ppm, true},
                                        {"--store-p999", &t.store_p999_ms, false}}) {
-    if (auto error = Integer(args, flag, *field, required)) return error;
+    if (auto error = Integer(args, flag, *field, required)) return *error + FlagMeaning(flag);
   }
   std::int64_t seeds = static_cast<std::int64_t>(kSeedsDefault), jobs = std::max(1u, std::thread::hardware_concurrency());
   if (auto error = Integer(args, "--seeds", seeds, false)) return error;
@@ -120,7 +130,10 @@ int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const
                                             derivation.timing.request_timeout / 1'000'000};
     const std::vector<timing::WorldStats> stats = timing::RunWorlds(file, worlds, thresholds, plan);
     out << timing::VerifyText(stats, r.targets, derivation.failover_bound_ms, thresholds, seeds_text);
-    if (!timing::Judge(stats, r.targets).passed()) code = kExitViolation;
+    if (!timing::Judge(stats, r.targets, derivation.failover_bound_ms).passed()) {
+      code = kExitViolation;
+      if (!r.out) out << "(the replay commands name " << file.path << ": give --out " << file.path << " to write it)\n";
+    }
   }
   if (r.sweep) {
     const std::vector<timing::SweepRow> rows = timing::RunTimingSweep(r.targets, derivation, regions, plan);

@@ -57,6 +57,7 @@ std::optional<Plan> PlanForDuration(const Targets& targets, std::int64_t duratio
 // A timing's worst-case failover, core::RecoveryBound, rounded up to ms.
 std::int64_t FailoverBoundMs(const core::TimingConfig& timing);
 
+// A derived timing and the bounds that explain it.
 struct Derivation {
   core::TimingConfig timing;
   std::int64_t failover_bound_ms = 0;   // FailoverBoundMs(timing) <= the target

@@ -163,11 +163,13 @@ std::string DerivationText(const Targets& t, const Derivation& d) {
 std::string UnreachableText(const Targets& t, const Unreachable& u) {
   const LatencyParts parts = LatencyPartsOf(t);
   return "--failover-target: " + Ms(t.failover_target_ms) + " cannot be met: the smallest achievable failover "
-         "target with these inputs is " + Ms(u.smallest_target_ms) + " (a lease of " + Ms(u.shortest_lease_ms) +
-         "; the request timeout " + Ms(parts.request_timeout_ms) + " the store's latency needs, " +
-         std::to_string(kCyclesInDeadline) + " renewal cycles of at least " +
-         std::to_string(kIntervalOverTimeout) + " timeouts each, and the pause budget " + Ms(t.pause_budget_ms) +
-         " must all fit inside the lease)\n";
+         "target with these inputs is " + Ms(u.smallest_target_ms) + ". Its lease, " + Ms(u.shortest_lease_ms) +
+         ", is the shortest that holds " + std::to_string(kCyclesInDeadline) + " renewal cycles of at least " +
+         std::to_string(kIntervalOverTimeout) + " request timeouts (" + Ms(parts.request_timeout_ms) +
+         ", from the store's latency) with room for " + std::to_string(kAttemptsInWindow) +
+         " renewal attempts, plus the pause budget (" + Ms(t.pause_budget_ms) + "), the safety margin (" +
+         Ms(parts.safety_margin_ms) + ") and the drift; a failover then takes up to that lease, two retries and "
+         "two request timeouts.\n";
 }
 
 nlohmann::ordered_json LeaseJson(const core::TimingConfig& c) {

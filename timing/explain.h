@@ -15,6 +15,7 @@
 
 namespace leasesim::timing {
 
+// One derived value and why it is what it is.
 struct ValueReason {
   std::string field;     // the scenario file's name: "renew_deadline_ms"
   std::int64_t value = 0;

@@ -16,12 +16,15 @@
 
 namespace leasesim::timing {
 
+// The latencies a store call is counted against: the p99 and p999 asked
+// for and the derived request timeout, in ms.
 struct CallThresholds {
   std::int64_t p99_ms = 0;
   std::int64_t p999_ms = 0;
   std::int64_t timeout_ms = 0;
 };
 
+// One run's measures (see the comment atop this file).
 struct RunMeasure {
   std::vector<std::int64_t> failover_ms;  // per fault that moved the lease: fault start to the next leader
   std::int64_t kept = 0;         // faults the leader rode out, keeping its lease

@@ -78,6 +78,7 @@ std::string Line(std::int64_t x1, std::int64_t y1, std::int64_t x2, std::int64_t
   return text;
 }
 
+// One axis: the value range [0, max] mapped onto the plot's pixels.
 struct Scale {
   std::int64_t max = 1;  // domain [0, max], a whole number of ticks
   std::int64_t step = 1;

@@ -13,6 +13,7 @@
 
 namespace leasesim::timing {
 
+// A regions file, read and measured.
 struct RegionsPlan {
   nlohmann::json json;             // the block as given, "ledger" defaulted to the store's region
   int nodes = 0;                   // one per entry of "nodes"

@@ -10,6 +10,7 @@
 
 namespace leasesim::timing {
 
+// The inputs, as the flags give them (regions filled in from --regions).
 struct Targets {
   std::int64_t failover_target_ms = 0;  // a dead leader is replaced within this
   std::int64_t store_p99_ms = 0;        // a store call's round trip, 99th percentile, beside the store

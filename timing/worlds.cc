@@ -46,6 +46,8 @@ void AddRestarts(Json& faults, std::int64_t at, int nodes) {
   for (int node = 1; node <= nodes; ++node) faults.push_back({{"at_ms", at}, {"kind", "restart"}, {"node", node}});
 }
 
+// What every world shares: the timing, latency, clocks at the drift bound,
+// the regions, the run's length; Scenario() wraps a fault script in it.
 struct Builder {
   const Targets& targets;
   const core::TimingConfig& timing;

@@ -28,11 +28,13 @@ enum class WorldRole {
 };
 const char* WorldRoleName(WorldRole role);
 
+// One world of a set: its scenario name and what its runs count towards.
 struct World {
   std::string name;  // the scenario's name
   WorldRole role = WorldRole::kQuiet;
 };
 
+// A scenario file of worlds and, in the same order, their roles.
 struct WorldSet {
   nlohmann::ordered_json file;  // {"scenarios": [...]}
   std::vector<World> worlds;    // in file order

@@ -137,15 +137,21 @@ TEST(Judge, AFailoverP99OverTheTargetOrAViolationIsNotVerified) {
   const Targets t = IssueTargets();
   WorldStats crash{.world = {kCrashWorld, WorldRole::kFailover}};
   for (int i = 0; i < 100; ++i) crash.failover_ms.push_back(12'000);
-  EXPECT_TRUE(Judge({crash}, t).passed());
+  EXPECT_TRUE(Judge({crash}, t, 14'967).passed());
   crash.failover_ms[0] = 16'000;  // one in a hundred: still the p99
-  EXPECT_TRUE(Judge({crash}, t).passed());
+  EXPECT_TRUE(Judge({crash}, t, 14'967).passed());
   crash.failover_ms[1] = 16'000;  // two: the p99 is over
-  EXPECT_FALSE(Judge({crash}, t).target_met);
+  EXPECT_FALSE(Judge({crash}, t, 14'967).target_met);
   WorldStats steady{.world = {kSteadyWorld, WorldRole::kQuiet}, .violating_runs = 1};
   crash.failover_ms[1] = 12'000;
-  EXPECT_FALSE(Judge({crash, steady}, t).passed());
-  EXPECT_FALSE(Judge({}, t).target_met);  // nothing measured proves nothing
+  EXPECT_FALSE(Judge({crash, steady}, t, 14'967).passed());
+  EXPECT_FALSE(Judge({}, t, 14'967).target_met);  // nothing measured proves nothing
+  WorldStats outage{.world = {"timing-store-outage-long", WorldRole::kOutage}, .recovery_ms = {900, 15'000}};
+  EXPECT_TRUE(Judge({crash, outage}, t, 15'000).passed());
+  EXPECT_FALSE(Judge({crash, outage}, t, 14'967).recovery_met);
+  outage.recovery_ms = {900};
+  outage.unrecovered = 1;  // nobody led again after it
+  EXPECT_FALSE(Judge({crash, outage}, t, 15'000).passed());
 }
 
 TEST(VerifyWorlds, ABrokenProtocolInTheWorldsIsCaught) {
@@ -158,7 +164,7 @@ TEST(VerifyWorlds, ABrokenProtocolInTheWorldsIsCaught) {
   std::int64_t violating = 0;
   for (const WorldStats& w : stats) violating += w.violating_runs;
   EXPECT_GT(violating, 0);
-  EXPECT_FALSE(Judge(stats, t).passed());
+  EXPECT_FALSE(Judge(stats, t, 14'967).passed());
 }
 
 TEST(Sweep, TheSameInputsAndSeedsGiveTheSameTableAndPlot) {
