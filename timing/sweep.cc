@@ -109,7 +109,9 @@ std::string SweepTable(const std::vector<SweepRow>& rows, const Targets& targets
                   FormatHundredths(row.spurious_demotions_per_hour).c_str(),
                   FormatHundredths(row.leader_changes_per_hour).c_str(), static_cast<long long>(row.violating_runs),
                   notes.c_str());
-    text += line;
+    std::string trimmed = line;
+    while (trimmed.size() > 1 && trimmed[trimmed.size() - 2] == ' ') trimmed.erase(trimmed.size() - 2, 1);
+    text += trimmed;
   }
   return text;
 }
