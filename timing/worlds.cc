@@ -86,9 +86,14 @@ Json PausesWithinBudget(const Builder& b) {
   faults.push_back(NodeFault(b.clock.at(5), "pause", pause, "before_ledger_write"));
   faults.push_back(NodeFault(b.clock.at(6), "pause", pause, "after_cas_reply"));
   faults.push_back(NodeFault(b.clock.at(8), "pause", pause, "between_batch_items"));
+  // Two VM suspends of the budget each, close together: they add up against
+  // the lease (the leader counts it on the boot clock), never past it unseen.
+  faults.push_back(NodeFault(b.clock.at(9), "suspend", pause));
+  faults.push_back(NodeFault(b.clock.at(9) + 3 * pause, "suspend", pause));
   return b.Scenario(kPausesWorld, "The leader stops the world for exactly the pause budget, five times (timed, before a "
-                    "renewal, after its lease check before a ledger write, after a CAS reply, mid-batch): it must keep "
-                    "the lease and no write may go out unfenced.", faults);
+                    "renewal, after its lease check before a ledger write, after a CAS reply, mid-batch), then is "
+                    "suspended twice for the budget, close together: it must keep the lease and no write may go out "
+                    "unfenced.", faults);
 }
 
 Json LeaderCrash(const Builder& b) {
