@@ -98,6 +98,7 @@ LatencyParts LatencyPartsOf(const Targets& t) {
 }
 
 std::optional<Plan> PlanForDuration(const Targets& t, std::int64_t duration_ms, bool relaxed) {
+  if (duration_ms < 1 || duration_ms > kLeaseMsMax) return std::nullopt;
   const LatencyParts parts = LatencyPartsOf(t);
   const std::optional<std::int64_t> longest = LongestDeadline(t, duration_ms, parts.safety_margin_ms);
   if (!longest) return std::nullopt;
@@ -122,9 +123,9 @@ std::variant<Derivation, Unreachable> Derive(const Targets& t) {
   auto bound = [&](std::int64_t d) { return FailoverBoundMs(PlanForDuration(t, d)->timing); };
   // Keeping the margins is monotone in the duration: find one that does by
   // doubling, then the shortest by bisection.
-  std::int64_t high = std::max<std::int64_t>(1, t.failover_target_ms);
-  for (int i = 0; i < kSearchStepsMax && !keeps(high); ++i) high *= 2;
-  assert(keeps(high));
+  std::int64_t high = std::max<std::int64_t>(1, std::min(t.failover_target_ms, kLeaseMsMax));
+  for (int i = 0; i < kSearchStepsMax && !keeps(high) && high < kLeaseMsMax; ++i) high = std::min(2 * high, kLeaseMsMax);
+  if (!keeps(high)) return Unreachable{0, 0};  // not even a day-long lease holds these latencies and pauses
   std::int64_t low = 0;  // does not keep them
   for (int i = 0; i < kSearchStepsMax && high - low > 1; ++i) {
     const std::int64_t mid = low + (high - low) / 2;

@@ -49,7 +49,8 @@ LatencyParts LatencyPartsOf(const Targets& targets);
 // The timing for lease `duration_ms` under the targets' latency, pause
 // budget and drift: the longest renew deadline the rules allow, a third of
 // it as the renew interval, retry ~ duration/16 within the window. Nothing
-// when no valid timing keeps the margins; with `relaxed`, margins are given
+// when no valid timing keeps the margins (or the duration is outside
+// [1, kLeaseMsMax]); with `relaxed`, margins are given
 // up (a shorter request timeout) before a duration is refused, and nothing
 // only when no valid timing exists at all.
 std::optional<Plan> PlanForDuration(const Targets& targets, std::int64_t duration_ms, bool relaxed = false);
@@ -65,11 +66,17 @@ struct Derivation {
   std::int64_t smallest_target_ms = 0;  // its failover bound: the best these inputs allow
 };
 
-// A target the inputs cannot meet, and the smallest that they can.
+// A target the inputs cannot meet, and the smallest that they can (0: no
+// lease up to kLeaseMsMax keeps the margins).
 struct Unreachable {
   std::int64_t smallest_target_ms = 0;
   std::int64_t shortest_lease_ms = 0;
 };
+
+// The longest lease considered: a day. It also keeps duration x drift
+// within 64 bits of nanoseconds (8.64e13 ns x 99,999 ppm < 2^63), as
+// core::ValidateTiming and core::RecoveryBound compute it.
+inline constexpr std::int64_t kLeaseMsMax = kTargetMsMax;
 
 // Expects CheckTargets(targets) to have passed.
 std::variant<Derivation, Unreachable> Derive(const Targets& targets);

@@ -114,6 +114,17 @@ TEST(Derive, EveryAnswerOnAGridOfInputsKeepsItsPromise) {
   EXPECT_GT(refused, 10);
 }
 
+TEST(Derive, InputsNoLeaseUpToADayCanHoldAreRefusedWithoutABound) {
+  Targets t = IssueTargets();
+  t.failover_target_ms = kTargetMsMax;
+  t.store_p99_ms = kTargetMsMax / 2;  // a 12-hour p99: a 1-day timeout, no room for three cycles
+  const auto refused = Derive(t);
+  ASSERT_TRUE(std::holds_alternative<Unreachable>(refused));
+  EXPECT_EQ(std::get<Unreachable>(refused).smallest_target_ms, 0);
+  EXPECT_NE(UnreachableText(t, std::get<Unreachable>(refused)).find("no lease of up to a day"), std::string::npos);
+  EXPECT_FALSE(PlanForDuration(t, kLeaseMsMax + 1, /*relaxed=*/true).has_value());
+}
+
 TEST(Derive, AGivenP999RaisesTheRequestTimeout) {
   Targets t = IssueTargets();
   t.store_p999_ms = 600;

@@ -162,6 +162,12 @@ std::string DerivationText(const Targets& t, const Derivation& d) {
 
 std::string UnreachableText(const Targets& t, const Unreachable& u) {
   const LatencyParts parts = LatencyPartsOf(t);
+  if (u.smallest_target_ms == 0) {
+    return "--failover-target: " + Ms(t.failover_target_ms) + " cannot be met: no lease of up to a day holds " +
+           std::to_string(kCyclesInDeadline) + " renewal cycles of " + std::to_string(kIntervalOverTimeout) +
+           " request timeouts (" + Ms(parts.request_timeout_ms) + ") with the pause budget (" +
+           Ms(t.pause_budget_ms) + ") and these inputs\n";
+  }
   return "--failover-target: " + Ms(t.failover_target_ms) + " cannot be met: the smallest achievable failover "
          "target with these inputs is " + Ms(u.smallest_target_ms) + ". Its lease, " + Ms(u.shortest_lease_ms) +
          ", is the shortest that holds " + std::to_string(kCyclesInDeadline) + " renewal cycles of at least " +

@@ -40,7 +40,10 @@ SweepRow RunRow(const Targets& targets, std::int64_t duration, bool derived, con
   row.duration_ms = duration;
   row.derived = derived;
   const std::optional<Plan> timing = PlanForDuration(targets, duration, /*relaxed=*/true);
-  if (!timing) return row;
+  if (!timing) {
+    if (duration > kLeaseMsMax) row.plan.below_margins = "longer than a day, the longest lease considered";
+    return row;
+  }
   row.valid = true;
   row.plan = *timing;
   const WorldSet worlds =
