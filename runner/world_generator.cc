@@ -147,7 +147,7 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
     if (roll == 3) {
       // Drawn either way, so a case takes the same choices within the
       // assumptions as beyond them.
-      const std::int64_t beyond = draw.Range(bound + 1, std::max<std::int64_t>(bound + 2, 200'000));
+      const std::int64_t beyond = BeyondDriftPpm(draw, bound);
       const bool fast = Chance(draw, 500);
       if (limits.beyond_assumptions) clock.drift_ppm = fast ? beyond : -beyond;
     }
