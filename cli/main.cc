@@ -14,11 +14,11 @@ namespace {
 constexpr const char* kUsage =
     "usage: leasesim COMMAND ...\n"
     "  run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--jobs N]\n"
-    "      [--shard K/N] [--check-determinism] [--quiet]\n"
+    "      [--shard K/N] [--variant V] [--check-determinism] [--quiet]\n"
     "      run every scenario of FILE for every seed; exit 1 on any violation\n"
     "  merge DIR... --out DIR [--quiet]\n"
     "      combine the outputs of run --shard K/N into one summary and report\n"
-    "  replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE] [--html FILE]\n"
+    "  replay FILE --scenario NAME --seed N [--variant V] [--trace FILE] [--history FILE] [--html FILE]\n"
     "      run one seed again, exactly; print its trace hash and verdict\n"
     "  check FILE [--format leasesim|jepsen-log|edn] [--model lease|cas-register|kv] [--budget N] [--json]\n"
     "      check a recorded history (ours or another tool's): exit 0 fine, 1 violation,\n"
