@@ -18,6 +18,10 @@ constexpr const char* kUsage =
     "      run every scenario of FILE for every seed; exit 1 on any violation\n"
     "  merge DIR... --out DIR [--quiet]\n"
     "      combine the outputs of run --shard K/N into one summary and report\n"
+    "  compare BASE_DIR NEW_DIR [--markdown FILE] [--json FILE] [--tolerate FIGURE=+N%]... [--alpha A]\n"
+    "          [--allow-scenario-change] [--quiet]\n"
+    "      what a change did: seeds newly failing or fixed, figures shifted (paired by seed);\n"
+    "      exit 0 nothing got worse, 1 worse, 2 bad input\n"
     "  replay FILE --scenario NAME --seed N [--variant V] [--trace FILE] [--history FILE] [--html FILE]\n"
     "      run one seed again, exactly; print its trace hash and verdict\n"
     "  check FILE [--format leasesim|jepsen-log|edn] [--model lease|cas-register|kv] [--budget N] [--json]\n"
@@ -48,6 +52,7 @@ int main(int argc, char** argv) {
   if (command == "live") return leasesim::cli::LiveCommand(args, std::cout, std::cerr);
   if (command == "fuzz") return leasesim::cli::FuzzCommand(args, std::cout, std::cerr);
   if (command == "explore") return leasesim::cli::ExploreCommand(args, std::cout, std::cerr);
+  if (command == "compare") return leasesim::cli::CompareCommand(args, std::cout, std::cerr);
   if (command == "zoo") return leasesim::cli::ZooCommand(args, std::cout, std::cerr);
   if (command == "check") return leasesim::checker::RunCheckCommand(args, std::cout, std::cerr);
   std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;

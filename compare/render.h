@@ -11,8 +11,11 @@
 namespace leasesim::compare {
 
 inline constexpr int kCompareJsonVersion = 1;
-// At most this many seeds are listed one by one per list (the counts are always whole).
+// At most this many seeds are listed one by one per list (the counts are
+// always whole), and of the newly failing ones with their violations and
+// replay commands, the first few of each scenario.
 inline constexpr std::size_t kSeedsListedMax = 30;
+inline constexpr std::size_t kSeedsPerScenarioListed = 3;
 
 // "no difference", "not worse" or "worse".
 std::string VerdictWord(const Comparison& comparison);

@@ -11,6 +11,9 @@
 namespace leasesim::compare {
 namespace {
 
+// Bounds that keep a comment well under GitHub's 65536 characters.
+constexpr std::size_t kFigureRowsListed = 60;
+
 // Text safe inside a table cell: no pipes, no line breaks, not too long.
 std::string Cell(const std::string& text, std::size_t max_length = 300) {
   std::string cell;
@@ -82,30 +85,34 @@ void SeedTables(const Comparison& c, std::ostream& out) {
   if (c.newly_failing() == 0) return;
   out << "\n### Newly failing " << unit << " (" << c.newly_failing() << ")\n\n"
       << "| scenario | " << (c.live ? "run" : "seed") << " | new violations | replay (new side) |\n| --- | --- | --- | --- |\n";
+  // The first few of every scenario, so each failing scenario shows up.
   std::size_t listed = 0;
   for (const ScenarioComparison& s : c.scenarios) {
-    for (const SeedChange& change : s.newly_failing) {
-      if (listed++ >= kSeedsListedMax) break;
+    for (std::size_t i = 0; i < s.newly_failing.size() && i < kSeedsPerScenarioListed; ++i) {
+      const SeedChange& change = s.newly_failing[i];
       const std::string first = change.violations.empty() ? "" : ": " + change.violations.front().message;
-      out << "| " << Cell(s.name) << " | " << change.seed << " | **" << Kinds(change) << "**" << Cell(first, 240)
+      out << "| " << Cell(s.name) << " | " << change.seed << " | **" << Kinds(change) << "**" << Cell(first, 200)
           << " | " << Code(change.replay) << " |\n";
+      ++listed;
     }
   }
-  if (listed > kSeedsListedMax) {
-    out << "\n… and " << c.newly_failing() - static_cast<int>(kSeedsListedMax)
+  if (listed < static_cast<std::size_t>(c.newly_failing())) {
+    out << "\n… and " << c.newly_failing() - static_cast<int>(listed)
         << " more (every one, with its replay command, in the JSON: --json FILE).\n";
   }
 }
 
-void FigureTable(const std::vector<const FigureRow*>& rows, bool paired, std::ostream& out) {
+// At most `limit` rows; the rest are counted (the JSON has them all).
+void FigureTable(const std::vector<const FigureRow*>& rows, bool paired, std::size_t limit, std::ostream& out) {
   out << "| scenario | figure | better | base median / p90 / p99 / max | new median / p90 / p99 / max | "
       << "shift (HL) | mean change | r | p (Holm) | " << (paired ? "seeds moved | " : "")
       << "verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | " << (paired ? "--- | " : "") << "--- |\n";
-  for (const FigureRow* row : rows) {
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const FigureRow* row = rows[i];
     const char* better = row->info.direction == Direction::kLowerIsBetter    ? "lower"
                          : row->info.direction == Direction::kHigherIsBetter ? "higher"
                                                                              : "neutral";
-    const std::string relative = row->base.mean != 0 ? " (" + FormatValue(100 * row->relative, 0) + "%)" : "";
+    const std::string relative = row->base.mean != 0 ? " (" + FormatValue(100 * row->relative, 0) + "%)" : " (from 0)";
     char r[16];
     std::snprintf(r, sizeof r, "%+.2f", row->rank_biserial);
     out << "| " << Cell(row->scenario) << " | " << Code(row->figure) << " | " << better << " | "
@@ -114,6 +121,7 @@ void FigureTable(const std::vector<const FigureRow*>& rows, bool paired, std::os
         << FormatP(row->p_adjusted) << " | " << (paired ? std::to_string(row->differing) + "/" + std::to_string(row->base.runs) + " | " : "")
         << (row->verdict == FigureVerdict::kRegressed ? "**regressed**" : FigureVerdictName(row->verdict)) << " |\n";
   }
+  if (rows.size() > limit) out << "\n… and " << rows.size() - limit << " more rows in the JSON (--json FILE).\n";
 }
 
 void FigureTables(const Comparison& c, std::ostream& out) {
@@ -125,18 +133,28 @@ void FigureTables(const Comparison& c, std::ostream& out) {
       (row.verdict == FigureVerdict::kNotSignificant ? noise : real).push_back(&row);
     }
   }
-  // Regressions first, then improvements, then the rest of the real shifts.
+  // Improvements before the other real shifts.
   std::stable_sort(real.begin(), real.end(), [](const FigureRow* a, const FigureRow* b) {
     auto rank = [](FigureVerdict v) { return v == FigureVerdict::kRegressed ? 0 : v == FigureVerdict::kImproved ? 1 : 2; };
     return rank(a->verdict) < rank(b->verdict);
   });
-  if (!real.empty()) {
-    out << "\n### Figures that moved for real (" << real.size() << ")\n\n";
-    FigureTable(real, !c.live, out);
+  const auto split = std::stable_partition(real.begin(), real.end(),
+                                           [](const FigureRow* row) { return row->verdict == FigureVerdict::kRegressed; });
+  const std::vector<const FigureRow*> regressed(real.begin(), split);
+  const std::vector<const FigureRow*> other(split, real.end());
+  if (!regressed.empty()) {
+    out << "\n### Figures that regressed (" << regressed.size() << ")\n\n";
+    FigureTable(regressed, !c.live, kFigureRowsListed, out);
+  }
+  if (!other.empty()) {
+    out << "\n<details><summary>Figures that moved for real, not worse beyond their tolerance (" << other.size()
+        << ")</summary>\n\n";
+    FigureTable(other, !c.live, kFigureRowsListed, out);
+    out << "\n</details>\n";
   }
   if (!noise.empty()) {
     out << "\n<details><summary>Figures that moved, not significantly (" << noise.size() << ")</summary>\n\n";
-    FigureTable(noise, !c.live, out);
+    FigureTable(noise, !c.live, kFigureRowsListed / 2, out);
     out << "\n</details>\n";
   }
   if (real.empty() && noise.empty()) out << "\nEvery figure is the same on both sides.\n";

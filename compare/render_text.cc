@@ -133,26 +133,30 @@ std::string ConsoleText(const Comparison& c) {
   out << "  base " << SideName(c.base_directory, c.base_variant) << ", new " << SideName(c.next_directory, c.next_variant)
       << (c.live ? ", live runs (unpaired)" : ", " + c.scenario_file + " seeds " + c.seeds) << "\n";
   for (const std::string& note : c.notes) out << "  note: " << note << "\n";
-  std::size_t listed = 0;
   for (const ScenarioComparison& s : c.scenarios) {
-    for (const SeedChange& change : s.newly_failing) {
-      if (listed++ >= kSeedsListedMax) break;
+    for (std::size_t i = 0; i < s.newly_failing.size() && i < kSeedsPerScenarioListed; ++i) {
+      const SeedChange& change = s.newly_failing[i];
       out << "NEW FAIL " << s.name << (c.live ? " run " : " seed ") << change.seed;
       for (const reports::ViolationSummary& v : change.violations) out << "\n  " << v.kind << ": " << v.message;
       out << "\n  replay: " << change.replay << "\n";
     }
+    if (s.newly_failing.size() > kSeedsPerScenarioListed) {
+      out << "  ... and " << s.newly_failing.size() - kSeedsPerScenarioListed << " more newly failing in " << s.name
+          << "\n";
+    }
   }
-  if (listed > kSeedsListedMax) out << "  ... " << c.newly_failing() - static_cast<int>(kSeedsListedMax) << " more newly failing\n";
+  std::size_t shown = 0;
   for (const ScenarioComparison& s : c.scenarios) {
     for (const FigureRow& row : s.figures) {
-      if (row.verdict != FigureVerdict::kRegressed && row.verdict != FigureVerdict::kImproved) continue;
-      out << (row.verdict == FigureVerdict::kRegressed ? "REGRESSED " : "improved  ") << s.name << " " << row.figure
-          << ": median " << FormatValue(row.base.median, row.never_value) << " -> "
-          << FormatValue(row.next.median, row.never_value) << ", shift " << FormatValue(row.shift, 0) << ", mean change "
-          << FormatValue(row.mean_change, 0) << " (" << FormatValue(100 * row.relative, 0) << "%), p(Holm) "
+      if (row.verdict != FigureVerdict::kRegressed || shown++ >= kSeedsListedMax) continue;
+      out << "REGRESSED " << s.name << " " << row.figure << ": median " << FormatValue(row.base.median, row.never_value)
+          << " -> " << FormatValue(row.next.median, row.never_value) << ", shift " << FormatValue(row.shift, 0)
+          << ", mean change " << FormatValue(row.mean_change, 0)
+          << (row.base.mean != 0 ? " (" + FormatValue(100 * row.relative, 0) + "%)" : " (from 0)") << ", p(Holm) "
           << FormatP(row.p_adjusted) << "\n";
     }
   }
+  if (shown > kSeedsListedMax) out << "  ... " << shown - kSeedsListedMax << " more regressed figures\n";
   return out.str();
 }
 
