@@ -127,7 +127,9 @@ std::string ScenarioDifference(const Side& base, const Side& next, bool allow, P
   }
   if (problem.empty()) return "";
   if (!allow) return problem;
-  pairing.notes.push_back(problem + " (compared anyway: --allow-scenario-change; scenarios one side lacks are left out)");
+  const bool lacking = !only_base.empty() || !only_next.empty();
+  pairing.notes.push_back(problem + " (compared anyway: --allow-scenario-change" +
+                          (lacking ? "; scenarios one side lacks are left out)" : ")"));
   return "";
 }
 
