@@ -188,5 +188,27 @@ TEST(CompareCommand, BadInputIsRefusedWithTheReason) {
   EXPECT_NE(bad_variant.err.find("--variant: unknown variant \"nope\""), std::string::npos) << bad_variant.err;
 }
 
+// fuzz --baseline-variant: every case on both protocols; worse cases written
+// with both replay commands; exit 1 only when the new protocol is worse.
+TEST(FuzzAgainstBaseline, WritesTheWorseCasesWithBothReplays) {
+  const fs::path dir = TempDir("fuzz");
+  const Outcome worse = Invoke(FuzzCommand, {"--runs", "3", "--seed", "1", "--variant", "blind-write",
+                                             "--baseline-variant", "correct", "--no-shrink", "--out", dir.string()});
+  EXPECT_EQ(worse.code, kExitViolation) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("differential: 3 case(s) on blind-write (new) and correct (baseline): 3 worse"),
+            std::string::npos)
+      << worse.out;
+  EXPECT_NE(worse.out.find("WORSE case 1: the baseline shows no violation"), std::string::npos);
+  EXPECT_NE(worse.out.find("baseline: leasesim run " + (dir / "worse-1.json").string() + " --seed "), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "worse-1.json"));
+  const Outcome better = Invoke(FuzzCommand, {"--runs", "3", "--seed", "1", "--baseline-variant", "blind-write",
+                                              "--out", dir.string()});
+  EXPECT_EQ(better.code, kExitOk) << better.out;
+  EXPECT_NE(better.out.find("0 worse, 3 better"), std::string::npos) << better.out;
+  const Outcome bad = Invoke(FuzzCommand, {"--runs", "3", "--baseline-variant", "nope"});
+  EXPECT_EQ(bad.code, kExitBadInput);
+  EXPECT_NE(bad.err.find("--baseline-variant: unknown variant \"nope\""), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace leasesim::cli
