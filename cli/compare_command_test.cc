@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "compare/figures.h"
 #include "reports/report_files.h"
 
 namespace leasesim::cli {
@@ -186,6 +187,22 @@ TEST(CompareCommand, BadInputIsRefusedWithTheReason) {
   const Outcome bad_variant = Invoke(RunCommand, {CiFile(), "--variant", "correct,nope", "--out", (dir / "x").string()});
   EXPECT_EQ(bad_variant.code, kExitBadInput);
   EXPECT_NE(bad_variant.err.find("--variant: unknown variant \"nope\""), std::string::npos) << bad_variant.err;
+}
+
+// compare gates a figure by which way is better: every figure the suites
+// write must have a direction in compare/figures.cc (neutral counts).
+TEST(CompareCommand, EveryFigureTheSuitesWriteHasADirection) {
+  const fs::path dir = TempDir("figures");
+  for (const char* file : {"ci.json", "regions.json"}) {
+    const fs::path out = dir / file;
+    const Outcome run = Invoke(RunCommand, {SourceDir() + "/scenarios/" + file, "--seeds", "1-2", "--out", out.string(), "--quiet"});
+    ASSERT_NE(run.code, kExitBadInput) << run.err;
+    for (const nlohmann::json& entry : nlohmann::json::parse(Read(out / "summary.json"))["runs"]) {
+      for (const auto& [figure, value] : entry["figures"].items()) {
+        EXPECT_TRUE(compare::DescribeFigure(figure).known) << figure << " (" << file << ") has no direction";
+      }
+    }
+  }
 }
 
 // fuzz --baseline-variant: every case on both protocols; worse cases written

@@ -167,6 +167,17 @@ bool SuiteRequirementsMet(const runner::ScenarioFile& file, const reports::Sweep
   return never_fired.empty() && never_reached.empty();
 }
 
+// "leasesim run FILE: 30 scenario(s) x 50 seed(s) (1-50), shard 1/4, variant V"
+void PrintHeader(const std::string& file_path, std::size_t scenarios, std::size_t seeds, const std::string& seeds_text,
+                 const runner::SweepOptions& options, std::ostream& out) {
+  out << "leasesim run " << file_path << ": " << scenarios << " scenario(s) x " << seeds << " seed(s) (" << seeds_text
+      << ")";
+  if (!options.shard.whole()) out << ", shard " << reports::FormatShard(options.shard);
+  if (!options.variant.empty()) out << ", variant " << options.variant;
+  if (options.check_determinism) out << ", each run twice";
+  out << "\n";
+}
+
 int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard", "--variant"},
                   {"--quiet", "--check-determinism"});
@@ -203,12 +214,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
 
   const auto& seed_list = std::get<std::vector<std::uint64_t>>(seeds);
   const bool quiet = args.has("--quiet");
-  out << "leasesim run " << file_path << ": " << selected.size() << " scenario(s) x " << seed_list.size()
-      << " seed(s) (" << seeds_text << ")";
-  if (!options.shard.whole()) out << ", shard " << reports::FormatShard(options.shard);
-  if (!options.variant.empty()) out << ", variant " << options.variant;
-  if (options.check_determinism) out << ", each run twice";
-  out << "\n";
+  PrintHeader(file_path, selected.size(), seed_list.size(), seeds_text, options, out);
   // The progress line goes to a terminal only: never into logs or pipes.
   const bool show_progress = !quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   ProgressLine progress_line(err);
