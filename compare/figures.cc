@@ -20,7 +20,7 @@ constexpr Direction kNeutral = Direction::kNeutral;
 // Every figure `run` and `live` write (docs/REPORTS.md, docs/LIVE.md).
 // Neutral ones count what the fault script did to the protocol (a crash
 // demotes its leader whatever the protocol), coverage, or simulator work.
-constexpr std::array<Entry, 44> kTable = {{
+constexpr std::array<Entry, 45> kTable = {{
     {"leaderless_ms", kLower},
     {"recovery_ms", kLower, true},
     {"leader_terms", kLower},
@@ -34,6 +34,9 @@ constexpr std::array<Entry, 44> kTable = {{
     {"store_ops", kLower},
     {"store_ops_unknown", kLower},
     {"store_call_max_ms", kLower},
+    // The search's near-miss gradient: a wider gap is safer and a slower
+    // failover at once, so neither way is better.
+    {"handover_gap_min_ms", kNeutral},
     {"demotions_crash", kNeutral},
     {"demotions_released", kNeutral},
     {"demotions_*", kLower},
