@@ -129,11 +129,16 @@ HttpResult EtcdHttp::PostTo(std::size_t endpoint, const std::string& path, const
       break;
   }
   result.verdict = Classify(transport, status, response);
+  result.http_status = status;
   if (result.verdict == Verdict::kResult) {
     result.body = std::move(response);
+  } else if (code != CURLE_OK) {
+    result.error = curl_easy_strerror(code);
   } else {
-    result.error = code != CURLE_OK ? std::string(curl_easy_strerror(code))
-                                    : "HTTP " + std::to_string(status) + ": " + response;
+    const GatewayError gateway = ParseGatewayError(response);
+    result.grpc_code = gateway.code;
+    result.error = "HTTP " + std::to_string(status) +
+                   (gateway.code >= 0 ? " " + GrpcCodeName(gateway.code) : std::string()) + ": " + gateway.message;
   }
   if (code == CURLE_OK) {
     Release(endpoint, std::move(handle));  // keep the connection for the next call

@@ -35,6 +35,8 @@ struct HttpResult {
   std::string body;          // kResult: the 200 answer
   std::string endpoint;      // the endpoint that gave the final answer
   std::string error;         // otherwise: what went wrong, for logs
+  long http_status = 0;      // 0 when no HTTP answer arrived
+  int grpc_code = -1;        // an error answer's gRPC status code; -1 when it had none
 };
 
 class EtcdHttp {
