@@ -6,8 +6,21 @@
 
 namespace leasesim::core {
 
+void DurationHistogram::Observe(Nanos duration) {
+  std::size_t bucket = 0;
+  while (bucket < kBoundsNs.size() && duration > kBoundsNs[bucket]) ++bucket;
+  counts[bucket] += 1;
+  count += 1;
+  sum_ns += duration;
+}
+
 void LeadershipTap::Emit(const LeaseEvent& event) {
   switch (event.kind) {
+    case EventKind::kRenewed:
+      // A renewal the store confirmed (an "assumed" one made no call of its
+      // own): its call is the one just made, on the same task.
+      if (event.reason.empty()) renewal_durations_.Observe(last_call_ns_);
+      break;
     case EventKind::kAcquired:
       SetHolder(event.holder);
       break;
@@ -51,23 +64,27 @@ void LeadershipTap::Saw(const StoreResult& result) {
   SetHolder(result.current.found ? result.current.record.holder : std::string());
 }
 
-StoreResult LeadershipTap::WatchedStore::Read(std::string_view key, Nanos timeout) {
-  StoreResult result = tap_.inner_.store().Read(key, timeout);
-  tap_.Saw(result);
+template <typename Call>
+StoreResult LeadershipTap::Watch(Call&& call) {
+  const Nanos sent = inner_.MonotonicNow();
+  StoreResult result = call(inner_.store());
+  last_call_ns_ = inner_.MonotonicNow() - sent;
+  Saw(result);
   return result;
 }
 
+StoreResult LeadershipTap::WatchedStore::Read(std::string_view key, Nanos timeout) {
+  return tap_.Watch([&](StoreClient& store) { return store.Read(key, timeout); });
+}
+
 StoreResult LeadershipTap::WatchedStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
-  StoreResult result = tap_.inner_.store().Create(key, record, timeout);
-  tap_.Saw(result);
-  return result;
+  return tap_.Watch([&](StoreClient& store) { return store.Create(key, record, timeout); });
 }
 
 StoreResult LeadershipTap::WatchedStore::CompareAndSet(std::string_view key, std::int64_t expected_version,
                                                        const LeaseRecord& record, Nanos timeout) {
-  StoreResult result = tap_.inner_.store().CompareAndSet(key, expected_version, record, timeout);
-  tap_.Saw(result);
-  return result;
+  return tap_.Watch(
+      [&](StoreClient& store) { return store.CompareAndSet(key, expected_version, record, timeout); });
 }
 
 }  // namespace leasesim::core

@@ -17,6 +17,19 @@
 
 namespace leasesim::core {
 
+// Durations in fixed buckets (Prometheus histogram semantics: bucket i
+// counts observations <= kBoundsNs[i]; the last, +Inf, counts the rest).
+struct DurationHistogram {
+  static constexpr std::array<Nanos, 12> kBoundsNs{
+      1'000'000,   2'500'000,   5'000'000,     10'000'000,    25'000'000,    50'000'000,
+      100'000'000, 250'000'000, 500'000'000, 1'000'000'000, 2'500'000'000, 5'000'000'000};
+  std::array<std::int64_t, kBoundsNs.size() + 1> counts{};  // per bucket, not cumulative
+  std::int64_t count = 0;
+  Nanos sum_ns = 0;
+
+  void Observe(Nanos duration);
+};
+
 class LeadershipTap final : public EventSink {
  public:
   explicit LeadershipTap(Env& inner) : inner_(inner), store_(*this) {}
@@ -30,6 +43,10 @@ class LeadershipTap final : public EventSink {
   // absent); holder_changes() grows whenever it changes.
   const std::string& holder() const { return holder_; }
   std::int64_t holder_changes() const { return holder_changes_; }
+
+  // Each successful renewal's store call, from just before it was sent to
+  // its reply (the elector's own renewal latency, to within a clock read).
+  const DurationHistogram& renewal_durations() const { return renewal_durations_; }
 
   // The store calls of the elector, passed on and watched.
   StoreClient& store() { return store_; }
@@ -47,6 +64,9 @@ class LeadershipTap final : public EventSink {
     LeadershipTap& tap_;
   };
 
+  // Times a store call and notes the record it returned.
+  template <typename Call>
+  StoreResult Watch(Call&& call);
   void Saw(const StoreResult& result);
   void SetHolder(const std::string& holder);
 
@@ -64,6 +84,8 @@ class LeadershipTap final : public EventSink {
   std::array<Ended, kDemotionsKept> ended_{};
   std::string holder_;
   std::int64_t holder_changes_ = 0;
+  Nanos last_call_ns_ = 0;  // the latest store call's duration
+  DurationHistogram renewal_durations_;
 };
 
 // The Env the elector runs on: the real one, with events and store calls

@@ -32,6 +32,8 @@ class LeaseNode {
 
   LeaseElector& elector() { return election_.elector(); }
   const LeaseMetrics& metrics() const { return metrics_; }
+  // Renewal durations and the holder seen (read under the Env's core lock).
+  const LeadershipTap& tap() const { return election_.tap(); }
 
  private:
   LeaseMetrics metrics_;

@@ -21,10 +21,11 @@
 #include "backends/etcd/etcd_http.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
+#include "backends/etcd/lease_exposition.h"
+#include "backends/etcd/lease_health.h"
 #include "backends/etcd/metrics_server.h"
 #include "backends/etcd/real_env.h"
 #include "core/lease_node.h"
-#include "core/metrics.h"
 #include "core/timing.h"
 #include "zoo/variants.h"
 #include "live/node_journal.h"
@@ -47,7 +48,7 @@ int Usage(const std::string& why) {
                "         --journal FILE --epoch-wall-ns NS [--variant V] [--lease-ms ..] [--renew-interval-ms ..]\n"
                "         [--renew-deadline-ms ..] [--retry-ms ..] [--request-timeout-ms ..] [--drift-ppm ..]\n"
                "         [--margin-ms ..] [--pause-budget-ms ..] [--period-ms ..] [--poll-ms ..]\n"
-               "         [--batch-items ..] [--metrics-port P]\n";
+               "         [--batch-items ..] [--metrics-address A] [--metrics-port P] [--health-timeout-ms ..]\n";
   return kExitUsage;
 }
 
@@ -60,7 +61,9 @@ struct NodeConfig {
   zoo::Combination variant;  // the zoo variants it runs; the correct protocol by default
   core::TimingConfig timing;
   core::SettlementConfig settlement;
+  std::string metrics_address;
   int metrics_port = 0;
+  core::Nanos health_timeout = 0;  // /healthz: how long past its deadline a leader may go unrenewed
 };
 
 using Flags = std::map<std::string, std::string>;
@@ -74,7 +77,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags& flags) {
            {"--renew-deadline-ms", "3000"}, {"--retry-ms", "500"},    {"--request-timeout-ms", "600"},
            {"--drift-ppm", "1000"},         {"--margin-ms", "500"},   {"--pause-budget-ms", "300"},
            {"--period-ms", "1000"},         {"--poll-ms", "100"},     {"--batch-items", "3"},
-           {"--metrics-port", "0"}};
+           {"--metrics-address", "127.0.0.1"}, {"--metrics-port", "0"}, {"--health-timeout-ms", "2000"}};
   for (const char* r : kRequired) flags[r];
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -132,7 +135,9 @@ std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
                   .batch_items = static_cast<int>(number("--batch-items")),
                   .poll = number("--poll-ms") * kMs,
                   .request_timeout = c.timing.request_timeout};
+  c.metrics_address = flags.at("--metrics-address");
   c.metrics_port = static_cast<int>(number("--metrics-port"));
+  c.health_timeout = number("--health-timeout-ms") * kMs;
   (void)number("--incarnation");
   if (!number.bad().empty()) return Usage(number.bad() + " is not a whole number");
   const zoo::CombinationOrError variant = zoo::Combine(flags.at("--variant"));
@@ -205,16 +210,24 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   live::JournaledStore store(etcd_store, journal);
   live::JournaledLedger ledger(etcd_ledger, journal, &live::MonotonicNanos);
   live::JournaledEvents events(journal);
-  etcd::RealEnv env(store, ledger, events);
+  etcd::LeaseHealth health(events, store, {.lease = c.key, .identity = c.identity, .timeout = c.health_timeout});
+  etcd::RealEnv env(health.store(), ledger, health);
   InstallStopFault(env, journal);
   core::LeaseNode lease_node(
       env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement,
       *c.variant.rules);
-  etcd::MetricsServer metrics(c.metrics_port, [&] {
-    std::string text;
-    env.WithCoreLock([&] { text = core::RenderPrometheus(lease_node.metrics(), c.node_label); });
-    return text;
-  });
+  etcd::MetricsServer metrics({.bind_address = c.metrics_address,
+                               .port = c.metrics_port,
+                               .metrics =
+                                   [&] {
+                                     std::string text;
+                                     env.WithCoreLock([&] {
+                                       text = etcd::RenderLeaseExposition(lease_node.metrics(), lease_node.tap(), c.key);
+                                     });
+                                     return text;
+                                   },
+                               .health = [&] { return health.Check(etcd::RealEnv::SteadyNanos()); }});
+  if (!metrics.ok()) std::cerr << "leasesim-live-node: metrics: " << metrics.error() << "\n";
   WriteHello(journal, c, metrics);
   lease_node.Start();
   // Runs until killed (the orchestrator ends every run with SIGKILL), or

@@ -2,7 +2,8 @@
 // Test doubles for the real Env without etcd: the in-memory store and
 // ledger of backends/, made thread-safe, with a little latency so calls
 // really block; and a per-process view of the shared store that can be cut
-// off (every call "unavailable") and that notes when the record is released.
+// off (every call "unavailable"), made to hang, and that notes when the
+// record is released.
 
 #include <atomic>
 #include <chrono>
@@ -56,6 +57,11 @@ class StoreView final : public core::StoreClient {
   core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected, const core::LeaseRecord& record,
                                   core::Nanos timeout) override {
     if (down.load()) return {core::StoreStatus::kUnavailable, {}};
+    if (const int hang = hang_ms.load(); hang > 0) {
+      // A call stuck far beyond its timeout (a client without a deadline).
+      std::this_thread::sleep_for(std::chrono::milliseconds(hang));
+      return {core::StoreStatus::kTimeout, {}};
+    }
     core::StoreResult result = shared_.CompareAndSet(key, expected, record, timeout);
     if (result.status == core::StoreStatus::kOk && record.holder.empty()) {
       released_at.store(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -63,6 +69,7 @@ class StoreView final : public core::StoreClient {
     return result;
   }
   std::atomic<bool> down{false};
+  std::atomic<int> hang_ms{0};  // > 0: every CAS hangs this long, then times out
   std::atomic<std::int64_t> released_at{0};  // steady_clock ticks of the release CAS; 0: none
 
  private:
