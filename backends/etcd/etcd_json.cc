@@ -66,8 +66,8 @@ std::optional<std::vector<KeyValue>> ParseKvs(const Json& range) {
   return out;
 }
 
-// A prefix's range end: the prefix with its last byte incremented (bytes of
-// 0xff dropped first), as etcd's clientv3.GetPrefixRangeEnd.
+}  // namespace
+
 std::string PrefixEnd(std::string prefix) {
   while (!prefix.empty()) {
     unsigned char last = static_cast<unsigned char>(prefix.back());
@@ -79,6 +79,8 @@ std::string PrefixEnd(std::string prefix) {
   }
   return std::string(1, '\0');  // whole keyspace
 }
+
+namespace {
 
 Json CompareJson(const Compare& compare) {
   Json json;

@@ -57,6 +57,9 @@ std::optional<Response> ParseResponse(std::string_view body, bool is_txn);
 
 // Linearizable single-key range (serializable=false).
 std::string RangeBody(std::string_view key);
+// A prefix's range end: the prefix with its last byte incremented (bytes of
+// 0xff dropped first), as etcd's clientv3.GetPrefixRangeEnd.
+std::string PrefixEnd(std::string prefix);
 // Linearizable range of every key under `prefix`, in key order.
 std::string PrefixRangeBody(std::string_view prefix);
 
