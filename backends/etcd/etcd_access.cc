@@ -36,8 +36,8 @@ std::string DescribeFailure(const EtcdHttp& http, const HttpResult& result, cons
   }
 }
 
-std::vector<std::string> CheckAccess(EtcdHttp& http, const AccessNeeds& needs, core::Nanos timeout) {
-  std::vector<std::string> problems;
+std::vector<AccessProblem> CheckAccess(EtcdHttp& http, const AccessNeeds& needs, core::Nanos timeout) {
+  std::vector<AccessProblem> problems;
   const std::string lease = "the lease key \"" + needs.lease_key + "\"";
   const std::string ledger = "the ledger prefix \"" + needs.ledger_prefix + "\"";
   const struct {
@@ -52,7 +52,7 @@ std::vector<std::string> CheckAccess(EtcdHttp& http, const AccessNeeds& needs, c
   for (const auto& probe : probes) {
     const HttpResult result = http.Post(probe.path, probe.body, timeout);
     if (result.verdict == Verdict::kResult) continue;
-    problems.push_back(DescribeFailure(http, result, probe.access, probe.what));
+    problems.push_back(AccessProblem{result.cause, DescribeFailure(http, result, probe.access, probe.what)});
     if (result.cause == FailureCause::kPermissionDenied) continue;  // the other probes say what else is missing
     break;  // unreachable, TLS, credentials: every other probe would fail alike
   }

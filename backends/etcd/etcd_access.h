@@ -20,8 +20,19 @@ struct AccessNeeds {
   std::string ledger_prefix;  // read (ranges) and written under by the ledger
 };
 
+struct AccessProblem {
+  FailureCause cause = FailureCause::kNone;
+  std::string message;
+  // TLS, credentials or permissions: retrying will not help; the
+  // configuration (or etcd's) must change.
+  bool misconfigured() const {
+    return cause == FailureCause::kTls || cause == FailureCause::kWrongCredentials ||
+           cause == FailureCause::kTokenRejected || cause == FailureCause::kPermissionDenied;
+  }
+};
+
 // Empty when all is well.
-std::vector<std::string> CheckAccess(EtcdHttp& http, const AccessNeeds& needs, core::Nanos timeout);
+std::vector<AccessProblem> CheckAccess(EtcdHttp& http, const AccessNeeds& needs, core::Nanos timeout);
 
 // A sentence for a call that needed to `access` ("read", "write", "use")
 // `what` (e.g. "the lease key \"k\"") and failed with `result` (also for the

@@ -161,16 +161,11 @@ void EtcdHttp::ReportError(const std::string& message) {
   constexpr std::size_t kRemembered = 16;
   {
     std::lock_guard<std::mutex> lock(report_mu_);
-    for (auto& [text, at] : reported_) {
-      if (text != message) continue;
-      if (now - at < kQuiet) return;
-      at = now;
-      break;
-    }
-    if (std::none_of(reported_.begin(), reported_.end(), [&](const auto& r) { return r.first == message; })) {
-      if (reported_.size() >= kRemembered) reported_.erase(reported_.begin());
-      reported_.emplace_back(message, now);
-    }
+    auto seen = std::find_if(reported_.begin(), reported_.end(), [&](const auto& r) { return r.first == message; });
+    if (seen != reported_.end() && now - seen->second < kQuiet) return;  // told recently
+    if (seen != reported_.end()) reported_.erase(seen);
+    if (reported_.size() >= kRemembered) reported_.erase(reported_.begin());
+    reported_.emplace_back(message, now);
   }
   options_.on_error(message);
 }
@@ -180,37 +175,43 @@ HttpResult EtcdHttp::PostTo(std::size_t endpoint, const std::string& path, const
   return Attempt(endpoint, path, body, timeout, /*with_token=*/true);
 }
 
-HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, const std::string& body,
-                             core::Nanos timeout, bool with_token) {
-  HttpResult result;
-  result.endpoint = options_.endpoints.at(endpoint);
-  std::unique_ptr<Handle> handle = Acquire(endpoint);
-  CURL* curl = handle->curl;
-  curl_easy_reset(curl);  // a pooled handle keeps its connection, not its options
-  const TlsOptions& tls = options_.tls;
-  std::string url = result.endpoint + path;
+// The request's options on a (reset) handle; the lists it allocates are
+// freed by the caller after the transfer.
+struct EtcdHttp::Request {
+  std::string url;
+  curl_slist* headers = nullptr;
   curl_slist* connect_to = nullptr;
+  std::string response;
+  std::string detail = std::string(CURL_ERROR_SIZE, '\0');  // curl's error text (its API wants this size)
+  ~Request() {
+    curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to);
+  }
+};
+
+void EtcdHttp::Configure(void* curl, Request& request, const std::string& endpoint, const std::string& path,
+                         const std::string& body, core::Nanos timeout, const std::string& token) const {
+  const TlsOptions& tls = options_.tls;
+  request.url = endpoint + path;
   if (!tls.server_name.empty()) {
     // Connect to the URL's address, but verify (and send SNI for) the name.
-    const UrlParts parts = SplitUrl(result.endpoint);
+    const UrlParts parts = SplitUrl(endpoint);
     const std::string port = std::to_string(parts.port);
-    url = parts.scheme + "://" + tls.server_name + ":" + port + path;
-    connect_to = curl_slist_append(nullptr, (tls.server_name + ":" + port + ":" + parts.host + ":" + port).c_str());
-    curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect_to);
+    request.url = parts.scheme + "://" + tls.server_name + ":" + port + path;
+    request.connect_to =
+        curl_slist_append(nullptr, (tls.server_name + ":" + port + ":" + parts.host + ":" + port).c_str());
+    curl_easy_setopt(curl, CURLOPT_CONNECT_TO, request.connect_to);
   }
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  const std::string token = with_token ? Token() : std::string();
-  if (!token.empty()) headers = curl_slist_append(headers, ("Authorization: " + token).c_str());
-  std::string response;
-  std::string detail(CURL_ERROR_SIZE, '\0');  // curl's error text (its API wants this size)
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  request.headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  if (!token.empty()) request.headers = curl_slist_append(request.headers, ("Authorization: " + token).c_str());
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, request.headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Collect);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail.data());
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &request.response);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, request.detail.data());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM-based timeouts
   curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(curl, CURLOPT_PROXY, "");     // never an environment proxy
@@ -221,21 +222,22 @@ HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, cons
   if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
   if (!tls.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
   if (!tls.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
-  const CURLcode code = curl_easy_perform(curl);
-  Transport transport = Transport::kAnswered;
-  long status = 0;
+}
+
+namespace {
+
+// What a transfer that ended with `code` came to on the wire.
+Transport TransportOf(CURL* curl, CURLcode code, FailureCause& cause) {
   switch (code) {
     case CURLE_OK:
-      curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-      break;
+      return Transport::kAnswered;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
-      transport = Transport::kRefused;
-      result.cause = FailureCause::kUnreachable;
-      break;
+      cause = FailureCause::kUnreachable;
+      return Transport::kRefused;
     case CURLE_OPERATION_TIMEDOUT: {
       // A connect that never completed sent nothing; otherwise unknown.
       long request_size = 0;
@@ -243,35 +245,46 @@ HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, cons
       curl_off_t connect_time = 0;
       curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_time);
       const bool never_sent = request_size == 0 && connect_time == 0;
-      transport = never_sent ? Transport::kRefused : Transport::kTimedOut;
-      result.cause = never_sent ? FailureCause::kUnreachable : FailureCause::kTimedOut;
-      break;
+      cause = never_sent ? FailureCause::kUnreachable : FailureCause::kTimedOut;
+      return never_sent ? Transport::kRefused : Transport::kTimedOut;
     }
     default:
       // A failed handshake sent nothing; any other failure may have.
-      transport = TlsHandshakeFailure(code) ? Transport::kRefused : Transport::kBroken;
-      result.cause = TlsHandshakeFailure(code) ? FailureCause::kTls : FailureCause::kBroken;
-      break;
+      cause = TlsHandshakeFailure(code) ? FailureCause::kTls : FailureCause::kBroken;
+      return TlsHandshakeFailure(code) ? Transport::kRefused : Transport::kBroken;
   }
-  result.verdict = Classify(transport, status, response);
+}
+
+}  // namespace
+
+HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, const std::string& body,
+                             core::Nanos timeout, bool with_token) {
+  HttpResult result;
+  result.endpoint = options_.endpoints.at(endpoint);
+  std::unique_ptr<Handle> handle = Acquire(endpoint);
+  CURL* curl = handle->curl;
+  curl_easy_reset(curl);  // a pooled handle keeps its connection, not its options
+  Request request;
+  Configure(curl, request, result.endpoint, path, body, timeout, with_token ? Token() : std::string());
+  const CURLcode code = curl_easy_perform(curl);
+  const Transport transport = TransportOf(curl, code, result.cause);
+  long status = 0;
+  if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  result.verdict = Classify(transport, status, request.response);
   result.http_status = status;
   if (result.verdict == Verdict::kResult) {
-    result.body = std::move(response);
+    result.body = std::move(request.response);
   } else if (code != CURLE_OK) {
-    detail.resize(detail.find('\0'));
-    result.error = std::string(curl_easy_strerror(code)) + (detail.empty() ? "" : ": " + detail);
+    request.detail.resize(request.detail.find('\0'));
+    result.error = std::string(curl_easy_strerror(code)) + (request.detail.empty() ? "" : ": " + request.detail);
   } else {
-    const GatewayError gateway = ParseGatewayError(response);
+    const GatewayError gateway = ParseGatewayError(request.response);
     result.grpc_code = gateway.code;
     result.cause = CauseOfAnswer(gateway.code);
     result.error = "HTTP " + std::to_string(status) +
                    (gateway.code >= 0 ? " " + GrpcCodeName(gateway.code) : std::string()) + ": " + gateway.message;
   }
-  curl_slist_free_all(headers);
-  curl_slist_free_all(connect_to);
-  if (code == CURLE_OK) {
-    Release(endpoint, std::move(handle));  // keep the connection for the next call
-  }
+  if (code == CURLE_OK) Release(endpoint, std::move(handle));  // keep the connection for the next call
   return result;
 }
 

@@ -113,7 +113,10 @@ class EtcdHttp {
 
  private:
   struct Handle;
+  struct Request;
   std::unique_ptr<Handle> Acquire(std::size_t endpoint);
+  void Configure(void* curl, Request& request, const std::string& endpoint, const std::string& path,
+                 const std::string& body, core::Nanos timeout, const std::string& token) const;
   void Release(std::size_t endpoint, std::unique_ptr<Handle> handle);
   // Post's failover over the endpoints until `deadline` (monotonic ns).
   HttpResult PostUntil(const std::string& path, const std::string& body, core::Nanos deadline, bool with_token);

@@ -144,9 +144,10 @@ TEST_F(EtcdLiveSecure, WrongCredentialsAreNamed) {
   EXPECT_EQ(result.cause, FailureCause::kWrongCredentials) << result.error;
   EXPECT_TRUE(Contains(result.error, "etcd auth as user \"svc\" failed: wrong user name or password")) << result.error;
   EXPECT_TRUE(reports_.Any("wrong user name or password"));
-  const std::vector<std::string> problems = CheckAccess(http, {"app/lease", "app/ledger/"}, kCall);
+  const std::vector<AccessProblem> problems = CheckAccess(http, {"app/lease", "app/ledger/"}, kCall);
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_TRUE(Contains(problems[0], "wrong user name or password")) << problems[0];
+  EXPECT_TRUE(Contains(problems[0].message, "wrong user name or password")) << problems[0].message;
+  EXPECT_TRUE(problems[0].misconfigured());
 }
 
 TEST_F(EtcdLiveSecure, AnExpiredTokenIsRenewedAndAFailedRenewalIsNamed) {
@@ -171,11 +172,11 @@ TEST_F(EtcdLiveSecure, AnExpiredTokenIsRenewedAndAFailedRenewalIsNamed) {
 TEST_F(EtcdLiveSecure, AMissingRoleIsNamedWithTheLeaseKeyOrTheLedgerPrefix) {
   EnableAuthFor("app/ledger/");  // the ledger only
   EtcdHttp http(Options({.user = "svc", .password = "svcpw"}));
-  std::vector<std::string> problems = CheckAccess(http, {"app/lease", "app/ledger/"}, kCall);
+  std::vector<AccessProblem> problems = CheckAccess(http, {"app/lease", "app/ledger/"}, kCall);
   ASSERT_EQ(problems.size(), 2u);
-  EXPECT_TRUE(Contains(problems[0], "etcd user \"svc\" lacks permission to read the lease key \"app/lease\""))
-      << problems[0];
-  EXPECT_TRUE(Contains(problems[1], "lacks permission to write the lease key \"app/lease\"")) << problems[1];
+  EXPECT_TRUE(Contains(problems[0].message, "etcd user \"svc\" lacks permission to read the lease key \"app/lease\""))
+      << problems[0].message;
+  EXPECT_TRUE(Contains(problems[1].message, "lacks permission to write the lease key \"app/lease\"")) << problems[1].message;
   EtcdStoreClient store(http);
   EXPECT_EQ(store.Read("app/lease", kCall).status, core::StoreStatus::kUnavailable);
   EXPECT_TRUE(reports_.Any("lacks permission to use the lease key \"app/lease\""));
@@ -190,8 +191,8 @@ TEST_F(EtcdLiveSecure, AMissingRoleIsNamedWithTheLeaseKeyOrTheLedgerPrefix) {
   EtcdHttp lease_only(Options({.user = "lease", .password = "pw"}));
   problems = CheckAccess(lease_only, {"app/lease", "app/ledger/"}, kCall);
   ASSERT_EQ(problems.size(), 2u);
-  EXPECT_TRUE(Contains(problems[0], "lacks permission to read the ledger prefix \"app/ledger/\"")) << problems[0];
-  EXPECT_TRUE(Contains(problems[1], "lacks permission to write the ledger prefix \"app/ledger/\"")) << problems[1];
+  EXPECT_TRUE(Contains(problems[0].message, "lacks permission to read the ledger prefix \"app/ledger/\"")) << problems[0].message;
+  EXPECT_TRUE(Contains(problems[1].message, "lacks permission to write the ledger prefix \"app/ledger/\"")) << problems[1].message;
   EtcdLedgerClient ledger(lease_only, {.prefix = "app/ledger/", .writer = "w"});
   EXPECT_EQ(ledger.LastAppliedWindow(kCall).status, core::LedgerStatus::kUnavailable);
   EXPECT_TRUE(reports_.Any("lacks permission to use the ledger prefix \"app/ledger/\""));
