@@ -27,6 +27,9 @@ constexpr const char* kUsage =
     "      RapidCheck over generated scenarios; a failure is shrunk to DIR/counterexample.json\n"
     "  explore FILE --scenario NAME --faults K [--menu MENU.json] [--out DIR] [--variant V] [--seed S] [--limit N]\n"
     "      run every placement of up to K faults from a menu, in a fixed order; exit 1 on any violation\n"
+    "  timing --failover-target MS --store-p99 MS --pause-budget MS --drift-bound PPM [--store-p999 MS]\n"
+    "      [--regions FILE] [--out FILE [--force]] [--verify] [--sweep] [--seeds N] [--jobs N]\n"
+    "      derive a lease timing from targets, write it as a scenario file, verify it by simulation\n"
     "  zoo [--seeds N] [--variant V]\n"
     "      hunt every broken protocol variant; print caught, kinds, seeds to first catch, shrunk size\n"
     "  live [--nodes N] [--duration S] [--etcd URLS] [--faults LIST] [--variant V] [--out DIR]\n"
@@ -48,6 +51,7 @@ int main(int argc, char** argv) {
   if (command == "live") return leasesim::cli::LiveCommand(args, std::cout, std::cerr);
   if (command == "fuzz") return leasesim::cli::FuzzCommand(args, std::cout, std::cerr);
   if (command == "explore") return leasesim::cli::ExploreCommand(args, std::cout, std::cerr);
+  if (command == "timing") return leasesim::cli::TimingCommand(args, std::cout, std::cerr);
   if (command == "zoo") return leasesim::cli::ZooCommand(args, std::cout, std::cerr);
   if (command == "check") return leasesim::checker::RunCheckCommand(args, std::cout, std::cerr);
   std::cerr << "leasesim: unknown command \"" << command << "\"\n" << kUsage;

@@ -247,7 +247,7 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
                                             .check_fence = c.variant.ledger.checks_fence,
                                             .writer = c.identity});
   live::JournaledStore store(etcd_store, journal);
-  live::JournaledLedger ledger(etcd_ledger, journal, &live::MonotonicNanos);
+  live::JournaledLedger ledger(etcd_ledger, journal, &live::BootNanos);
   live::JournaledEvents events(journal);
   etcd::LeaseHealth health(events, store, {.lease = c.key, .identity = c.identity, .timeout = c.health_timeout});
   etcd::RealEnv env(health.store(), ledger, health);
