@@ -83,8 +83,9 @@ class LeaderContext {
   std::int64_t token() const { return token_; }
   const std::string& identity() const;
 
-  // Proves the lease at this instant: the grant (token, validity deadline)
-  // while this process validly holds the lease in this term; nullopt once
+  // Proves the lease at this instant: the grant (token, validity deadline
+  // on the boot clock, Env::BootNow) while this process validly holds the
+  // lease in this term; nullopt once
   // it does not — the job must then start no further side effect and
   // return. Never valid again after the first nullopt.
   std::optional<LeaseGrant> Check();
@@ -100,6 +101,7 @@ class LeaderContext {
   // The resource rejected the token (a newer one exists): demote at once.
   void ReportFenced();
 
+  // The monotonic clock (Env::MonotonicNow), for SleepUntil.
   Nanos Now();
   // Sleeps on the monotonic clock. A check after it is needed before acting.
   void SleepUntil(Nanos monotonic_deadline);

@@ -66,9 +66,10 @@ void LeadershipTap::Saw(const StoreResult& result) {
 
 template <typename Call>
 StoreResult LeadershipTap::Watch(Call&& call) {
-  const Nanos sent = inner_.MonotonicNow();
+  // The boot clock, as the elector times its renewals (it counts a suspend).
+  const Nanos sent = inner_.BootNow();
   StoreResult result = call(inner_.store());
-  last_call_ns_ = inner_.MonotonicNow() - sent;
+  last_call_ns_ = inner_.BootNow() - sent;
   Saw(result);
   return result;
 }

@@ -100,7 +100,7 @@ TEST_F(LiveRun, ADelayedLeaderKeepsItsLeaseAndTheHistoryFileChecksAgain) {
 // One holder's leadership as its journal tells it.
 struct Leadership {
   std::int64_t acquired_ns = -1;
-  std::int64_t valid_until_ns = 0;  // the latest deadline a renewal (or the acquisition) gave
+  std::int64_t valid_until_ns = 0;  // the latest deadline a renewal (or the acquisition) gave, monotonic
   std::int64_t demoted_ns = -1;
   std::string reason;
 };
@@ -120,7 +120,10 @@ std::map<std::int64_t, Leadership> LeadershipsOf(const std::filesystem::path& ou
       const std::int64_t at = json.value("monotonic_ns", std::int64_t{0});
       if (event == "acquired" && l.acquired_ns < 0) l.acquired_ns = at;
       if (event == "acquired" || event == "renewed") {
-        l.valid_until_ns = std::max(l.valid_until_ns, json.value("valid_until_ns", std::int64_t{0}));
+        // The deadline is on the boot clock; this timeline is the monotonic one.
+        const std::int64_t deadline = json.value("valid_until_ns", std::int64_t{0});
+        const std::int64_t boot = json.value("boot_ns", at);
+        l.valid_until_ns = std::max(l.valid_until_ns, at + (deadline - boot));
       }
       if (event == "demoted" && l.demoted_ns < 0) {
         l.demoted_ns = at;

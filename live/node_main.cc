@@ -265,7 +265,7 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
                                      });
                                      return text;
                                    },
-                               .health = [&] { return health.Check(etcd::RealEnv::SteadyNanos()); }});
+                               .health = [&] { return health.Check(etcd::RealEnv::BootClockNanos()); }});
   if (!metrics.ok()) std::cerr << "leasesim-live-node: metrics: " << metrics.error() << "\n";
   WriteHello(journal, c, metrics);
   lease_node.Start();

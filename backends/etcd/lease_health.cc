@@ -33,10 +33,10 @@ void LeaseHealth::Saw(const core::StoreResult& result) {
   record_names_me_.store(result.current.found && result.current.record.holder == options_.identity);
 }
 
-HealthStatus LeaseHealth::Check(core::Nanos monotonic_now) const {
+HealthStatus LeaseHealth::Check(core::Nanos boot_now) const {
   const bool leading = leading_.load();
   if (!leading && !record_names_me_.load()) return HealthStatus{true, "ok: not leading " + options_.lease};
-  const core::Nanos overdue = monotonic_now - valid_until_.load();
+  const core::Nanos overdue = boot_now - valid_until_.load();
   if (overdue <= options_.timeout) return HealthStatus{true, "ok: leading " + options_.lease};
   return HealthStatus{false, "leader failed to renew lease " + options_.lease + ": " +
                                  std::to_string(overdue / 1'000'000) + " ms past its deadline (timeout " +

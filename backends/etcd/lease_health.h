@@ -41,8 +41,9 @@ class LeaseHealth final : public core::EventSink {
   // The store client to give the Env: `store`, watched.
   core::StoreClient& store() { return watched_; }
 
-  // The verdict at `monotonic_now` (the clock the core runs on).
-  HealthStatus Check(core::Nanos monotonic_now) const;
+  // The verdict at `boot_now` (CLOCK_BOOTTIME: the clock lease deadlines
+  // are on; RealEnv::BootClockNanos()).
+  HealthStatus Check(core::Nanos boot_now) const;
 
  private:
   class WatchedStore final : public core::StoreClient {

@@ -148,7 +148,7 @@ struct WatchedNode {
         env(health.store(), ledger, health),
         node(env, {.key = "lease/job", .identity = "n1#1", .timing = FastTiming()}, FastSettlement(env.WallNow())),
         server({.metrics = [] { return std::string(); },
-                .health = [this] { return health.Check(RealEnv::SteadyNanos()); }}),
+                .health = [this] { return health.Check(RealEnv::BootClockNanos()); }}),
         client("127.0.0.1", server.port()) {}
   int Status() {
     httplib::Result result = client.Get("/healthz");

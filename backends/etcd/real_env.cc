@@ -34,7 +34,9 @@ core::Nanos RealEnv::SteadyNanos() {
 
 core::Nanos RealEnv::MonotonicNow() { return SteadyNanos(); }
 
-core::Nanos RealEnv::BootNow() {
+core::Nanos RealEnv::BootNow() { return BootClockNanos(); }
+
+core::Nanos RealEnv::BootClockNanos() {
   // CLOCK_BOOTTIME: CLOCK_MONOTONIC plus the time the machine was suspended.
   timespec now{};
   const int rc = ::clock_gettime(CLOCK_BOOTTIME, &now);

@@ -86,6 +86,8 @@ class RealEnv final : public core::Env {
   // The real monotonic clock in nanoseconds (CLOCK_MONOTONIC on Linux: the
   // same clock in every process of the machine).
   static core::Nanos SteadyNanos();
+  // CLOCK_BOOTTIME in nanoseconds (lease deadlines are on it).
+  static core::Nanos BootClockNanos();
 
  private:
   friend class UnlockedStore;
