@@ -3,71 +3,40 @@
 // ledger of backends/, made thread-safe, with a little latency so calls
 // really block; and a per-process view of the shared store that can be cut
 // off (every call "unavailable"), made to hang, and that notes when the
-// record is released.
+// record is released. Defined in memory_backends_test.cc (tests may use
+// backends/; this header only the core).
 
 #include <atomic>
-#include <chrono>
-#include <mutex>
+#include <cstdint>
+#include <memory>
 #include <string>
-#include <thread>
 
-#include "backends/fenced_ledger.h"
-#include "backends/lease_store.h"
 #include "core/env.h"
 
 namespace leasesim::etcd {
 
 class MemoryStore final : public core::StoreClient {
  public:
-  core::StoreResult Read(std::string_view key, core::Nanos) override {
-    Delay();
-    std::lock_guard<std::mutex> lock(mu_);
-    return store_.Read(std::string(key));
-  }
-  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos) override {
-    Delay();
-    std::lock_guard<std::mutex> lock(mu_);
-    return store_.Create(std::string(key), record);
-  }
+  MemoryStore();
+  ~MemoryStore() override;
+  core::StoreResult Read(std::string_view key, core::Nanos timeout) override;
+  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos timeout) override;
   core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected, const core::LeaseRecord& record,
-                                  core::Nanos) override {
-    Delay();
-    std::lock_guard<std::mutex> lock(mu_);
-    return store_.CompareAndSet(std::string(key), expected, record);
-  }
+                                  core::Nanos timeout) override;
 
  private:
-  static void Delay() { std::this_thread::sleep_for(std::chrono::microseconds(200)); }
-  std::mutex mu_;
-  backends::LeaseStore store_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // One process's connection to a shared MemoryStore.
 class StoreView final : public core::StoreClient {
  public:
   explicit StoreView(MemoryStore& shared) : shared_(shared) {}
-  core::StoreResult Read(std::string_view key, core::Nanos timeout) override {
-    if (down.load()) return {core::StoreStatus::kUnavailable, {}};
-    return shared_.Read(key, timeout);
-  }
-  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos timeout) override {
-    if (down.load()) return {core::StoreStatus::kUnavailable, {}};
-    return shared_.Create(key, record, timeout);
-  }
+  core::StoreResult Read(std::string_view key, core::Nanos timeout) override;
+  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos timeout) override;
   core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected, const core::LeaseRecord& record,
-                                  core::Nanos timeout) override {
-    if (down.load()) return {core::StoreStatus::kUnavailable, {}};
-    if (const int hang = hang_ms.load(); hang > 0) {
-      // A call stuck far beyond its timeout (a client without a deadline).
-      std::this_thread::sleep_for(std::chrono::milliseconds(hang));
-      return {core::StoreStatus::kTimeout, {}};
-    }
-    core::StoreResult result = shared_.CompareAndSet(key, expected, record, timeout);
-    if (result.status == core::StoreStatus::kOk && record.holder.empty()) {
-      released_at.store(std::chrono::steady_clock::now().time_since_epoch().count());
-    }
-    return result;
-  }
+                                  core::Nanos timeout) override;
   std::atomic<bool> down{false};
   std::atomic<int> hang_ms{0};  // > 0: every CAS hangs this long, then times out
   std::atomic<std::int64_t> released_at{0};  // steady_clock ticks of the release CAS; 0: none
@@ -78,22 +47,15 @@ class StoreView final : public core::StoreClient {
 
 class MemoryLedger final : public core::LedgerClient {
  public:
-  core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ledger_.Commit(batch);
-  }
-  core::LedgerResult LastAppliedWindow(core::Nanos) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ledger_.LastAppliedWindow();
-  }
-  std::size_t entries() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ledger_.entries().size();
-  }
+  MemoryLedger();
+  ~MemoryLedger() override;
+  core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
+  core::LedgerResult LastAppliedWindow(core::Nanos timeout) override;
+  std::size_t entries();
 
  private:
-  std::mutex mu_;
-  backends::FencedLedger ledger_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace leasesim::etcd
