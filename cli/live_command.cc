@@ -24,8 +24,9 @@ std::string Usage() {
       "  LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"
       "        (default) or a node number (an etcd member number for etcd-stop); KIND one of\n";
   for (const live::LiveFaultSpec& spec : live::LiveFaultTable()) {
-    const std::string name = std::string(spec.name) + (spec.value != nullptr ? "=MS" : "");
-    usage += "          " + name + std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') + spec.summary + "\n";
+    const std::string name =
+        std::string(spec.name) + (spec.value == nullptr ? "" : (spec.jitter ? "=MS[~J]" : "=MS"));
+    usage += "          " + name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + spec.summary + "\n";
   }
   usage +=
       "  e.g.  leasesim live --duration 40 --faults "
