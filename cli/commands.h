@@ -28,4 +28,8 @@ int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 // One line per scenario (unless quiet), as `run` and `merge` print them.
 void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out);
 
+// The suite-level requirements' verdict as `run` and `merge` print it: a
+// FAIL line per unmet requirement, or in a shard that merge judges them.
+void PrintSuiteVerdict(const reports::SweepSummary& sweep, std::ostream& out);
+
 }  // namespace leasesim::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/version.h"
 #include "checker/check_command.h"
 #include "cli/commands.h"
 #include "cli/live_command.h"
@@ -12,7 +13,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: leasesim COMMAND ...\n"
+    "usage: leasesim COMMAND ... | leasesim --version\n"
     "  run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--jobs N]\n"
     "      [--shard K/N] [--check-determinism] [--quiet]\n"
     "      run every scenario of FILE for every seed; exit 1 on any violation\n"
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     return args.empty() ? leasesim::cli::kExitBadInput : leasesim::cli::kExitOk;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    std::cout << "leasesim " << leasesim::base::Version() << "\n";
+    return leasesim::cli::kExitOk;
   }
   const std::string command = args[0];
   args.erase(args.begin());

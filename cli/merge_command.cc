@@ -11,6 +11,7 @@
 #include "reports/summary_json.h"
 #include "reports/timeline_json.h"
 #include "runner/seeds.h"
+#include "runner/suite_judge.h"
 
 namespace leasesim::cli {
 namespace {
@@ -42,6 +43,9 @@ std::string ReadShard(const std::string& directory, ShardOutput& shard) {
   return "";
 }
 
+// A recorded version or digest, or what its absence means.
+std::string Named(const std::string& value) { return value.empty() ? "(not recorded)" : value; }
+
 // The shards, each given once, in shard order (by_index[k] is shard k+1/N);
 // an error message when they are not the N parts of one sweep.
 std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<const ShardOutput*>& by_index) {
@@ -51,9 +55,22 @@ std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<cons
   for (const ShardOutput& shard : shards) {
     const reports::SweepSummary& s = shard.summary;
     const std::string where = shard.directory + ": ";
+    if (s.leasesim_version != first.leasesim_version) {
+      return where + "was written by leasesim " + Named(s.leasesim_version) + ", but " + shards[0].directory +
+             " by leasesim " + Named(first.leasesim_version) + "; run every shard with the same build";
+    }
+    if (s.file_digest != first.file_digest) {
+      return where + "ran " + s.scenario_file + " with file_digest " + Named(s.file_digest) + ", but " +
+             shards[0].directory + " ran " + first.scenario_file + " with file_digest " + Named(first.file_digest) +
+             ": the shards ran different scenario files";
+    }
     if (s.scenario_file != first.scenario_file || s.seeds != first.seeds || s.scenarios != first.scenarios) {
       return where + "is a sweep of " + s.scenario_file + " seeds " + s.seeds + ", not of " + first.scenario_file +
              " seeds " + first.seeds + " with the same scenarios as " + shards[0].directory;
+    }
+    if (s.suite.fault_points != first.suite.fault_points || s.suite.probes != first.suite.probes) {
+      return where + "records other suite requirements (require_fault_points, require_probes) than " +
+             shards[0].directory;
     }
     if (s.shard.count != count) {
       return where + "is shard " + reports::FormatShard(s.shard) + " but " + shards[0].directory + " is shard " +
@@ -81,9 +98,13 @@ std::string Interleave(const std::vector<const ShardOutput*>& by_index, const st
   const reports::SweepSummary& first = by_index[0]->summary;
   const std::size_t count = by_index.size();
   const std::size_t total = first.scenarios.size() * seed_list.size();
+  merged.leasesim_version = first.leasesim_version;
+  merged.file_digest = first.file_digest;
   merged.scenario_file = first.scenario_file;
   merged.seeds = first.seeds;
   merged.scenarios = first.scenarios;
+  merged.suite.fault_points = first.suite.fault_points;
+  merged.suite.probes = first.suite.probes;
   std::vector<std::size_t> next_timeline(count, 0);
   for (std::size_t i = 0; i < total; ++i) {
     const std::size_t k = i % count;
@@ -141,6 +162,7 @@ void PrintMerged(const reports::SweepSummary& merged, int count, const std::stri
     if (run.ok || failures_printed++ >= 20) continue;
     out << "FAIL " << run.scenario << " seed " << run.seed << "\n  replay: " << run.replay_command << "\n";
   }
+  PrintSuiteVerdict(merged, out);
   const int failed = merged.failed();
   out << merged.runs.size() << " runs: " << (static_cast<int>(merged.runs.size()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
@@ -166,6 +188,8 @@ std::string Merge(const std::vector<std::string>& directories, const std::string
       !problem.empty()) {
     return problem;
   }
+  // Now the suite is whole: its requirements are judged over every run.
+  runner::JudgeSuite(merged);
   if (std::string problem = reports::PrepareOutputDirectory(out_dir); !problem.empty()) return problem;
   return reports::WriteReports(out_dir, merged, timelines);
 }
@@ -190,7 +214,7 @@ int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
     return kExitBadInput;
   }
   PrintMerged(merged, count, out_dir, args.has("--quiet"), out);
-  return merged.failed() == 0 ? kExitOk : kExitViolation;
+  return merged.failed() == 0 && !merged.suite.failed() ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

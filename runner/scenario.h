@@ -161,6 +161,7 @@ struct Scenario {
 
 struct ScenarioFile {
   std::string path;
+  std::string file_digest;  // SHA-256 of the file's bytes, 64 hex digits (base/sha256.h)
   std::vector<Scenario> scenarios;
   // "require_fault_points": the suite fails unless each of these points
   // fired at least once over all its runs (FaultPointsNeverFired in run.h).

@@ -1,5 +1,6 @@
 #include "runner/scenario_parser.h"
 
+#include "base/sha256.h"
 #include "base/strict_json.h"
 
 #include <algorithm>
@@ -272,6 +273,7 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
     ObjectReader top(json, "");
     ScenarioFile file;
     file.path = path;
+    file.file_digest = base::Sha256Hex(text);
     const Json& scenarios = top.Array("scenarios");
     if (scenarios.empty()) throw Failure{"scenarios", "must hold at least one scenario"};
     if (scenarios.size() > kScenariosMax) throw Failure{"scenarios", "holds too many scenarios"};

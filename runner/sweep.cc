@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
 #include "runner/sweep_timeline.h"
 #include "sim/trace.h"
@@ -119,7 +120,15 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   outcome.summary.scenario_file = file.path;
   outcome.summary.seeds = seeds_text;
   outcome.summary.shard = options.shard;
+  outcome.summary.file_digest = file.file_digest;
+  outcome.summary.suite.fault_points = file.require_fault_points;
+  outcome.summary.suite.probes = file.require_probes;
   for (const Scenario* scenario : scenarios) outcome.summary.scenarios.push_back(scenario->name);
+  // Only the whole sweep judges the suite-level requirements; a shard
+  // records them for `leasesim merge`.
+  auto finish = [&] {
+    if (options.shard.whole()) JudgeSuite(outcome.summary);
+  };
 
   // This shard's runs, in sweep order.
   struct Job {
@@ -155,6 +164,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       if (on_progress) on_progress(progress);
       emit(done);
     }
+    finish();
     return outcome;
   }
 
@@ -222,6 +232,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   }
   for (std::thread& thread : threads) thread.join();
   if (failure) std::rethrow_exception(failure);
+  finish();
   return outcome;
 }
 
