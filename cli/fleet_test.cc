@@ -186,5 +186,24 @@ TEST(Fleet, MergeRefusesShardsOfOtherBuildsOrOtherFileContents) {
   EXPECT_FALSE(fs::exists(dir / "out2" / "summary.json"));
 }
 
+// CI engines hand each job its index in the environment.
+TEST(Fleet, LeasesimShardStandsInForTheShardFlag) {
+  const fs::path dir = TempDir("environment");
+  const std::string suite = WriteSuite(dir, "").string();
+  ASSERT_EQ(setenv("LEASESIM_SHARD", "2/3", 1), 0);
+  const Outcome from_environment = Invoke(RunCommand, {suite, "--seeds", "1-3", "--out", (dir / "env").string()});
+  const Outcome flag_wins =
+      Invoke(RunCommand, {suite, "--seeds", "1-3", "--shard", "1/3", "--out", (dir / "flag").string()});
+  ASSERT_EQ(setenv("LEASESIM_SHARD", "4/3", 1), 0);
+  const Outcome bad = Invoke(RunCommand, {suite, "--seeds", "1-3", "--out", (dir / "bad").string()});
+  unsetenv("LEASESIM_SHARD");
+  EXPECT_EQ(from_environment.code, kExitOk) << from_environment.err;
+  EXPECT_EQ(nlohmann::json::parse(Read(dir / "env" / "summary.json"))["shard"], "2/3");
+  EXPECT_EQ(flag_wins.code, kExitOk) << flag_wins.err;
+  EXPECT_EQ(nlohmann::json::parse(Read(dir / "flag" / "summary.json"))["shard"], "1/3");
+  EXPECT_EQ(bad.code, kExitBadInput);
+  EXPECT_NE(bad.err.find("LEASESIM_SHARD: \"4/3\" is not a shard K/N"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace leasesim::cli

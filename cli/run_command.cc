@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -107,10 +108,17 @@ std::optional<int> ParseSweepOptions(const Args& args, runner::SweepOptions& opt
     }
     options.jobs = value;
   }
-  if (const auto shard = args.value("--shard")) {
+  // CI engines hand each job its index in the environment: LEASESIM_SHARD
+  // stands in for --shard (docs/ci/).
+  std::optional<std::string> shard = args.value("--shard");
+  const char* from_environment = std::getenv("LEASESIM_SHARD");
+  const bool shard_from_environment = !shard && from_environment != nullptr && *from_environment != '\0';
+  if (shard_from_environment) shard = from_environment;
+  if (shard) {
     auto parsed = reports::ParseShard(*shard);
     if (std::holds_alternative<std::string>(parsed)) {
-      err << "leasesim run: --shard: " << std::get<std::string>(parsed) << "\n";
+      err << "leasesim run: " << (shard_from_environment ? "LEASESIM_SHARD" : "--shard") << ": "
+          << std::get<std::string>(parsed) << "\n";
       return kExitBadInput;
     }
     options.shard = std::get<reports::Shard>(parsed);
