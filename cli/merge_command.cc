@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
 #include "reports/summary_json.h"
@@ -15,8 +15,6 @@
 
 namespace leasesim::cli {
 namespace {
-
-constexpr const char* kUsage = "usage: leasesim merge DIR... --out DIR [--quiet]\n";
 
 struct ShardOutput {
   std::string directory;
@@ -55,6 +53,9 @@ std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<cons
   for (const ShardOutput& shard : shards) {
     const reports::SweepSummary& s = shard.summary;
     const std::string where = shard.directory + ": ";
+    if (!s.stopped.empty()) {
+      return where + "is not a whole shard (" + s.stopped + "); merge joins complete shards only";
+    }
     if (s.leasesim_version != first.leasesim_version) {
       return where + "was written by leasesim " + Named(s.leasesim_version) + ", but " + shards[0].directory +
              " by leasesim " + Named(first.leasesim_version) + "; run every shard with the same build";
@@ -197,13 +198,17 @@ std::string Merge(const std::vector<std::string>& directories, const std::string
 }  // namespace
 
 int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--out"}, {"--quiet"});
-  if (!args.ok()) {
-    err << "leasesim merge: " << args.error() << "\n";
-    return kExitBadInput;
-  }
+  CommandLine args("merge", "Combine the outputs of leasesim run --shard K/N (one directory per shard, in any "
+                            "order) into the files an unsharded run writes, byte for byte, and judge the suite-level "
+                            "requirements over all runs.");
+  args.Positional("DIR", "A shard's output directory", /*required=*/false, /*many=*/true)
+      .Option("-o,--out", "DIR", "Where the merged files go (required)")
+      .Switch("-q,--quiet", "No line per scenario")
+      .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 otherwise, 2 the inputs are not "
+              "the shards of one sweep (nothing is written).");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().empty() || !args.value("--out")) {
-    err << kUsage;
+    err << "leasesim merge: needs the shard directories and --out DIR (leasesim merge --help lists the options)\n";
     return kExitBadInput;
   }
   const std::string out_dir = *args.value("--out");

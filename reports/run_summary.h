@@ -65,6 +65,8 @@ struct SweepSummary {
   Shard shard;
   std::vector<RunSummary> runs;  // in (scenario order, seed order)
   SuiteRequirements suite;
+  // Why the sweep ended before its last run (--fail-fast); empty when whole.
+  std::string stopped;
   int failed() const;  // failing runs (the suite's verdict is suite.failed())
 };
 

@@ -137,6 +137,7 @@ std::string SummaryJson(const SweepSummary& sweep) {
   totals["ok"] = static_cast<int>(sweep.runs.size()) - sweep.failed();
   totals["failed"] = sweep.failed();
   json["totals"] = totals;
+  if (!sweep.stopped.empty()) json["stopped"] = sweep.stopped;
   if (sweep.suite.any()) json["suite"] = SuiteJson(sweep.suite);
   json["scenarios"] = ScenarioTotals(sweep);
   Json runs = Json::array();
@@ -190,6 +191,7 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
     sweep.scenario_file = Get<std::string>(json, "scenario_file", "summary");
     if (json.contains("file_digest")) sweep.file_digest = Get<std::string>(json, "file_digest", "summary");
     if (json.contains("suite")) sweep.suite = ParseSuite(json.at("suite"));
+    if (json.contains("stopped")) sweep.stopped = Get<std::string>(json, "stopped", "summary");
     sweep.seeds = Get<std::string>(json, "seeds", "summary");
     if (json.contains("shard")) {
       auto shard = ParseShard(Get<std::string>(json, "shard", "summary"));

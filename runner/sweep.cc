@@ -127,7 +127,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   // Only the whole sweep judges the suite-level requirements; a shard
   // records them for `leasesim merge`.
   auto finish = [&] {
-    if (options.shard.whole()) JudgeSuite(outcome.summary);
+    if (options.shard.whole() && outcome.summary.stopped.empty()) JudgeSuite(outcome.summary);
   };
 
   // This shard's runs, in sweep order.
@@ -145,14 +145,20 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   const RunFunction run = options.run ? options.run : RunFunction(&RunScenario);
   SweepProgress progress{.total = jobs.size()};
 
-  // Takes finished runs in sweep order.
+  // Takes finished runs in sweep order; false once --fail-fast stops.
   auto emit = [&](Done& done) {
+    if (!outcome.summary.stopped.empty()) return false;
     if (on_run) on_run(done.result);
     if (done.nondeterministic) ++outcome.nondeterministic;
     if (done.timeline && outcome.timelines.size() < options.timelines_max) {
       outcome.timelines.push_back(std::move(*done.timeline));
     }
     outcome.summary.runs.push_back(Summarize(done.result, file.path));
+    if (options.fail_fast && !done.result.ok()) {
+      outcome.summary.stopped = "fail-fast: stopped at the first failing run, " + done.result.scenario + " seed " +
+                                std::to_string(done.result.seed);
+    }
+    return outcome.summary.stopped.empty();
   };
 
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());
@@ -162,7 +168,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       ++progress.done;
       progress.failed += done.result.ok() ? 0 : 1;
       if (on_progress) on_progress(progress);
-      emit(done);
+      if (!emit(done)) break;
     }
     finish();
     return outcome;
@@ -180,13 +186,16 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   std::size_t completed_failed = 0;
   std::deque<std::optional<Done>> ready;  // ready[i] is job next_emit + i
   std::exception_ptr failure;
+  bool stopping = false;  // --fail-fast: no new runs start
   auto work = [&] {
     for (;;) {
       std::size_t mine = 0;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return next_job >= jobs.size() || next_job < next_emit + window || failure; });
-        if (next_job >= jobs.size() || failure) return;
+        changed.wait(lock, [&] {
+          return next_job >= jobs.size() || next_job < next_emit + window || failure || stopping;
+        });
+        if (next_job >= jobs.size() || failure || stopping) return;
         mine = next_job++;
       }
       std::optional<Done> done;
@@ -226,8 +235,14 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       changed.notify_all();  // the window moved
       lock.unlock();
       if (on_progress) on_progress(progress);
-      for (Done& done : batch) emit(done);
+      bool go_on = true;
+      for (Done& done : batch) go_on = go_on && emit(done);
       lock.lock();
+      if (!go_on) {
+        stopping = true;
+        changed.notify_all();
+        break;
+      }
     }
   }
   for (std::thread& thread : threads) thread.join();
