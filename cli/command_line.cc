@@ -67,6 +67,13 @@ std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std
   } catch (const CLI::CallForHelp&) {
     out << Help();
     return kExitOk;
+  } catch (const CLI::ExtrasError&) {
+    // A word no option or positional takes: named as the user wrote it.
+    const std::vector<std::string> left = app_->remaining();
+    const std::string word = left.empty() ? std::string() : left.front();
+    err << "leasesim " << command_ << ": " << (word.starts_with("-") ? "unknown option " : "unexpected argument ")
+        << word << "\n(leasesim " << command_ << " --help lists the options)\n";
+    return kExitBadInput;
   } catch (const CLI::ParseError& error) {
     err << "leasesim " << command_ << ": " << error.what() << "\n(leasesim " << command_ << " --help lists the options)\n";
     return kExitBadInput;

@@ -73,7 +73,8 @@ fs::path WriteSuite(const fs::path& dir) {
 TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
   const std::pair<const char*, Command> commands[] = {
       {"run", RunCommand},         {"merge", MergeCommand}, {"replay", ReplayCommand}, {"check", CheckCommand},
-      {"fuzz", FuzzCommand},       {"explore", ExploreCommand}, {"zoo", ZooCommand}, {"live", LiveCommand}};
+      {"fuzz", FuzzCommand},       {"explore", ExploreCommand}, {"zoo", ZooCommand}, {"live", LiveCommand},
+      {"timing", TimingCommand}};
   for (const auto& [name, command] : commands) {
     for (const char* flag : {"--help", "-h"}) {
       const Outcome help = Invoke(command, {flag});

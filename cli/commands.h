@@ -25,6 +25,8 @@ int FuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::os
 int ExploreCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim check: judges a recorded history (cli/check_command.cc).
 int CheckCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim timing: derive, verify and sweep a lease timing (cli/timing_command.cc).
+int TimingCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

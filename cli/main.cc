@@ -33,6 +33,7 @@ constexpr Command kCommands[] = {
     {"fuzz", "The generic search over generated worlds and fault scripts", leasesim::cli::FuzzCommand},
     {"explore", "Every placement of up to K faults from a menu", leasesim::cli::ExploreCommand},
     {"zoo", "Hunt every known-broken protocol variant", leasesim::cli::ZooCommand},
+    {"timing", "Derive a lease timing from targets and verify it by simulation", leasesim::cli::TimingCommand},
     {"live", "Run the core against a real etcd cluster with real faults", leasesim::cli::LiveCommand},
 };
 

@@ -5,7 +5,6 @@
 
 #include "cli/commands.h"
 #include "runner/sweep.h"
-#include "sim/trace.h"
 
 namespace leasesim::cli {
 

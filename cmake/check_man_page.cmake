@@ -2,7 +2,7 @@
 # its options.
 file(READ ${PAGE} page)
 foreach(needle ".SS \"leasesim run\"" ".SS \"leasesim merge\"" ".SS \"leasesim replay\"" ".SS \"leasesim check\""
-               ".SS \"leasesim fuzz\"" ".SS \"leasesim explore\"" ".SS \"leasesim zoo\"" ".SS \"leasesim live\""
+               ".SS \"leasesim fuzz\"" ".SS \"leasesim explore\"" ".SS \"leasesim zoo\"" ".SS \"leasesim live\"" ".SS \"leasesim timing\""
                "--time-budget" "--fail-fast" "LEASESIM_SHARD" ".SH COMMANDS")
   string(FIND "${page}" "${needle}" at)
   if(at EQUAL -1)
