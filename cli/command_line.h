@@ -19,6 +19,7 @@ class App;
 
 namespace leasesim::cli {
 
+// One command's declared flags and, once parsed, the words it was given.
 class CommandLine {
  public:
   // `command` as typed after "leasesim" ("run"); `description` leads the help.

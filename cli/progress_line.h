@@ -10,6 +10,7 @@
 
 namespace leasesim::cli {
 
+// The rewritten line on a terminal's stderr while a sweep runs.
 class ProgressLine {
  public:
   explicit ProgressLine(std::ostream& err);
