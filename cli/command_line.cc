@@ -75,6 +75,12 @@ std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std
         << word << "\n(leasesim " << command_ << " --help lists the options)\n";
     return kExitBadInput;
   } catch (const CLI::ParseError& error) {
+    for (const auto& [flag, value] : single_) {
+      if (app_->get_option(flag)->count() <= 1) continue;
+      err << "leasesim " << command_ << ": " << flag << " is given twice\n(leasesim " << command_
+          << " --help lists the options)\n";
+      return kExitBadInput;
+    }
     err << "leasesim " << command_ << ": " << error.what() << "\n(leasesim " << command_ << " --help lists the options)\n";
     return kExitBadInput;
   }

@@ -95,7 +95,7 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
   EXPECT_NE(missing.err.find("--seed"), std::string::npos) << missing.err;
   const Outcome twice = Invoke(RunCommand, {"x.json", "--jobs", "1", "-j", "2"});
   EXPECT_EQ(twice.code, kExitBadInput);
-  EXPECT_NE(twice.err.find("--jobs"), std::string::npos) << twice.err;
+  EXPECT_NE(twice.err.find("--jobs is given twice"), std::string::npos) << twice.err;
   const Outcome files = Invoke(RunCommand, {"a.json", "b.json"});
   EXPECT_EQ(files.code, kExitBadInput);
   EXPECT_NE(files.err.find("b.json"), std::string::npos) << files.err;
