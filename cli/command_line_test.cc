@@ -74,7 +74,7 @@ TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
   const std::pair<const char*, Command> commands[] = {
       {"run", RunCommand},         {"merge", MergeCommand}, {"replay", ReplayCommand}, {"check", CheckCommand},
       {"fuzz", FuzzCommand},       {"explore", ExploreCommand}, {"zoo", ZooCommand}, {"live", LiveCommand},
-      {"timing", TimingCommand}};
+      {"timing", TimingCommand},   {"compare", CompareCommand}};
   for (const auto& [name, command] : commands) {
     for (const char* flag : {"--help", "-h"}) {
       const Outcome help = Invoke(command, {flag});
@@ -84,6 +84,8 @@ TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
     }
   }
   EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("-j,--jobs"), std::string::npos);
+  EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("--variant"), std::string::npos);
+  EXPECT_NE(Invoke(CompareCommand, {"--help"}).out.find("--tolerate"), std::string::npos);
 }
 
 TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {

@@ -27,6 +27,8 @@ int ExploreCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int CheckCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim timing: derive, verify and sweep a lease timing (cli/timing_command.cc).
 int TimingCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim compare BASE_DIR NEW_DIR: two outputs side by side (cli/compare_command.cc).
+int CompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
@@ -34,7 +36,9 @@ int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out);
 
 // A failing run: its unexpected violations and the command that replays it.
-void PrintFailure(const runner::RunResult& result, const std::string& file_path, std::ostream& out);
+// `variant`: the --variant the sweep ran with (empty: none).
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& variant,
+                  std::ostream& out);
 
 // The suite-level requirements' verdict as `run` and `merge` print it: a
 // FAIL line per unmet requirement, or in a shard that merge judges them.

@@ -28,6 +28,8 @@ constexpr Command kCommands[] = {
      leasesim::cli::RunCommand},
     {"merge", "Combine the outputs of run --shard K/N into one sweep's files; judge the suite",
      leasesim::cli::MergeCommand},
+    {"compare", "What a change did: seeds newly failing or fixed, figures shifted (paired by seed)",
+     leasesim::cli::CompareCommand},
     {"replay", "Run one seed again, exactly; print its trace hash and verdict", leasesim::cli::ReplayCommand},
     {"check", "Judge a recorded history (ours, a Jepsen log or EDN)", leasesim::cli::CheckCommand},
     {"fuzz", "The generic search over generated worlds and fault scripts", leasesim::cli::FuzzCommand},

@@ -69,6 +69,14 @@ std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<cons
       return where + "is a sweep of " + s.scenario_file + " seeds " + s.seeds + ", not of " + first.scenario_file +
              " seeds " + first.seeds + " with the same scenarios as " + shards[0].directory;
     }
+    if (s.variant != first.variant) {
+      return where + "ran variant \"" + s.variant + "\", but " + shards[0].directory + " ran variant \"" +
+             first.variant + "\": not shards of one sweep";
+    }
+    if (s.scenario_digests != first.scenario_digests) {
+      return where + "records other scenario digests (scenario_digest) than " + shards[0].directory +
+             ": a scenario's content differs";
+    }
     if (s.suite.fault_points != first.suite.fault_points || s.suite.probes != first.suite.probes) {
       return where + "records other suite requirements (require_fault_points, require_probes) than " +
              shards[0].directory;
@@ -106,6 +114,8 @@ std::string Interleave(const std::vector<const ShardOutput*>& by_index, const st
   merged.scenarios = first.scenarios;
   merged.suite.fault_points = first.suite.fault_points;
   merged.suite.probes = first.suite.probes;
+  merged.variant = first.variant;
+  merged.scenario_digests = first.scenario_digests;
   std::vector<std::size_t> next_timeline(count, 0);
   for (std::size_t i = 0; i < total; ++i) {
     const std::size_t k = i % count;

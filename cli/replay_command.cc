@@ -8,8 +8,47 @@
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep_timeline.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
+
+namespace {
+
+// --trace, --history and --html: the files the user asked for; an exit
+// code when one cannot be written.
+std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::RunResult& result, const std::string& file_path,
+                                       const std::string& variant, std::ostream& out, std::ostream& err) {
+  const std::optional<std::string> trace_path = args.value("--trace");
+  if (trace_path) {
+    std::ofstream trace(*trace_path, std::ios::trunc);
+    if (!trace) {
+      err << "leasesim replay: --trace " << *trace_path << ": cannot write\n";
+      return kExitBadInput;
+    }
+    for (const sim::TraceEvent& event : result.trace) trace << event.ToJson() << "\n";
+    out << "wrote " << result.trace.size() << " trace events to " << *trace_path << "\n";
+  }
+  if (const std::optional<std::string> history_path = args.value("--history")) {
+    std::ofstream history(*history_path, std::ios::trunc);
+    if (!history) {
+      err << "leasesim replay: --history " << *history_path << ": cannot write\n";
+      return kExitBadInput;
+    }
+    checker::WriteHistory(result.history, history);
+    out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
+  }
+  if (const std::optional<std::string> html_path = args.value("--html")) {
+    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path, variant);
+        !problem.empty()) {
+      err << "leasesim replay: --html " << problem << "\n";
+      return kExitBadInput;
+    }
+    out << "wrote the timeline to " << *html_path << "\n";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   CommandLine args("replay", "Run one seed of one scenario again, exactly: print its trace hash (the sweep's), its "
@@ -17,6 +56,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   args.Positional("FILE", "The scenario file", /*required=*/false)
       .Option("--scenario", "NAME", "The scenario (required)")
       .Option("-s,--seed", "N", "The seed (required)")
+      .Option("--variant", "V", "The protocol variant run --variant ran it with (zoo names, comma-joined)")
       .Option("--trace", "FILE", "Write every trace event as JSON lines")
       .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)")
       .Option("--html", "FILE", "Write the run's timeline picture")
@@ -38,14 +78,21 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
     return kExitBadInput;
   }
-  const runner::Scenario* scenario = nullptr;
-  for (const runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
+  runner::Scenario* scenario = nullptr;
+  for (runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
     if (candidate.name == *args.value("--scenario")) scenario = &candidate;
   }
   if (scenario == nullptr) {
     err << "leasesim replay: " << file_path << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
     return kExitBadInput;
   }
+  // --variant: the protocol `run --variant` ran it with (its replay line says so).
+  const std::string variant = args.value("--variant").value_or("");
+  if (const std::string problem = variant.empty() ? "" : zoo::Combine(variant).error; !problem.empty()) {
+    err << "leasesim replay: --variant: " << problem << "\n";
+    return kExitBadInput;
+  }
+  if (!variant.empty()) scenario->variant = variant;
   const std::optional<std::string> trace_path = args.value("--trace");
   const runner::RunResult result =
       runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});
@@ -61,31 +108,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   for (const checker::Violation& violation : result.verdict.violations) {
     out << "violation " << violation.kind << ": " << violation.message << "\n";
   }
-  if (trace_path) {
-    std::ofstream trace(*trace_path, std::ios::trunc);
-    if (!trace) {
-      err << "leasesim replay: --trace " << *trace_path << ": cannot write\n";
-      return kExitBadInput;
-    }
-    for (const sim::TraceEvent& event : result.trace) trace << event.ToJson() << "\n";
-    out << "wrote " << result.trace.size() << " trace events to " << *trace_path << "\n";
-  }
-  if (const std::optional<std::string> history_path = args.value("--history")) {
-    std::ofstream history(*history_path, std::ios::trunc);
-    if (!history) {
-      err << "leasesim replay: --history " << *history_path << ": cannot write\n";
-      return kExitBadInput;
-    }
-    checker::WriteHistory(result.history, history);
-    out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
-  }
-  if (const std::optional<std::string> html_path = args.value("--html")) {
-    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path); !problem.empty()) {
-      err << "leasesim replay: --html " << problem << "\n";
-      return kExitBadInput;
-    }
-    out << "wrote the timeline to " << *html_path << "\n";
-  }
+  if (const std::optional<int> bad = WriteRequestedFiles(args, result, file_path, variant, out, err)) return *bad;
   return result.ok() ? kExitOk : kExitViolation;
 }
 

@@ -22,6 +22,7 @@
 #include "runner/seeds.h"
 #include "runner/sweep.h"
 #include "runner/sweep_budget.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
 namespace {
@@ -47,6 +48,8 @@ void Declare(CommandLine& args) {
       .Option("--time-budget", "DURATION",
               "Draw whole seeds from --seeds (default 1 upward) until this much wall time is spent "
               "(90s, 10m, 2h); the summary names the seeds that ran")
+      .Option("--variant", "V[,V...]",
+              "Run every scenario with this protocol variant (zoo names, comma-joined), e.g. for leasesim compare")
       .Switch("--fail-fast", "Stop at the first failing run")
       .Switch("--check-determinism", "Run every seed twice and compare the traces")
       .Switch("-q,--quiet", "No line per scenario, no progress line")
@@ -112,6 +115,10 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   if (auto problem = ReadSeedsAndBudget(args, request)) return problem;
   request.options.check_determinism = args.has("--check-determinism");
   request.options.fail_fast = args.has("--fail-fast");
+  if (const auto variant = args.value("--variant")) {
+    if (const std::string problem = zoo::Combine(*variant).error; !problem.empty()) return "--variant: " + problem;
+    request.options.variant = *variant;
+  }
   request.out_dir = args.value("--out").value_or("out");
   request.quiet = args.has("--quiet");
   return std::nullopt;
@@ -151,7 +158,7 @@ runner::SweepOutcome Sweep(const runner::ScenarioFile& file, const std::vector<c
     if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
     ++failures_printed;
     if (show_progress) progress_line.Clear();
-    PrintFailure(result, request.file_path, out);
+    PrintFailure(result, request.file_path, request.options.variant, out);
   };
   auto on_progress = [&](const runner::SweepProgress& progress) {
     if (show_progress) progress_line.Update(progress);
@@ -187,6 +194,7 @@ void PrintHeader(const Request& request, std::size_t scenarios, std::ostream& ou
     out << request.seeds.size() << " seed(s) (" << request.seeds_text << ")";
   }
   if (!request.options.shard.whole()) out << ", shard " << reports::FormatShard(request.options.shard);
+  if (!request.options.variant.empty()) out << ", variant " << request.options.variant;
   if (request.options.check_determinism) out << ", each run twice";
   if (request.options.fail_fast) out << ", stopping at the first failure";
   out << "\n";

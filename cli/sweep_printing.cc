@@ -25,13 +25,14 @@ void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out) {
   }
 }
 
-void PrintFailure(const runner::RunResult& result, const std::string& file_path, std::ostream& out) {
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& variant,
+                  std::ostream& out) {
   out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << sim::FormatHash(result.trace_hash)
       << ")\n";
   for (const checker::Violation& violation : result.unexpected) {
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
-  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed) << "\n";
+  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed, variant) << "\n";
   out.flush();
 }
 

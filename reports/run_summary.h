@@ -63,6 +63,11 @@ struct SweepSummary {
   // The selected scenarios, in file order (also those with no run in a shard).
   std::vector<std::string> scenarios;
   Shard shard;
+  // What makes two sweeps comparable (leasesim compare), each optional:
+  // the --variant every scenario ran (empty: each its own), file_digest
+  // above, and per scenario the SHA-256 (64 hex digits) of its content.
+  std::string variant;
+  std::map<std::string, std::string> scenario_digests;
   std::vector<RunSummary> runs;  // in (scenario order, seed order)
   SuiteRequirements suite;
   // Why the sweep ended before its last run (--fail-fast); empty when whole.

@@ -39,7 +39,7 @@ ValueReason DurationReason(const Targets& t, const Derivation& d) {
   const core::TimingConfig& c = d.timing;
   return {"duration_ms", AsMs(c.lease_duration),
           "failover target (" + Ms(t.failover_target_ms) + "): the longest lease, rounded down, whose worst-case "
-          "failover duration*(1 + drift) + 2 x retry + 2 x request_timeout (core::RecoveryBound) = " +
+          "failover (duration*(1 + drift) + 2 x retry + 2 x request_timeout)/(1 - drift) (core::RecoveryBound) = " +
               Ms(d.failover_bound_ms) + " stays within it",
           "failover bound <= target; at least " + Ms(d.shortest_lease_ms) +
               " for the margins below to fit (smallest reachable target " + Ms(d.smallest_target_ms) + ")"};
