@@ -6,7 +6,7 @@ SEEDS ?= 1-200
 WERROR ?= $(if $(CI),ON,OFF)
 CMAKE_FLAGS ?=
 
-.PHONY: deps test-deps configure build demo test asan-test bench clean
+.PHONY: deps test-deps configure build demo test asan-test bench clean fresh-seeds
 
 deps:
 	@scripts/install-deps.sh
@@ -35,3 +35,10 @@ clean:
 
 bench: build
 	$(BUILD)/bench/sim_bench
+
+# Not in CI: the RapidCheck properties on ROUNDS fresh random seeds (ctest
+# runs them on tests/rapidcheck_seeds.txt); prints each failing seed as the
+# line that file takes.
+ROUNDS ?= 20
+fresh-seeds: build
+	scripts/fresh-seeds.sh $(BUILD) $(ROUNDS)
