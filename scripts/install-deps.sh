@@ -3,7 +3,9 @@
 # tests) need and is missing. Idempotent: a second run installs nothing and
 # takes well under a second.
 #   --tests  also the test-only tools: Chromium and fonts for the report's
-#            browser test, xmllint for the JUnit schema check.
+#            browser test, xmllint for the JUnit schema check, clang 14 with
+#            its sanitizer and libFuzzer runtimes for the clang build and the
+#            parser fuzzers (tests/portability).
 set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
@@ -12,7 +14,7 @@ packages=(
   libcurl4-openssl-dev etcd-server
 )
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium fonts-dejavu-core libxml2-utils)
+  packages+=(chromium fonts-dejavu-core libxml2-utils clang-14 libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do
