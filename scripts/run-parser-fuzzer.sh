@@ -22,7 +22,7 @@ code=0
 "$fuzzer" -runs="$runs" -seed=1 -max_len=16384 -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
   -artifact_prefix="$artifacts/$name-" "$@" "$scratch" "$corpus" >"$scratch.log" 2>&1 || code=$?
 stats=$(grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$scratch.log" | tr '\n' ' ' || true)
-last=$(grep -E '#[0-9]+ *(DONE|pulse|NEW|REDUCE|INITED)' "$scratch.log" | tail -1 || true)
+last=$(grep -E '#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$scratch.log" | tail -1 || true)
 echo "$name: ${stats}| ${last}"
 if [ "$code" -ne 0 ]; then
   grep -E 'ERROR|SUMMARY|invariant|Test unit written|deadly signal' "$scratch.log" | head -20 >&2
