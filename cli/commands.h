@@ -22,6 +22,10 @@ int MergeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 int FuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim explore: every placement of up to K faults from a menu (cli/explore_command.cc).
 int ExploreCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim timing: derive, verify and sweep a lease timing (cli/timing_command.cc).
+int TimingCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim compare BASE_DIR NEW_DIR: two outputs side by side (cli/compare_command.cc).
+int CompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -4,14 +4,17 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <random>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "fuzz/baseline.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/scenario_json.h"
+#include "reports/summary_json.h"
 #include "runner/nemesis.h"
 #include "runner/scenario_parser.h"
 #include "zoo/variants.h"
@@ -21,7 +24,7 @@ namespace {
 
 constexpr const char* kFuzzUsage =
     "usage: leasesim fuzz [--runs N] [--time-budget DURATION] [--seed S] [--variant V] [--property P]\n"
-    "                     [--out DIR] [--no-shrink] [--no-steer]\n"
+    "                     [--out DIR] [--no-shrink] [--no-steer] [--baseline-variant V]\n"
     "       leasesim fuzz --expand FILE --scenario NAME --seed N   (print a nemesis seed's fault script)\n";
 
 template <typename T>
@@ -123,6 +126,46 @@ void PrintCoverage(const fuzz::FuzzOutcome& outcome, std::ostream& out) {
   out << "\n";
 }
 
+// --baseline-variant: every case on both protocols; the cases where the new
+// one is worse are written to DIR/worse-K.json with both replay commands.
+int ReportAgainstBaseline(const fuzz::FuzzOptions& options, const std::string& baseline, const std::string& out_dir,
+                          std::ostream& out, std::ostream& err) {
+  const fuzz::BaselineOutcome outcome = fuzz::RunAgainstBaseline(options, baseline, out);
+  out << "differential: " << outcome.cases << " case(s) on " << options.variant << " (new) and " << baseline
+      << " (baseline): " << outcome.worse << " worse, " << outcome.better << " better, " << outcome.both_failing
+      << " failing on both\n";
+  std::error_code error;
+  if (!outcome.worse_cases.empty()) std::filesystem::create_directories(out_dir, error);
+  for (const fuzz::WorseCase& worse : outcome.worse_cases) {
+    const std::string path = (std::filesystem::path(out_dir) / (worse.scenario.name + ".json")).string();
+    if (const std::string problem = reports::WriteFileAtomically(path, fuzz::ScenarioFileText({worse.scenario}));
+        !problem.empty()) {
+      err << "leasesim fuzz: " << problem << "\n";
+      return kExitBadInput;
+    }
+    std::string base_kinds;
+    for (const std::string& kind : worse.baseline_kinds) base_kinds += (base_kinds.empty() ? "" : ", ") + kind;
+    // One line per new kind: how many, and the first one's explanation.
+    std::map<std::string, int> counts;
+    for (const checker::Violation& violation : worse.new_violations) counts[violation.kind] += 1;
+    out << "WORSE case " << worse.index << (worse.shrunk ? " (shrunk)" : "") << ": the baseline shows "
+        << (base_kinds.empty() ? std::string("no violation") : base_kinds + " only") << "; the new protocol:\n";
+    for (const checker::Violation& violation : worse.new_violations) {
+      const auto count = counts.find(violation.kind);
+      if (count == counts.end()) continue;
+      out << "  " << violation.kind << (count->second > 1 ? " (x" + std::to_string(count->second) + ")" : "") << ": "
+          << violation.message << "\n";
+      counts.erase(count);
+    }
+    out << "  new:      leasesim run " << path << " --seed " << worse.seed << "\n"
+        << "  baseline: leasesim run " << path << " --seed " << worse.seed << " --variant " << baseline << "\n";
+  }
+  if (outcome.worse > static_cast<int>(outcome.worse_cases.size())) {
+    out << "  ... " << outcome.worse - static_cast<int>(outcome.worse_cases.size()) << " more worse case(s) not kept\n";
+  }
+  return outcome.worse > 0 ? kExitViolation : kExitOk;
+}
+
 int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutcome& outcome, const std::string& again,
                          const std::string& out_dir, std::ostream& out, std::ostream& err) {
   std::error_code error;
@@ -152,7 +195,8 @@ int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutco
 }  // namespace
 
 int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--runs", "--seed", "--variant", "--property", "--out", "--expand", "--scenario", "--time-budget"},
+  const Args args(argv, {"--runs", "--seed", "--variant", "--property", "--out", "--expand", "--scenario", "--time-budget",
+                         "--baseline-variant"},
                   {"--no-shrink", "--no-steer"});
   if (!args.ok() || !args.positional().empty()) {
     err << (args.ok() ? "" : "leasesim fuzz: " + args.error() + "\n") << kFuzzUsage;
@@ -162,10 +206,16 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
   fuzz::FuzzOptions options;
   if (const std::optional<int> bad = ParseFuzzOptions(args, options, err)) return *bad;
   const std::string out_dir = args.value("--out").value_or("out/fuzz");
+  const std::optional<std::string> baseline = args.value("--baseline-variant");
+  if (const std::string problem = baseline ? fuzz::CheckBaseline(options, *baseline) : ""; !problem.empty()) {
+    err << "leasesim fuzz: " << problem << "\n";
+    return kExitBadInput;
+  }
   out << "leasesim fuzz: " << (options.time_budget_ms > 0 ? "for " + *args.value("--time-budget") : std::to_string(options.runs) + " case(s)")
       << ", property " << options.property << ", variant " << options.variant << ", seed " << options.seed
-      << (options.steer ? "" : ", unsteered") << "\n";
+      << (options.steer ? "" : ", unsteered") << (baseline ? ", against baseline " + *baseline : "") << "\n";
   out.flush();
+  if (baseline) return ReportAgainstBaseline(options, *baseline, out_dir, out, err);
   const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
   // The session replays by its case count, whatever stopped it.
   const std::string again = "leasesim fuzz --runs " + std::to_string(outcome.cases) + " --seed " +

@@ -17,11 +17,16 @@ std::string Usage() {
       "                     [--variant correct|no-fencing|no-idempotency-key[,...]] [--out DIR]\n"
       "                     [--lease-ms MS] [--renew-interval-ms MS] [--renew-deadline-ms MS] [--retry-ms MS]\n"
       "                     [--request-timeout-ms MS] [--period-ms MS] [--node-binary PATH] [--etcd-binary PATH]\n"
+      "                     [--etcd-secure | --etcd-ca FILE --etcd-cert FILE --etcd-key FILE\n"
+      "                      --etcd-server-name NAME --etcd-user USER --etcd-password-file FILE]\n"
+      "  --etcd-secure: the run's own cluster with TLS, client certificates and etcd auth (made for the run);\n"
+      "  the --etcd-* options: how to reach a secured cluster given with --etcd (docs/LIVE.md)\n"
       "  LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"
       "        (default) or a node number (an etcd member number for etcd-stop); KIND one of\n";
   for (const live::LiveFaultSpec& spec : live::LiveFaultTable()) {
-    const std::string name = std::string(spec.name) + (spec.value != nullptr ? "=MS" : "");
-    usage += "          " + name + std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') + spec.summary + "\n";
+    const std::string name =
+        std::string(spec.name) + (spec.value == nullptr ? "" : (spec.jitter ? "=MS[~J]" : "=MS"));
+    usage += "          " + name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + spec.summary + "\n";
   }
   usage +=
       "  e.g.  leasesim live --duration 40 --faults "
@@ -58,8 +63,9 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   const Args parsed(args,
                     {"--nodes", "--duration", "--etcd", "--faults", "--variant", "--out", "--lease-ms",
                      "--renew-interval-ms", "--renew-deadline-ms", "--retry-ms", "--request-timeout-ms",
-                     "--period-ms", "--node-binary", "--etcd-binary"},
-                    {"--help"});
+                     "--period-ms", "--node-binary", "--etcd-binary", "--etcd-ca", "--etcd-cert", "--etcd-key",
+                     "--etcd-server-name", "--etcd-user", "--etcd-password-file"},
+                    {"--help", "--etcd-secure"});
   if (!parsed.ok()) {
     err << "leasesim live: " << parsed.error() << "\n" << Usage();
     return 2;
@@ -93,6 +99,14 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   if (auto v = parsed.value("--out")) options.out_dir = *v;
   if (auto v = parsed.value("--node-binary")) options.node_binary = *v;
   if (auto v = parsed.value("--etcd-binary")) options.etcd_binary = *v;
+  options.etcd_secure = parsed.has("--etcd-secure");
+  const std::pair<const char*, std::string*> security[] = {
+      {"--etcd-ca", &options.etcd_ca},       {"--etcd-cert", &options.etcd_cert},
+      {"--etcd-key", &options.etcd_key},     {"--etcd-server-name", &options.etcd_server_name},
+      {"--etcd-user", &options.etcd_user},   {"--etcd-password-file", &options.etcd_password_file}};
+  for (const auto& [flag, field] : security) {
+    if (auto v = parsed.value(flag)) *field = *v;
+  }
   const std::pair<const char*, std::int64_t*> timing[] = {
       {"--lease-ms", &options.lease_ms},           {"--renew-interval-ms", &options.renew_interval_ms},
       {"--renew-deadline-ms", &options.renew_deadline_ms}, {"--retry-ms", &options.retry_ms},

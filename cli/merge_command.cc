@@ -55,6 +55,12 @@ std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<cons
       return where + "is a sweep of " + s.scenario_file + " seeds " + s.seeds + ", not of " + first.scenario_file +
              " seeds " + first.seeds + " with the same scenarios as " + shards[0].directory;
     }
+    if (s.variant != first.variant || s.file_digest != first.file_digest ||
+        s.scenario_digests != first.scenario_digests) {
+      return where + "ran variant \"" + s.variant + "\" of a file with digest " + s.file_digest + ", but " +
+             shards[0].directory + " ran variant \"" + first.variant + "\" of " + first.file_digest +
+             " (or a scenario's digest differs): not shards of one sweep";
+    }
     if (s.shard.count != count) {
       return where + "is shard " + reports::FormatShard(s.shard) + " but " + shards[0].directory + " is shard " +
              reports::FormatShard(first.shard);
@@ -84,6 +90,9 @@ std::string Interleave(const std::vector<const ShardOutput*>& by_index, const st
   merged.scenario_file = first.scenario_file;
   merged.seeds = first.seeds;
   merged.scenarios = first.scenarios;
+  merged.variant = first.variant;
+  merged.file_digest = first.file_digest;
+  merged.scenario_digests = first.scenario_digests;
   std::vector<std::size_t> next_timeline(count, 0);
   for (std::size_t i = 0; i < total; ++i) {
     const std::size_t k = i % count;

@@ -16,6 +16,7 @@
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
 namespace {
@@ -25,7 +26,7 @@ constexpr int kFailuresPrintedMax = 20;
 constexpr int kJobsMax = 256;
 constexpr const char* kUsage =
     "usage: leasesim run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--jobs N] [--shard K/N]\n"
-    "                    [--check-determinism] [--quiet]\n";
+    "                    [--variant V[,V...]] [--check-determinism] [--quiet]\n";
 
 // Every CPU by default: the results do not depend on the number of jobs.
 int DefaultJobs() {
@@ -115,17 +116,25 @@ std::optional<int> ParseSweepOptions(const Args& args, runner::SweepOptions& opt
     }
     options.shard = std::get<reports::Shard>(parsed);
   }
+  if (const auto variant = args.value("--variant")) {
+    if (const std::string problem = zoo::Combine(*variant).error; !problem.empty()) {
+      err << "leasesim run: --variant: " << problem << "\n";
+      return kExitBadInput;
+    }
+    options.variant = *variant;
+  }
   return std::nullopt;
 }
 
 // A failing run: its violations and the command that replays it.
-void PrintFailure(const runner::RunResult& result, const std::string& file_path, std::ostream& out) {
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& variant,
+                  std::ostream& out) {
   out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << sim::FormatHash(result.trace_hash)
       << ")\n";
   for (const checker::Violation& violation : result.unexpected) {
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
-  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed) << "\n";
+  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed, variant) << "\n";
   out.flush();
 }
 
@@ -158,8 +167,19 @@ bool SuiteRequirementsMet(const runner::ScenarioFile& file, const reports::Sweep
   return never_fired.empty() && never_reached.empty();
 }
 
+// "leasesim run FILE: 30 scenario(s) x 50 seed(s) (1-50), shard 1/4, variant V"
+void PrintHeader(const std::string& file_path, std::size_t scenarios, std::size_t seeds, const std::string& seeds_text,
+                 const runner::SweepOptions& options, std::ostream& out) {
+  out << "leasesim run " << file_path << ": " << scenarios << " scenario(s) x " << seeds << " seed(s) (" << seeds_text
+      << ")";
+  if (!options.shard.whole()) out << ", shard " << reports::FormatShard(options.shard);
+  if (!options.variant.empty()) out << ", variant " << options.variant;
+  if (options.check_determinism) out << ", each run twice";
+  out << "\n";
+}
+
 int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard"},
+  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard", "--variant"},
                   {"--quiet", "--check-determinism"});
   if (!args.ok()) {
     err << "leasesim run: " << args.error() << "\n";
@@ -194,11 +214,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
 
   const auto& seed_list = std::get<std::vector<std::uint64_t>>(seeds);
   const bool quiet = args.has("--quiet");
-  out << "leasesim run " << file_path << ": " << selected.size() << " scenario(s) x " << seed_list.size()
-      << " seed(s) (" << seeds_text << ")";
-  if (!options.shard.whole()) out << ", shard " << reports::FormatShard(options.shard);
-  if (options.check_determinism) out << ", each run twice";
-  out << "\n";
+  PrintHeader(file_path, selected.size(), seed_list.size(), seeds_text, options, out);
   // The progress line goes to a terminal only: never into logs or pipes.
   const bool show_progress = !quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   ProgressLine progress_line(err);
@@ -209,7 +225,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
         if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
         ++failures_printed;
         if (show_progress) progress_line.Clear();
-        PrintFailure(result, file_path, out);
+        PrintFailure(result, file_path, options.variant, out);
       },
       [&](const runner::SweepProgress& progress) {
         if (show_progress) progress_line.Update(progress);

@@ -44,6 +44,12 @@ struct SweepSummary {
   // The selected scenarios, in file order (also those with no run in a shard).
   std::vector<std::string> scenarios;
   Shard shard;
+  // What makes two sweeps comparable (leasesim compare), each optional:
+  // the --variant every scenario ran (empty: each its own), the digest of
+  // the scenario file's bytes, and per scenario the digest of its content.
+  std::string variant;
+  std::string file_digest;
+  std::map<std::string, std::string> scenario_digests;
   std::vector<RunSummary> runs;  // in (scenario order, seed order)
   int failed() const;
 };

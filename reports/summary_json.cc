@@ -49,6 +49,9 @@ Json ScenarioTotals(const SweepSummary& sweep) {
     }
     Json entry;
     entry["name"] = name;
+    if (const auto digest = sweep.scenario_digests.find(name); digest != sweep.scenario_digests.end()) {
+      entry["scenario_digest"] = digest->second;
+    }
     entry["runs"] = runs;
     entry["ok"] = runs - failed;
     entry["failed"] = failed;
@@ -99,6 +102,8 @@ std::string SummaryJson(const SweepSummary& sweep) {
   json["scenario_file"] = sweep.scenario_file;
   json["seeds"] = sweep.seeds;
   if (!sweep.shard.whole()) json["shard"] = FormatShard(sweep.shard);
+  if (!sweep.variant.empty()) json["variant"] = sweep.variant;
+  if (!sweep.file_digest.empty()) json["file_digest"] = sweep.file_digest;
   Json totals;
   totals["runs"] = sweep.runs.size();
   totals["ok"] = static_cast<int>(sweep.runs.size()) - sweep.failed();
@@ -159,8 +164,14 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
     }
     const Json& scenarios = Need(json, "scenarios", "summary");
     if (!scenarios.is_array()) return std::string("summary.scenarios: must be a list");
+    if (json.contains("variant")) sweep.variant = Get<std::string>(json, "variant", "summary");
+    if (json.contains("file_digest")) sweep.file_digest = Get<std::string>(json, "file_digest", "summary");
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
-      sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", "scenarios[" + std::to_string(i) + "]"));
+      const std::string where = "scenarios[" + std::to_string(i) + "]";
+      sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", where));
+      if (scenarios[i].contains("scenario_digest")) {
+        sweep.scenario_digests[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "scenario_digest", where);
+      }
     }
     const Json& runs = Need(json, "runs", "summary");
     if (!runs.is_array()) return std::string("summary.runs: must be a list");

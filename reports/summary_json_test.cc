@@ -57,6 +57,29 @@ TEST(SummaryJson, ParsesBackToTheSameBytes) {
   EXPECT_EQ(SummaryJson(back), text);
 }
 
+// What leasesim compare checks two sweeps by: the variant and the digests.
+TEST(SummaryJson, CarriesTheVariantAndDigestsBothWays) {
+  SweepSummary sweep = testing::SampleFailingSweep();
+  sweep.variant = "no-fencing,no-idempotency-key";
+  sweep.file_digest = "sha256:00ff";
+  sweep.scenario_digests["steady"] = "sha256:aa11";
+  const std::string text = SummaryJson(sweep);
+  const nlohmann::json json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["variant"], "no-fencing,no-idempotency-key");
+  EXPECT_EQ(json["file_digest"], "sha256:00ff");
+  EXPECT_EQ(json["scenarios"][0]["scenario_digest"], "sha256:aa11");
+  EXPECT_FALSE(json["scenarios"][1].contains("scenario_digest"));
+  auto parsed = ParseSummaryJson(text);
+  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+  const SweepSummary& back = std::get<SweepSummary>(parsed);
+  EXPECT_EQ(back.variant, sweep.variant);
+  EXPECT_EQ(back.file_digest, sweep.file_digest);
+  EXPECT_EQ(back.scenario_digests, sweep.scenario_digests);
+  EXPECT_EQ(SummaryJson(back), text);
+  // Without them (a summary of an older leasesim, or of `live`) none appear.
+  EXPECT_FALSE(nlohmann::json::parse(SummaryJson(testing::SampleFailingSweep())).contains("variant"));
+}
+
 TEST(SummaryJson, RejectsWhatItDidNotWrite) {
   EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson("not json")));
   EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson(R"({"format": "other"})")));

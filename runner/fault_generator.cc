@@ -42,6 +42,19 @@ void JoinBurst(const Fault& before, Fault& fault) {
 
 }  // namespace
 
+std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
+  // Half the time just past the bound (log-uniform gaps from 1 ppm: the
+  // edge, where arithmetic that forgets the drift first shows), half the
+  // time gross, up to a clock at half or one and a half times true speed
+  // (a VM whose clock source misbehaves under load).
+  const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
+  constexpr std::int64_t kGrossMax = 500'000;
+  if (bound + 1 >= kGrossMax) return kGrossMax;
+  if (draw.Percent(50)) return draw.Range(bound + 1, kGrossMax);
+  const std::int64_t octaves = draw.Range(0, 18);
+  return std::min<std::int64_t>(kGrossMax, bound + (std::int64_t{1} << octaves));
+}
+
 const std::vector<const FaultKindSpec*>& DrawOrder() {
   static const std::vector<const FaultKindSpec*> ranked = [] {
     std::vector<const FaultKindSpec*> list;

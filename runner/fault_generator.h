@@ -104,6 +104,9 @@ class FaultDrawContext {
   std::vector<Fault>& out_;
 };
 
+// A drift magnitude (ppm) beyond `bound_ppm`: near the bound or gross.
+std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm);
+
 // The catalogue's drawable kinds, by draw rank.
 const std::vector<const FaultKindSpec*>& DrawOrder();
 

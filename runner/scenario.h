@@ -5,6 +5,7 @@
 // million here; the file writes milliseconds and decimals for people.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -147,7 +148,7 @@ struct Scenario {
   sim::NetworkConfig network;
   std::vector<ClockSetting> clocks;
   std::vector<Fault> faults;
-  std::string variant = "correct";  // a zoo variant's name (zoo/variants.h); "correct" in every real suite
+  std::string variant = "correct";  // zoo variant names, comma-joined (zoo::Combine); "correct" in every real suite
   std::vector<NodeTiming> timing_by_node;  // lease.by_node
   NemesisConfig nemesis;
   BuggifyConfig buggify;      // off by default
@@ -168,6 +169,13 @@ struct ScenarioFile {
   // "require_probes": likewise for coverage probes (core/probes.h): the
   // suite fails unless each was reached in some run (ProbesNeverReached).
   std::vector<std::string> require_probes;
+  // Content digests (base/sha256.h) for outputs, so tools can tell whether
+  // two outputs ran the same thing: of the file's bytes, and per scenario
+  // name of its JSON object with keys sorted and no white space (what
+  // `variant` overrides from the command line do not change). Empty when the
+  // file was not read from text.
+  std::string digest;
+  std::map<std::string, std::string> scenario_digests;
 };
 
 }  // namespace leasesim::runner
