@@ -60,4 +60,14 @@ printf '\x0b{"error":"etcdserver: request timed out","code":14,"message":"etcdse
 printf '\x07{"error":"etcdserver: too many requests","code":8,"message":"etcdserver: too many requests"}' >"$e/error-busy.bin"
 printf '\x00bGVhc2UvYmlsbGluZy9zZXR0bGVtZW50' >"$e/base64.bin"
 printf '\x00000000000000000042' >"$e/padded.bin"
+# And every error body recorded from etcd's gateway (backends/etcd/testdata).
+python3 - "$e" backends/etcd/testdata/gateway_errors.json <<'PY'
+import json, sys
+statuses = [200, 400, 401, 404, 408, 429, 500, 503]  # as etcd_decode_fuzz.cc indexes them
+for i, case in enumerate(json.load(open(sys.argv[2]))):
+    status = case.get('http_status', 500)
+    selector = (statuses.index(status) if status in statuses else 6) << 1
+    with open(f'{sys.argv[1]}/gateway-error-{i:02d}.bin', 'wb') as f:
+        f.write(bytes([selector]) + case['body'].encode())
+PY
 ls "$corpus"/* | wc -l
