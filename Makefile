@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local
 
-.PHONY: deps test-deps configure build demo test asan-test bench clean install
+.PHONY: deps test-deps configure build demo test asan-test bench clean install fresh-seeds
 
 deps:
 	@scripts/install-deps.sh
@@ -41,3 +41,10 @@ install: build
 
 bench: build
 	$(BUILD)/bench/sim_bench
+
+# Not in CI: the RapidCheck properties on ROUNDS fresh random seeds (ctest
+# runs them on tests/rapidcheck_seeds.txt); prints each failing seed as the
+# line that file takes.
+ROUNDS ?= 20
+fresh-seeds: build
+	scripts/fresh-seeds.sh $(BUILD) $(ROUNDS)

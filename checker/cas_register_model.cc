@@ -1,6 +1,7 @@
 #include "checker/cas_register_model.h"
 
 #include <limits>
+#include <map>
 #include <vector>
 
 namespace leasesim::checker {
@@ -57,16 +58,17 @@ std::string DescribeCasRegisterOp(const CasRegisterOp& op) {
   std::string text = "process " + std::to_string(op.process) + "'s ";
   switch (op.kind) {
     case CasRegisterOp::Kind::kRead:
-      text += "read";
+      text += op.key.empty() ? "read" : "read of key " + op.key;
       if (op.outcome == Outcome::kOk) {
         text += " of " + (op.read_found ? std::to_string(op.read_value) : std::string("nil"));
       }
       break;
     case CasRegisterOp::Kind::kWrite:
-      text += "write " + std::to_string(op.value);
+      text += "write " + std::to_string(op.value) + (op.key.empty() ? "" : " to key " + op.key);
       break;
     case CasRegisterOp::Kind::kCas:
-      text += "cas " + std::to_string(op.expected) + "->" + std::to_string(op.value);
+      text += "cas " + std::to_string(op.expected) + "->" + std::to_string(op.value) +
+              (op.key.empty() ? "" : " on key " + op.key);
       break;
   }
   if (op.outcome == Outcome::kFail) text += " (failed)";
@@ -80,18 +82,26 @@ std::string DescribeCasRegisterOp(const CasRegisterOp& op) {
 }
 
 LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options) {
-  std::vector<LinPartition<CasRegisterModel>> partitions(1);
-  partitions[0].key = "register";
-  std::vector<LinOp<CasRegisterModel::Op>>& lin = partitions[0].ops;
-  lin.reserve(ops.size());
+  std::map<std::string, std::vector<std::size_t>> by_key;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const CasRegisterOp& op = ops[i];
     const bool no_effect_no_check =
         (op.kind == CasRegisterOp::Kind::kRead && op.outcome != Outcome::kOk) ||
         (op.kind == CasRegisterOp::Kind::kWrite && op.outcome == Outcome::kFail);
-    if (no_effect_no_check) continue;
-    lin.push_back({&op, op.call_ns, op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns,
-                   static_cast<std::int64_t>(i)});
+    if (!no_effect_no_check) by_key[op.key].push_back(i);
+  }
+  if (by_key.empty()) by_key[""];  // one (empty) register: the answer still names it
+  std::vector<LinPartition<CasRegisterModel>> partitions(by_key.size());
+  std::size_t index = 0;
+  for (const auto& [key, indices] : by_key) {
+    LinPartition<CasRegisterModel>& partition = partitions[index++];
+    partition.key = key.empty() ? "register" : key;
+    partition.ops.reserve(indices.size());
+    for (std::size_t i : indices) {
+      const CasRegisterOp& op = ops[i];
+      partition.ops.push_back({&op, op.call_ns, op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns,
+                               static_cast<std::int64_t>(i)});
+    }
   }
   return SearchPartitions(partitions, options);
 }

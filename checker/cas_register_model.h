@@ -1,6 +1,8 @@
 #pragma once
 // A compare-and-set register (Jepsen's etcd test): read, write and cas on one
-// register that starts absent (nil). Values are integers.
+// register that starts absent (nil). Values are integers. Operations may name
+// a key (Jepsen's independent keys): each key is a register of its own,
+// checked apart.
 
 #include <cstdint>
 #include <span>
@@ -16,6 +18,7 @@ struct CasRegisterOp {
   enum class Kind { kRead, kWrite, kCas };
   Kind kind = Kind::kRead;
   int process = 0;
+  std::string key;  // "" = the single register
   Outcome outcome = Outcome::kUnknown;
   // kRead with kOk: the value read; absent when the register held nil.
   bool read_found = false;
@@ -32,7 +35,7 @@ struct CasRegisterOp {
 
 std::string DescribeCasRegisterOp(const CasRegisterOp& op);
 
-// Checks a register history. Reads with an unknown outcome and operations
+// Checks a register history, key by key in key order. Reads with an unknown outcome and operations
 // that definitely failed without a comparison (failed reads and writes) are
 // dropped: they constrain nothing.
 LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options = {});

@@ -23,13 +23,8 @@ using Json = nlohmann::json;
 
 std::string SniffFormat(const std::string& path, std::string_view text) {
   if (LooksLikeLeasesimHistory(text)) return "leasesim";
-  for (std::string_view line : SplitLines(text)) {
-    line = TrimView(line);
-    if (line.empty()) continue;
-    if (line.front() == '{') return "edn";
-    if (line.find(" - ") != std::string_view::npos) return "jepsen-log";
-    break;
-  }
+  if (LooksLikeEdnHistory(text)) return "edn";
+  if (LooksLikeJepsenLog(text)) return "jepsen-log";
   if (path.ends_with(".jsonl") || path.ends_with(".json")) return "leasesim";
   if (path.ends_with(".log")) return "jepsen-log";
   if (path.ends_with(".edn") || path.ends_with(".txt")) return "edn";

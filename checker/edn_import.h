@@ -1,9 +1,13 @@
 #pragma once
-// Reads Jepsen histories written as EDN maps, one per line
-// (`{:process 0, :type :invoke, :f :get, :key "k", :value nil}`), as in
-// ../shared/histories/kv. `:f` get/put/append gives key-value operations;
-// read/write/cas gives register operations.
+// Reads Jepsen histories written as EDN (history.edn): operation maps one
+// per line (`{:process 0, :type :invoke, :f :get, :key "k", :value nil}`, as
+// in ../shared/histories/kv), or printed over several lines, or all inside
+// one vector; maps may be records (`#jepsen.history.Op{...}`) and carry
+// :time, :index, :error and other keys. `:f` get/put/append gives key-value
+// operations; read/write/cas gives register operations (single register or
+// independent [key value] tuples, checker/register_values.h).
 
+#include <string>
 #include <string_view>
 
 #include "checker/cas_register_model.h"
@@ -12,13 +16,21 @@
 
 namespace leasesim::checker {
 
-// Times are line numbers. Lines whose :process is not an integer (the
-// nemesis) are skipped; blank lines and `;` comments too.
+// Times are positions in the history (the file's order is real-time order);
+// explanations name line numbers. Operations of a keyword process (the
+// :nemesis), with any value, are skipped, as are `;` comments. :index, when
+// present, must be a non-negative integer that grows from op to op; :time a
+// non-negative integer. Key-value values may be strings, keywords, symbols
+// or integers (and get/put any EDN value, compared by its EDN text).
 ReadResult<KvOp> ImportEdnKv(std::string_view text);
 ReadResult<CasRegisterOp> ImportEdnRegister(std::string_view text);
 
-// Which model an EDN history's first operation implies: "kv", "cas-register",
-// or "" when there is no operation to tell.
+// Which model an EDN history's first client operation implies: "kv",
+// "cas-register", or "" when there is no operation to tell.
 std::string SniffEdnModel(std::string_view text);
+
+// Whether the text opens like an EDN history: a map, a tagged record, or a
+// vector of them.
+bool LooksLikeEdnHistory(std::string_view text);
 
 }  // namespace leasesim::checker

@@ -116,7 +116,7 @@ TEST(Edn, ReadsJepsenMaps) {
   EXPECT_EQ(value.Get("value")->items[1].integer, -2);
   EXPECT_EQ(value.Get("key")->text, "a\"b");
   EXPECT_EQ(value.Get("x")->type, EdnValue::Type::kNil);
-  for (const char* bad : {"{:a 1", "{:a}", "[1 2", "\"open", "{:a 1} x", "}", "#{1}", ":"}) {
+  for (const char* bad : {"{:a 1", "{:a}", "[1 2", "\"open", "{:a 1} x", "}", "#{1", "#?(:clj 1)", ":"}) {
     EXPECT_FALSE(ParseEdn(bad, value, error)) << bad;
     EXPECT_NE(error.find("column"), std::string::npos) << error;
   }

@@ -7,12 +7,6 @@
 #include <utility>
 
 namespace leasesim::core {
-namespace {
-
-// Bounds on loops that would otherwise spin on a misbehaving store.
-constexpr int kTakeAttemptsPerCampaignRound = 4;
-
-}  // namespace
 
 std::vector<TimingError> ValidateElectorConfig(const ElectorConfig& config) {
   std::vector<TimingError> errors;

@@ -14,7 +14,6 @@ namespace {
 using runner::Nanos;
 using runner::Scenario;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
 
 const std::vector<std::string> kProperties = {
     "all",

@@ -5,7 +5,9 @@
 #   --tests  also the test-only tools: Chromium and fonts for the report's
 #            browser test, xmllint for the JUnit schema check, promtool
 #            (Debian's prometheus) for the metrics exposition check, help2man
-#            for the man page (the build skips the page without it).
+#            for the man page (the build skips the page without it), clang 14
+#            with its sanitizer and libFuzzer runtimes for the clang build
+#            and the parser fuzzers (tests/portability).
 set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
@@ -14,7 +16,7 @@ packages=(
   libcurl4-openssl-dev etcd-server libcpp-httplib-dev openssl
 )
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus help2man)
+  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus help2man clang-14 libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

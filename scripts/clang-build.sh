@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Configures (once) and builds a clang build of the project in its own
+# directory, only the targets asked for; used by the portability and
+# fuzz_parsers ctests. ccache is used when the caller's environment names it.
+#   scripts/clang-build.sh CLANGXX BUILD_DIR TARGET... [-- CMAKE_ARGS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 3 ]; then
+  echo "usage: scripts/clang-build.sh CLANGXX BUILD_DIR TARGET... [-- CMAKE_ARGS...]" >&2
+  exit 2
+fi
+compiler=$1 dir=$2
+shift 2
+targets=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do targets+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+launcher=()
+if [ -n "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER="$CMAKE_CXX_COMPILER_LAUNCHER"); fi
+if [ ! -f "$dir/build.ninja" ]; then
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$compiler" -DLEASESIM_WERROR=ON "${launcher[@]}" "$@" >/dev/null
+fi
+cmake --build "$dir" -j "${JOBS:-2}" --target "${targets[@]}"
