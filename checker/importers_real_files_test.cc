@@ -43,7 +43,9 @@ std::string ReplaceLast(std::string text, const std::string& from, const std::st
 
 int CheckExit(const std::string& name) {
   std::ostringstream out, err;
-  return RunCheckCommand({HistoryFile(name).string()}, out, err);
+  CheckRequest request;
+  request.file = HistoryFile(name).string();
+  return RunCheck(request, out, err);
 }
 
 // The register run every log shape and EDN form holds: 10 client operations

@@ -1,11 +1,14 @@
 // leasesim compare BASE_DIR NEW_DIR: the command-line adapter of compare/
-// (docs/COMPARE.md). Parsing is in ParseCompareArgs alone.
+// (docs/COMPARE.md). Its flags are declared in DeclareCompareFlags alone.
 
 #include <charconv>
 #include <optional>
 #include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "compare/compare.h"
 #include "compare/render.h"
@@ -13,11 +16,6 @@
 
 namespace leasesim::cli {
 namespace {
-
-constexpr const char* kCompareUsage =
-    "usage: leasesim compare BASE_DIR NEW_DIR [--markdown FILE] [--json FILE] [--tolerate FIGURE=+N%]...\n"
-    "                        [--alpha A] [--allow-scenario-change] [--quiet]\n"
-    "  exit 0 nothing got worse, 1 a seed newly fails or a figure regressed, 2 bad input\n";
 
 struct CompareRequest {
   std::string base;
@@ -28,31 +26,36 @@ struct CompareRequest {
   compare::CompareOptions options;
 };
 
-// The whole command line, or the message that says what is wrong with it.
-std::variant<CompareRequest, std::string> ParseCompareArgs(const std::vector<std::string>& argv) {
-  constexpr int kToleratesMax = 1000;
+// The command's flags, for parsing and for --help.
+void DeclareCompareFlags(CommandLine& args) {
+  args.Positional("BASE_DIR", "The output of leasesim run (or live) before the change", /*required=*/false)
+      .Positional("NEW_DIR", "The output of the same sweep after the change", /*required=*/false)
+      .Option("--markdown", "FILE", "Also write the comparison as Markdown (a pull-request comment)")
+      .Option("--json", "FILE", "Also write the comparison as JSON")
+      .Repeatable("--tolerate", "FIGURE=+N%", "Accept a regression of FIGURE up to N percent")
+      .Option("--alpha", "A", "Significance level of the paired tests, in (0, 0.5] (default 0.05)")
+      .Switch("--allow-scenario-change", "Compare even when the scenario files or scenarios differ (said in the notes)")
+      .Switch("-q,--quiet", "Print the verdict line only")
+      .Footer("Seeds newly failing, fixed and still failing; per figure the distributions and a paired test over "
+              "seeds (docs/COMPARE.md).\n"
+              "Exit: 0 nothing got worse, 1 a seed newly fails or a figure regressed, 2 bad input.");
+}
+
+// The parsed words as a request, or the message that says what is wrong.
+std::variant<CompareRequest, std::string> CompareRequestOf(const CommandLine& args) {
+  constexpr std::size_t kToleratesMax = 1000;
   CompareRequest request;
-  std::vector<std::string> rest;  // --tolerate may repeat; Args takes each other flag once
-  for (std::size_t i = 0; i < argv.size(); ++i) {
-    std::optional<std::string> value;
-    if (argv[i] == "--tolerate" && i + 1 < argv.size()) value = argv[++i];
-    if (argv[i].starts_with("--tolerate=")) value = argv[i].substr(11);
-    if (argv[i] == "--tolerate" && !value) return std::string("--tolerate needs a value");
-    if (!value) {
-      rest.push_back(argv[i]);
-      continue;
-    }
-    std::string error;
-    const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(*value, error);
-    if (!tolerance) return error;
-    if (request.options.tolerances.size() >= kToleratesMax) return std::string("too many --tolerate");
-    request.options.tolerances.push_back(*tolerance);
-  }
-  const Args args(rest, {"--markdown", "--json", "--alpha"}, {"--allow-scenario-change", "--quiet"});
-  if (!args.ok()) return args.error();
   if (args.positional().size() != 2) return std::string("give two output directories, BASE_DIR and NEW_DIR");
   request.base = args.positional()[0];
   request.next = args.positional()[1];
+  const std::vector<std::string> tolerates = args.values("--tolerate");
+  if (tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
+  for (const std::string& text : tolerates) {
+    std::string error;
+    const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(text, error);
+    if (!tolerance) return error;
+    request.options.tolerances.push_back(*tolerance);
+  }
   request.markdown = args.value("--markdown");
   request.json = args.value("--json");
   request.quiet = args.has("--quiet");
@@ -71,9 +74,12 @@ std::variant<CompareRequest, std::string> ParseCompareArgs(const std::vector<std
 }  // namespace
 
 int CompareCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  auto parsed = ParseCompareArgs(argv);
+  CommandLine args("compare", "What a change did: two outputs of the same sweep (before and after), paired by seed.");
+  DeclareCompareFlags(args);
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  auto parsed = CompareRequestOf(args);
   if (std::holds_alternative<std::string>(parsed)) {
-    err << "leasesim compare: " << std::get<std::string>(parsed) << "\n" << kCompareUsage;
+    err << "leasesim compare: " << std::get<std::string>(parsed) << "\n(leasesim compare --help lists the options)\n";
     return kExitBadInput;
   }
   const CompareRequest& request = std::get<CompareRequest>(parsed);

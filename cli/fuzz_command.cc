@@ -1,7 +1,6 @@
 // leasesim fuzz: the generic, coverage-guided search; a failure is shrunk and
 // written to DIR/counterexample.json with the command that replays it.
 
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,8 +8,9 @@
 #include <ostream>
 #include <random>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/values.h"
 #include "fuzz/baseline.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/scenario_json.h"
@@ -22,34 +22,8 @@
 namespace leasesim::cli {
 namespace {
 
-constexpr const char* kFuzzUsage =
-    "usage: leasesim fuzz [--runs N] [--time-budget DURATION] [--seed S] [--variant V] [--property P]\n"
-    "                     [--out DIR] [--no-shrink] [--no-steer] [--baseline-variant V]\n"
-    "       leasesim fuzz --expand FILE --scenario NAME --seed N   (print a nemesis seed's fault script)\n";
-
-template <typename T>
-bool ParseNumber(const std::string& text, T& value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-// "90s", "10m", "2h" or a bare number of seconds, as milliseconds; -1 if malformed.
-std::int64_t ParseDurationMs(const std::string& text) {
-  if (text.empty()) return -1;
-  std::int64_t unit_ms = 1000;
-  std::string digits = text;
-  const char last = text.back();
-  if (last == 's' || last == 'm' || last == 'h') {
-    unit_ms = last == 's' ? 1000 : last == 'm' ? 60'000 : 3'600'000;
-    digits.pop_back();
-  }
-  std::int64_t value = 0;
-  if (!ParseNumber(digits, value) || value < 1 || value > 1'000'000) return -1;
-  return value * unit_ms;
-}
-
 // Reads the options; an exit code when they are bad.
-std::optional<int> ParseFuzzOptions(const Args& args, fuzz::FuzzOptions& options, std::ostream& err) {
+std::optional<int> ParseFuzzOptions(const CommandLine& args, fuzz::FuzzOptions& options, std::ostream& err) {
   if (auto runs = args.value("--runs")) {
     if (!ParseNumber(*runs, options.runs) || options.runs < 1 || options.runs > 10'000'000) {
       err << "leasesim fuzz: --runs must be an integer from 1 to 10000000\n";
@@ -95,11 +69,11 @@ std::optional<int> ParseFuzzOptions(const Args& args, fuzz::FuzzOptions& options
 
 // Prints the fault script a nemesis scenario draws for one seed, as an
 // ordinary scenario file.
-int ExpandCommand(const Args& args, std::ostream& out, std::ostream& err) {
+int ExpandCommand(const CommandLine& args, std::ostream& out, std::ostream& err) {
   const std::string file = *args.value("--expand");
   std::uint64_t seed = 0;
   if (!args.value("--scenario") || !args.value("--seed") || !ParseNumber(*args.value("--seed"), seed)) {
-    err << "usage: leasesim fuzz --expand FILE --scenario NAME --seed N\n";
+    err << "leasesim fuzz: --expand FILE needs --scenario NAME and --seed N (a non-negative integer)\n";
     return kExitBadInput;
   }
   auto loaded = runner::LoadScenarioFile(file);
@@ -195,13 +169,24 @@ int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutco
 }  // namespace
 
 int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--runs", "--seed", "--variant", "--property", "--out", "--expand", "--scenario", "--time-budget",
-                         "--baseline-variant"},
-                  {"--no-shrink", "--no-steer"});
-  if (!args.ok() || !args.positional().empty()) {
-    err << (args.ok() ? "" : "leasesim fuzz: " + args.error() + "\n") << kFuzzUsage;
-    return kExitBadInput;
-  }
+  CommandLine args("fuzz", "The generic, coverage-guided search: generated worlds and fault scripts, steered "
+                           "toward probes and near misses not yet reached; a failure is shrunk to "
+                           "DIR/counterexample.json with the command that reproduces it.");
+  args.Option("--runs", "N", "Generated cases to run (1..10000000; default 100)")
+      .Option("--time-budget", "DURATION", "Run cases until this much wall time is spent (90s, 10m, 2h)")
+      .Option("-s,--seed", "S", "The session's seed (default: a fresh one, printed)")
+      .Option("--variant", "V", "The protocol variant under test (default correct; see leasesim zoo)")
+      .Option("--property", "P", "The property to falsify (default safety)")
+      .Option("-o,--out", "DIR", "Where the counterexample goes (default out/fuzz)")
+      .Switch("--no-shrink", "Report a failure as found, unshrunk")
+      .Switch("--no-steer", "Draw cases without coverage guidance")
+      .Option("--expand", "FILE", "Print the fault script a nemesis scenario of FILE draws for --scenario and --seed")
+      .Option("--scenario", "NAME", "With --expand: the scenario")
+      .Option("--baseline-variant", "V",
+              "Run every case on V too; keep the cases where the variant under test is worse (DIR/worse-K.json)")
+      .Footer("Exit: 0 no counterexample (with --baseline-variant: no case worse than the baseline), 1 a "
+              "counterexample (written to DIR), 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.value("--expand")) return ExpandCommand(args, out, err);
   fuzz::FuzzOptions options;
   if (const std::optional<int> bad = ParseFuzzOptions(args, options, err)) return *bad;

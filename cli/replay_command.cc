@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "checker/history_io.h"
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
@@ -16,7 +16,7 @@ namespace {
 
 // --trace, --history and --html: the files the user asked for; an exit
 // code when one cannot be written.
-std::optional<int> WriteRequestedFiles(const Args& args, const runner::RunResult& result, const std::string& file_path,
+std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::RunResult& result, const std::string& file_path,
                                        const std::string& variant, std::ostream& out, std::ostream& err) {
   const std::optional<std::string> trace_path = args.value("--trace");
   if (trace_path) {
@@ -51,14 +51,19 @@ std::optional<int> WriteRequestedFiles(const Args& args, const runner::RunResult
 }  // namespace
 
 int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--scenario", "--seed", "--trace", "--history", "--html", "--variant"}, {});
-  if (!args.ok()) {
-    err << "leasesim replay: " << args.error() << "\n";
-    return kExitBadInput;
-  }
+  CommandLine args("replay", "Run one seed of one scenario again, exactly: print its trace hash (the sweep's), its "
+                             "figures, each node's leadership periods and the violations.");
+  args.Positional("FILE", "The scenario file", /*required=*/false)
+      .Option("--scenario", "NAME", "The scenario (required)")
+      .Option("-s,--seed", "N", "The seed (required)")
+      .Option("--variant", "V", "The protocol variant run --variant ran it with (zoo names, comma-joined)")
+      .Option("--trace", "FILE", "Write every trace event as JSON lines")
+      .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)")
+      .Option("--html", "FILE", "Write the run's timeline picture")
+      .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
-    err << "usage: leasesim replay FILE --scenario NAME --seed N [--variant V] [--trace FILE] [--history FILE]\n"
-           "                       [--html FILE]\n";
+    err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
     return kExitBadInput;
   }
   auto seeds = runner::ParseSeeds(*args.value("--seed"));

@@ -10,7 +10,7 @@
 #include <thread>
 #include <variant>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/scenario_parser.h"
 #include "timing/derive.h"
@@ -25,10 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage =
-    "usage: leasesim timing --failover-target MS --store-p99 MS --pause-budget MS --drift-bound PPM\n"
-    "                       [--store-p999 MS] [--regions FILE] [--out FILE [--force]]\n"
-    "                       [--verify] [--sweep] [--seeds N] [--jobs N]\n";
 constexpr std::uint64_t kSeedsDefault = 100;
 constexpr std::uint64_t kSeedsMax = 100'000;
 constexpr int kJobsMax = 256;
@@ -43,7 +39,7 @@ struct TimingRequest {
   int jobs = 1;
 };
 
-std::optional<std::string> Integer(const Args& args, const std::string& flag, std::int64_t& value, bool required) {
+std::optional<std::string> Integer(const CommandLine& args, const std::string& flag, std::int64_t& value, bool required) {
   const std::optional<std::string> text = args.value(flag);
   if (!text) return required ? std::optional<std::string>(flag + ": is required") : std::nullopt;
   const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
@@ -63,7 +59,7 @@ std::string FlagMeaning(const std::string& flag) {
 }
 
 // Every flag into the request; the first problem as "FLAG: rule".
-std::optional<std::string> ParseTimingArgs(const Args& args, TimingRequest& r) {
+std::optional<std::string> ParseTimingArgs(const CommandLine& args, TimingRequest& r) {
   if (!args.positional().empty()) return "unexpected argument \"" + args.positional().front() + "\"";
   timing::Targets& t = r.targets;
   for (auto [flag, field, required] : {std::tuple{"--failover-target", &t.failover_target_ms, true},
@@ -114,7 +110,7 @@ bool WriteText(const std::string& path, const std::string& text, std::ostream& e
 }
 
 int Fail(std::ostream& err, const std::string& message) {
-  err << "leasesim timing: " << message << "\n" << kUsage;
+  err << "leasesim timing: " << message << "\n(leasesim timing --help lists the options)\n";
   return kExitBadInput;
 }
 
@@ -151,11 +147,23 @@ int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const
 }  // namespace
 
 int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv,
-                  {"--failover-target", "--store-p99", "--store-p999", "--pause-budget", "--drift-bound", "--regions",
-                   "--out", "--seeds", "--jobs"},
-                  {"--verify", "--sweep", "--force"});
-  if (!args.ok()) return Fail(err, args.error());
+  CommandLine args("timing", "Derive a lease timing from targets (failover, store latency, pause budget, drift), "
+                             "write it as a scenario file, and with --verify / --sweep check it by simulation "
+                             "(docs/TIMING.md).");
+  args.Option("--failover-target", "MS", "A dead leader must be replaced within this (required)")
+      .Option("--store-p99", "MS", "The 99th percentile of a store call's round trip (required)")
+      .Option("--store-p999", "MS", "The 99.9th percentile of a store call's round trip")
+      .Option("--pause-budget", "MS", "The longest stop-the-world pause you promise; 0 for none (required)")
+      .Option("--drift-bound", "PPM", "The largest clock-rate error of any node (required)")
+      .Option("--regions", "FILE", "Store placements across regions to derive for")
+      .Option("-o,--out", "FILE", "Write the verify worlds as a scenario file")
+      .Switch("--force", "With --out: overwrite FILE")
+      .Switch("--verify", "Run the worlds and judge the timing")
+      .Switch("--sweep", "Table failover p99 and spurious demotions over lease durations")
+      .Option("-s,--seeds", "N", "With --verify or --sweep: seeds 1..N (default 100)")
+      .Option("-j,--jobs", "N", "Worker threads, 1..256 (default: the CPU count)")
+      .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   TimingRequest r;
   if (auto error = ParseTimingArgs(args, r)) return Fail(err, *error);
   std::optional<timing::RegionsPlan> regions;

@@ -18,8 +18,8 @@ Side MakeSide(int seeds, const std::function<std::int64_t(int)>& leaderless, con
   Side side{.directory = variant.empty() ? "base" : variant};
   side.sweep = {.scenario_file = "f.json", .seeds = "1-" + std::to_string(seeds), .scenarios = {"s"}};
   side.sweep.variant = variant;
-  side.sweep.file_digest = "sha256:f";
-  side.sweep.scenario_digests["s"] = "sha256:s";
+  side.sweep.file_digest = std::string(64, 'f');
+  side.sweep.scenario_digests["s"] = std::string(64, '5');
   for (int seed = 1; seed <= seeds; ++seed) {
     reports::RunSummary run{.scenario = "s", .seed = static_cast<std::uint64_t>(seed), .trace_hash = 7};
     run.figures["leaderless_ms"] = leaderless(seed);
@@ -150,10 +150,10 @@ TEST(Compare, RefusesSidesThatAreNotTheSameExperiment) {
   };
   EXPECT_NE(refusal(MakeSide(9, Spread)).find("the seeds differ: base ran 1-10, new ran 1-9"), std::string::npos);
   Side other_file = MakeSide(10, Spread);
-  other_file.sweep.file_digest = "sha256:g";
+  other_file.sweep.file_digest = std::string(64, '9');
   EXPECT_NE(refusal(other_file).find("the scenario files differ"), std::string::npos);
   Side other_scenario = MakeSide(10, Spread);
-  other_scenario.sweep.scenario_digests["s"] = "sha256:t";
+  other_scenario.sweep.scenario_digests["s"] = std::string(64, '7');
   EXPECT_NE(refusal(other_scenario).find("scenarios whose content differs (scenario_digest): s"), std::string::npos);
   // Allowed on request, and then said in the notes.
   auto allowed = Compare(base, other_scenario, {.allow_scenario_change = true});

@@ -45,7 +45,8 @@ void LeaseElector::WaitUntilStopped() {
   // or a renew interval) or one store call; poll for it.
   const TimingConfig& t = config_.timing;
   const Nanos step = std::max<Nanos>(1, std::min(t.retry, t.request_timeout));
-  const Nanos longest = std::max(t.retry, t.renew_interval) + 2 * t.request_timeout;
+  // A take in flight may be followed by its release (two attempts).
+  const Nanos longest = std::max(t.retry, t.renew_interval) + 4 * t.request_timeout;
   const int steps_max = static_cast<int>(longest / step) + 2;
   for (int i = 0; running_ && i < steps_max; ++i) env_.SleepUntil(env_.MonotonicNow() + step);
 }
@@ -96,19 +97,24 @@ std::optional<LeaseGrant> LeaseElector::ValidLease() {
 
 void LeaseElector::Release(const std::string& preferred_successor, const std::function<void()>& quiesce) {
   shutting_down_ = true;
+  release_successor_ = preferred_successor;
   if (!leading_) return;
   const std::int64_t term = term_;
-  std::int64_t version = version_;
+  const std::int64_t version = version_;
   Demote(DemotionReason::kReleased);  // side effects stop before the store hears of it
   Emit(EventKind::kReleased);
   if (quiesce) quiesce();
   env_.AtFaultPoint(FaultPoint::kDuringRelease);
+  WriteRelease(term, version);
+}
+
+void LeaseElector::WriteRelease(std::int64_t term, std::int64_t version) {
   LeaseRecord released;
   released.term = term;  // same term: the successor bumps it
   released.duration_ns = config_.timing.lease_duration;
   released.acquired_wall_ns = acquired_wall_;
   released.renewed_wall_ns = env_.WallNow();
-  released.preferred_successor = preferred_successor;
+  released.preferred_successor = release_successor_;
   for (int attempt = 0; attempt < 2; ++attempt) {
     const StoreResult result = rules_.WriteRecord(env_.store(), config_.key, RecordWrite::kRelease,
                                                   VersionedRecord{true, version, {}}, released,
@@ -209,8 +215,13 @@ bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term, P
   if (result.status == StoreStatus::kTimeout) env_.Sometimes(Probe::kTakeOutcomeUnknown);
   if (result.status != StoreStatus::kOk) return false;
   if (shutting_down_) {
+    // Released while the request was out, and the take won: free the record
+    // at once, as the release would have, rather than leave successors to
+    // wait out a lease nobody holds (found by the 100k sweep: a shutdown
+    // racing a re-adoption pushed recovery past its bound).
     env_.Sometimes(Probe::kReleasedDuringTake);
-    return false;  // released while the request was out; the record lapses
+    WriteRelease(term, result.current.version);
+    return false;
   }
   assert(result.current.found);
   assert(result.current.record.holder == config_.identity);

@@ -56,7 +56,7 @@ class LeaseElector {
 
   // After Release: returns once Run has returned (its task noticed the
   // release and no store call of it is in flight), bounded by one sleep
-  // of the task and two store calls.
+  // of the task and four store calls (a take in flight and its release).
   void WaitUntilStopped();
 
   // The lease, if this process holds one that is valid at this instant.
@@ -89,6 +89,9 @@ class LeaseElector {
   void DemoteAtDeadline(bool last_attempt_unavailable);
   void BecomeLeader(std::int64_t term, std::int64_t version, Nanos sent, Nanos acquired_wall);
   void Demote(DemotionReason reason);
+  // Frees the record at `version` (ours, in `term`) with a version-checked
+  // CAS, naming the preferred successor Release() was given.
+  void WriteRelease(std::int64_t term, std::int64_t version);
   void Emit(EventKind kind, std::string reason = {}, std::string other = {});
   LeaseRecord RecordFor(std::int64_t term) const;
   Nanos JitteredRetry();
@@ -114,6 +117,7 @@ class LeaseElector {
   Nanos acquired_wall_ = 0;
   std::string last_observed_holder_;
   bool shutting_down_ = false;
+  std::string release_successor_;  // as given to Release()
   bool running_ = false;  // Run has started and not returned
   Nanos sampled_mono_ = 0;
   Nanos sampled_boot_ = 0;

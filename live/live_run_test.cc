@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/check_command.h"
+#include "cli/commands.h"
 #include "live/live_run.h"
 
 namespace leasesim::live {
@@ -94,7 +95,7 @@ TEST_F(LiveRun, ADelayedLeaderKeepsItsLeaseAndTheHistoryFileChecksAgain) {
   EXPECT_EQ(result.figures.at("leader_terms"), 1);                  // and cost no leadership
   // The merged history is the checker's own format: `leasesim check` agrees.
   std::ostringstream out, err;
-  EXPECT_EQ(checker::RunCheckCommand({(out_dir_ / "history.jsonl").string()}, out, err), 0) << out.str() << err.str();
+  EXPECT_EQ(cli::CheckCommand({(out_dir_ / "history.jsonl").string()}, out, err), 0) << out.str() << err.str();
 }
 
 // One holder's leadership as its journal tells it.

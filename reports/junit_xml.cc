@@ -3,7 +3,9 @@
 #include <cstdio>
 
 #include "reports/markup.h"
+#include "reports/report_files.h"
 #include "reports/summary_json.h"
+#include "reports/timeline.h"
 
 namespace leasesim::reports {
 namespace {
@@ -16,14 +18,116 @@ std::string HashText(std::uint64_t hash) {
   return text;
 }
 
+std::string Property(const std::string& name, const std::string& value, const char* indent) {
+  return std::string(indent) + "<property name=\"" + Attr(name) + "\" value=\"" + Attr(value) + "\"/>\n";
+}
+
+// Where report.html shows this run: its timeline for the first
+// kTimelinesMax failing runs in sweep order (the ones the page draws), the
+// scenario's row otherwise. `failing_index` counts failing runs before it.
+std::string ReportLink(const RunSummary& run, std::size_t failing_index) {
+  const std::string anchor = !run.ok && failing_index < kTimelinesMax
+                                 ? "run-" + IdFragment(run.scenario) + "-" + std::to_string(run.seed)
+                                 : "scenario-" + IdFragment(run.scenario);
+  return std::string(kReportFile) + "#" + anchor;
+}
+
+// A failing run's <failure>: the first unexpected violation names it; the
+// text lists every violation, the notes, the trace hash and the replay.
+std::string Failure(const RunSummary& run) {
+  const ViolationSummary* first = nullptr;
+  for (const ViolationSummary& violation : run.violations) {
+    if (!violation.expected) {
+      first = &violation;
+      break;
+    }
+  }
+  std::string body;
+  for (const ViolationSummary& violation : run.violations) {
+    body += violation.kind + (violation.expected ? " (expected)" : "") + " at " + FormatSeconds(violation.at_ns) +
+            ": " + violation.message + "\n";
+  }
+  for (const std::string& note : run.notes) body += "note: " + note + "\n";
+  body += "trace " + HashText(run.trace_hash) + "\n";
+  body += "replay: " + run.replay_command + "\n";
+  return "      <failure type=\"" + Attr(first ? first->kind : "failed") + "\" message=\"" +
+         Attr(first ? first->message : "the run failed") + "\">" + EscapeXml(body) + "</failure>\n";
+}
+
+std::string Testcase(const SweepSummary& sweep, const RunSummary& run, std::size_t failing_index) {
+  std::string xml = "    <testcase name=\"seed " + std::to_string(run.seed) + "\" classname=\"" +
+                    Attr("leasesim." + run.scenario) + "\" file=\"" + Attr(sweep.scenario_file) + "\">\n";
+  xml += "      <properties>\n";
+  xml += Property("seed", std::to_string(run.seed), "        ");
+  xml += Property("trace_hash", HashText(run.trace_hash), "        ");
+  xml += Property("replay", run.replay_command, "        ");
+  xml += "      </properties>\n";
+  if (!run.ok) xml += Failure(run);
+  xml += "      <system-out>" + EscapeXml("details: " + ReportLink(run, failing_index) + "\n") + "</system-out>\n";
+  xml += "    </testcase>\n";
+  return xml;
+}
+
+// One suite-level requirement as a testcase: skipped in a shard (merge
+// judges it), failing when some required name was never reached.
+std::string RequirementCase(const SweepSummary& sweep, const char* requirement, const std::vector<std::string>& names,
+                            const std::vector<std::string>& unmet, const char* never) {
+  std::string xml = "    <testcase name=\"" + std::string(requirement) + "\" classname=\"leasesim.suite\" file=\"" +
+                    Attr(sweep.scenario_file) + "\">\n";
+  if (!sweep.suite.judged) {
+    xml += "      <skipped message=\"" +
+           Attr("a shard cannot judge the suite; leasesim merge judges it over all shards") + "\"/>\n";
+  } else if (!unmet.empty()) {
+    std::string list;
+    for (const std::string& name : unmet) list += (list.empty() ? "" : ", ") + name;
+    const std::string message =
+        std::to_string(unmet.size()) + " of " + std::to_string(names.size()) + " " + never + ": " + list;
+    xml += "      <failure type=\"" + std::string(requirement) + "\" message=\"" + Attr(message) + "\">" +
+           EscapeXml(sweep.scenario_file + " requires each of them (" + requirement + "); " + message + "\n") +
+           "</failure>\n";
+  }
+  xml += "      <system-out>" + EscapeXml("details: " + std::string(kReportFile) + "#suite\n") + "</system-out>\n";
+  xml += "    </testcase>\n";
+  return xml;
+}
+
+// The testsuite of the suite-level requirements (named so no scenario can
+// be: scenario names have no spaces); empty when the file requires nothing.
+std::string SuiteRequirementsSuite(const SweepSummary& sweep, std::size_t id) {
+  const SuiteRequirements& suite = sweep.suite;
+  if (!suite.any()) return "";
+  const int tests = (suite.fault_points.empty() ? 0 : 1) + (suite.probes.empty() ? 0 : 1);
+  std::string xml = "  <testsuite name=\"suite requirements\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
+                    std::to_string(SuiteFailures(suite)) + "\" errors=\"0\" skipped=\"" +
+                    std::to_string(suite.judged ? 0 : tests) + "\" id=\"" + std::to_string(id) +
+                    "\" package=\"leasesim.suite\">\n";
+  if (!suite.fault_points.empty()) {
+    xml += RequirementCase(sweep, "require_fault_points", suite.fault_points, suite.fault_points_unmet,
+                           "required fault points never fired in any run");
+  }
+  if (!suite.probes.empty()) {
+    xml += RequirementCase(sweep, "require_probes", suite.probes, suite.probes_unmet,
+                           "required probes were reached in no run");
+  }
+  xml += "  </testsuite>\n";
+  return xml;
+}
+
 }  // namespace
+
+int SuiteFailures(const SuiteRequirements& suite) {
+  if (!suite.judged) return 0;
+  return (suite.fault_points_unmet.empty() ? 0 : 1) + (suite.probes_unmet.empty() ? 0 : 1);
+}
 
 std::string JunitXml(const SweepSummary& sweep) {
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   std::string suites_name = "leasesim " + sweep.scenario_file + " seeds " + sweep.seeds;
   if (!sweep.shard.whole()) suites_name += " shard " + FormatShard(sweep.shard);
-  xml += "<testsuites name=\"" + Attr(suites_name) + "\" tests=\"" + std::to_string(sweep.runs.size()) +
-         "\" failures=\"" + std::to_string(sweep.failed()) + "\" errors=\"0\">\n";
+  const int suite_tests = (sweep.suite.fault_points.empty() ? 0 : 1) + (sweep.suite.probes.empty() ? 0 : 1);
+  xml += "<testsuites name=\"" + Attr(suites_name) + "\" tests=\"" + std::to_string(sweep.runs.size() + suite_tests) +
+         "\" failures=\"" + std::to_string(sweep.failed() + SuiteFailures(sweep.suite)) + "\" errors=\"0\">\n";
+  std::size_t failing_index = 0;
   for (std::size_t s = 0; s < sweep.scenarios.size(); ++s) {
     const std::string& scenario = sweep.scenarios[s];
     int tests = 0;
@@ -37,40 +141,19 @@ std::string JunitXml(const SweepSummary& sweep) {
            std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" id=\"" + std::to_string(s) + "\" package=\"" +
            Attr("leasesim." + scenario) + "\">\n";
     xml += "    <properties>\n";
-    xml += "      <property name=\"scenario_file\" value=\"" + Attr(sweep.scenario_file) + "\"/>\n";
-    xml += "      <property name=\"seeds\" value=\"" + Attr(sweep.seeds) + "\"/>\n";
+    xml += Property("scenario_file", sweep.scenario_file, "      ");
+    xml += Property("file_digest", sweep.file_digest, "      ");
+    xml += Property("leasesim_version", sweep.leasesim_version, "      ");
+    xml += Property("seeds", sweep.seeds, "      ");
     xml += "    </properties>\n";
     for (const RunSummary& run : sweep.runs) {
       if (run.scenario != scenario) continue;
-      const std::string head = "    <testcase name=\"seed " + std::to_string(run.seed) + "\" classname=\"" +
-                               Attr("leasesim." + scenario) + "\"";
-      if (run.ok) {
-        xml += head + "/>\n";
-        continue;
-      }
-      // The first violation that fails the run names the failure.
-      const ViolationSummary* first = nullptr;
-      for (const ViolationSummary& violation : run.violations) {
-        if (!violation.expected) {
-          first = &violation;
-          break;
-        }
-      }
-      std::string body;
-      for (const ViolationSummary& violation : run.violations) {
-        body += violation.kind + (violation.expected ? " (expected)" : "") + " at " + FormatSeconds(violation.at_ns) +
-                ": " + violation.message + "\n";
-      }
-      for (const std::string& note : run.notes) body += "note: " + note + "\n";
-      body += "trace " + HashText(run.trace_hash) + "\n";
-      body += "replay: " + run.replay_command + "\n";
-      xml += head + ">\n";
-      xml += "      <failure type=\"" + Attr(first ? first->kind : "failed") + "\" message=\"" +
-             Attr(first ? first->message : "the run failed") + "\">" + EscapeXml(body) + "</failure>\n";
-      xml += "    </testcase>\n";
+      xml += Testcase(sweep, run, failing_index);
+      failing_index += run.ok ? 0 : 1;
     }
     xml += "  </testsuite>\n";
   }
+  xml += SuiteRequirementsSuite(sweep, sweep.scenarios.size());
   xml += "</testsuites>\n";
   return xml;
 }

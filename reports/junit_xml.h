@@ -1,9 +1,12 @@
 #pragma once
 // junit.xml: a sweep in the form CI systems read (Ant/Jenkins JUnit XML):
 // <testsuites> holds one <testsuite> per scenario, which holds one
-// <testcase> per seed; a failing run's testcase carries a <failure> with the
-// first unexpected violation as its message, every violation and the replay
-// command as its text. No wall-clock times, so the file is a pure function of
+// <testcase> per seed (properties seed, trace_hash, replay; a file
+// attribute; system-out pointing into report.html); a failing run's testcase
+// carries a <failure> with the first unexpected violation as its message,
+// every violation and the replay command as its text. The file's suite-level
+// requirements form one more <testsuite name="suite requirements">, a
+// testcase per requirement (skipped in a shard: merge judges them). No wall-clock times, so the file is a pure function of
 // the sweep (identical for --jobs N, sharded+merged, and reruns).
 
 #include <string>
@@ -11,6 +14,10 @@
 #include "reports/run_summary.h"
 
 namespace leasesim::reports {
+
+// How many suite-level requirements (require_fault_points, require_probes)
+// fail: 0 when unjudged (a shard) or all met.
+int SuiteFailures(const SuiteRequirements& suite);
 
 std::string JunitXml(const SweepSummary& sweep);
 

@@ -87,6 +87,37 @@ T Get(const Json& object, const char* key, const std::string& where) {
   }
 }
 
+// "suite": the file's suite-wide requirements and, when judged, what no run met.
+Json SuiteJson(const SuiteRequirements& suite) {
+  Json json;
+  json["require_fault_points"] = suite.fault_points;
+  json["require_probes"] = suite.probes;
+  json["verdict"] = !suite.judged ? "pending" : suite.failed() ? "failed" : "ok";
+  if (suite.judged) {
+    json["fault_points_never_fired"] = suite.fault_points_unmet;
+    json["probes_never_reached"] = suite.probes_unmet;
+  }
+  return json;
+}
+
+SuiteRequirements ParseSuite(const Json& json) {
+  SuiteRequirements suite;
+  const std::string where = "suite";
+  suite.fault_points = Get<std::vector<std::string>>(json, "require_fault_points", where);
+  suite.probes = Get<std::vector<std::string>>(json, "require_probes", where);
+  const std::string verdict = Get<std::string>(json, "verdict", where);
+  if (verdict != "pending" && verdict != "ok" && verdict != "failed") {
+    throw where + ".verdict: must be \"pending\", \"ok\" or \"failed\" (got \"" + verdict + "\")";
+  }
+  suite.judged = verdict != "pending";
+  if (suite.judged) {
+    suite.fault_points_unmet = Get<std::vector<std::string>>(json, "fault_points_never_fired", where);
+    suite.probes_unmet = Get<std::vector<std::string>>(json, "probes_never_reached", where);
+    if (suite.failed() != (verdict == "failed")) throw where + ".verdict: disagrees with the unmet lists";
+  }
+  return suite;
+}
+
 }  // namespace
 
 int SweepSummary::failed() const {
@@ -99,16 +130,19 @@ std::string SummaryJson(const SweepSummary& sweep) {
   Json json;
   json["format"] = "leasesim-summary";
   json["version"] = kSummaryVersion;
+  json["leasesim_version"] = sweep.leasesim_version;
   json["scenario_file"] = sweep.scenario_file;
+  if (!sweep.file_digest.empty()) json["file_digest"] = sweep.file_digest;
   json["seeds"] = sweep.seeds;
   if (!sweep.shard.whole()) json["shard"] = FormatShard(sweep.shard);
   if (!sweep.variant.empty()) json["variant"] = sweep.variant;
-  if (!sweep.file_digest.empty()) json["file_digest"] = sweep.file_digest;
   Json totals;
   totals["runs"] = sweep.runs.size();
   totals["ok"] = static_cast<int>(sweep.runs.size()) - sweep.failed();
   totals["failed"] = sweep.failed();
   json["totals"] = totals;
+  if (!sweep.stopped.empty()) json["stopped"] = sweep.stopped;
+  if (sweep.suite.any()) json["suite"] = SuiteJson(sweep.suite);
   json["scenarios"] = ScenarioTotals(sweep);
   Json runs = Json::array();
   for (const RunSummary& run : sweep.runs) {
@@ -131,7 +165,7 @@ std::string SummaryJson(const SweepSummary& sweep) {
     Json figures = Json::object();
     for (const auto& [name, value] : run.figures) figures[name] = value;
     entry["figures"] = std::move(figures);
-    if (!run.ok) entry["replay"] = run.replay_command;
+    if (!run.replay_command.empty()) entry["replay"] = run.replay_command;
     runs.push_back(std::move(entry));
   }
   json["runs"] = std::move(runs);
@@ -155,7 +189,13 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
              std::to_string(kSummaryVersion) + ")";
     }
     SweepSummary sweep;
+    // Summaries from before these fields read as an unknown build and file.
+    sweep.leasesim_version =
+        json.contains("leasesim_version") ? Get<std::string>(json, "leasesim_version", "summary") : std::string();
     sweep.scenario_file = Get<std::string>(json, "scenario_file", "summary");
+    if (json.contains("file_digest")) sweep.file_digest = Get<std::string>(json, "file_digest", "summary");
+    if (json.contains("suite")) sweep.suite = ParseSuite(json.at("suite"));
+    if (json.contains("stopped")) sweep.stopped = Get<std::string>(json, "stopped", "summary");
     sweep.seeds = Get<std::string>(json, "seeds", "summary");
     if (json.contains("shard")) {
       auto shard = ParseShard(Get<std::string>(json, "shard", "summary"));
@@ -165,7 +205,6 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
     const Json& scenarios = Need(json, "scenarios", "summary");
     if (!scenarios.is_array()) return std::string("summary.scenarios: must be a list");
     if (json.contains("variant")) sweep.variant = Get<std::string>(json, "variant", "summary");
-    if (json.contains("file_digest")) sweep.file_digest = Get<std::string>(json, "file_digest", "summary");
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
       const std::string where = "scenarios[" + std::to_string(i) + "]";
       sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", where));

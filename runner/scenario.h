@@ -162,6 +162,7 @@ struct Scenario {
 
 struct ScenarioFile {
   std::string path;
+  std::string file_digest;  // SHA-256 of the file's bytes, 64 hex digits (base/sha256.h); empty when not read from text
   std::vector<Scenario> scenarios;
   // "require_fault_points": the suite fails unless each of these points
   // fired at least once over all its runs (FaultPointsNeverFired in run.h).
@@ -169,12 +170,10 @@ struct ScenarioFile {
   // "require_probes": likewise for coverage probes (core/probes.h): the
   // suite fails unless each was reached in some run (ProbesNeverReached).
   std::vector<std::string> require_probes;
-  // Content digests (base/sha256.h) for outputs, so tools can tell whether
-  // two outputs ran the same thing: of the file's bytes, and per scenario
-  // name of its JSON object with keys sorted and no white space (what
-  // `variant` overrides from the command line do not change). Empty when the
-  // file was not read from text.
-  std::string digest;
+  // Per scenario name, the SHA-256 (64 hex digits) of its JSON object with
+  // keys sorted and no white space (what `variant` overrides from the
+  // command line do not change), so tools can tell whether two outputs ran
+  // the same scenario. Empty when the file was not read from text.
   std::map<std::string, std::string> scenario_digests;
 };
 

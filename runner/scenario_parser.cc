@@ -272,7 +272,7 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
     ObjectReader top(json, "");
     ScenarioFile file;
     file.path = path;
-    file.digest = base::Sha256Digest(text);
+    file.file_digest = base::Sha256Hex(text);
     const Json& scenarios = top.Array("scenarios");
     if (scenarios.empty()) throw Failure{"scenarios", "must hold at least one scenario"};
     if (scenarios.size() > kScenariosMax) throw Failure{"scenarios", "holds too many scenarios"};
@@ -283,7 +283,7 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
       if (!names.insert(scenario.name).second) {
         throw Failure{item_path + ".name", "\"" + scenario.name + "\" is used by an earlier scenario"};
       }
-      file.scenario_digests[scenario.name] = base::Sha256Digest(scenarios[i].dump());
+      file.scenario_digests[scenario.name] = base::Sha256Hex(scenarios[i].dump());
       file.scenarios.push_back(std::move(scenario));
     }
     if (top.Has("require_fault_points")) file.require_fault_points = ParseFaultPointList(top, "require_fault_points");

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
 #include "runner/sweep_timeline.h"
 #include "sim/trace.h"
@@ -93,7 +94,9 @@ reports::SweepSummary SweepHeader(const ScenarioFile& file, const std::vector<co
   summary.seeds = seeds_text;
   summary.shard = options.shard;
   summary.variant = options.variant;
-  summary.file_digest = file.digest;
+  summary.file_digest = file.file_digest;
+  summary.suite.fault_points = file.require_fault_points;
+  summary.suite.probes = file.require_probes;
   for (const Scenario* scenario : scenarios) {
     summary.scenarios.push_back(scenario->name);
     const auto digest = file.scenario_digests.find(scenario->name);
@@ -136,6 +139,11 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
                       const std::function<void(const SweepProgress&)>& on_progress) {
   SweepOutcome outcome;
   outcome.summary = SweepHeader(file, scenarios, seeds_text, options);
+  // Only the whole sweep judges the suite-level requirements; a shard
+  // records them for `leasesim merge`.
+  auto finish = [&] {
+    if (options.shard.whole() && outcome.summary.stopped.empty()) JudgeSuite(outcome.summary);
+  };
   // --variant: every scenario runs the given protocol (copies, in file order).
   std::vector<Scenario> overridden;
   std::vector<const Scenario*> chosen = scenarios;
@@ -163,14 +171,20 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   const RunFunction run = options.run ? options.run : RunFunction(&RunScenario);
   SweepProgress progress{.total = jobs.size()};
 
-  // Takes finished runs in sweep order.
+  // Takes finished runs in sweep order; false once --fail-fast stops.
   auto emit = [&](Done& done) {
+    if (!outcome.summary.stopped.empty()) return false;
     if (on_run) on_run(done.result);
     if (done.nondeterministic) ++outcome.nondeterministic;
     if (done.timeline && outcome.timelines.size() < options.timelines_max) {
       outcome.timelines.push_back(std::move(*done.timeline));
     }
     outcome.summary.runs.push_back(Summarize(done.result, file.path, options.variant));
+    if (options.fail_fast && !done.result.ok()) {
+      outcome.summary.stopped = "fail-fast: stopped at the first failing run, " + done.result.scenario + " seed " +
+                                std::to_string(done.result.seed);
+    }
+    return outcome.summary.stopped.empty();
   };
 
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());
@@ -180,8 +194,9 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       ++progress.done;
       progress.failed += done.result.ok() ? 0 : 1;
       if (on_progress) on_progress(progress);
-      emit(done);
+      if (!emit(done)) break;
     }
+    finish();
     return outcome;
   }
 
@@ -197,13 +212,16 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   std::size_t completed_failed = 0;
   std::deque<std::optional<Done>> ready;  // ready[i] is job next_emit + i
   std::exception_ptr failure;
+  bool stopping = false;  // --fail-fast: no new runs start
   auto work = [&] {
     for (;;) {
       std::size_t mine = 0;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return next_job >= jobs.size() || next_job < next_emit + window || failure; });
-        if (next_job >= jobs.size() || failure) return;
+        changed.wait(lock, [&] {
+          return next_job >= jobs.size() || next_job < next_emit + window || failure || stopping;
+        });
+        if (next_job >= jobs.size() || failure || stopping) return;
         mine = next_job++;
       }
       std::optional<Done> done;
@@ -243,12 +261,19 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       changed.notify_all();  // the window moved
       lock.unlock();
       if (on_progress) on_progress(progress);
-      for (Done& done : batch) emit(done);
+      bool go_on = true;
+      for (Done& done : batch) go_on = go_on && emit(done);
       lock.lock();
+      if (!go_on) {
+        stopping = true;
+        changed.notify_all();
+        break;
+      }
     }
   }
   for (std::thread& thread : threads) thread.join();
   if (failure) std::rethrow_exception(failure);
+  finish();
   return outcome;
 }
 

@@ -41,6 +41,9 @@ struct SweepOptions {
   // Replay commands and the summary carry it.
   std::string variant;
   std::size_t timelines_max = reports::kTimelinesMax;
+  // Stop at the first failing run in sweep order: the summary then holds the
+  // runs up to and including it (the same for any jobs) and says it stopped.
+  bool fail_fast = false;
   // Replaces RunScenario (tests use it to inject failures or nondeterminism).
   RunFunction run;
 };

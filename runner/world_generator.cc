@@ -65,10 +65,14 @@ sim::LatencyModel DrawLatency(FaultDraw& draw, Nanos request_timeout) {
 // time out on latency alone is a misconfiguration, not a test (its leaders
 // flap without end and no recovery bound holds; found by the 100k sweep):
 // its tails are thinned, the larger first, until the p99 fits.
+// A lost message is a call past the timeout too (the request or the reply):
+// loss is thinned first, to what leaves room for the tails.
 void KeepP99InsideTimeout(Scenario& s) {
   constexpr std::int64_t kShareMaxPpm = 10'000;
+  while (2 * static_cast<std::int64_t>(s.network.loss_ppm) > kShareMaxPpm / 2) s.network.loss_ppm /= 4;
   for (int step = 0; step < 16; ++step) {
-    if (TimeoutShareBoundPpm(s.network.latency, s.store.service, s.timing.request_timeout) <= kShareMaxPpm) return;
+    const std::int64_t lost = 2 * static_cast<std::int64_t>(s.network.loss_ppm);
+    if (lost + TimeoutShareBoundPpm(s.network.latency, s.store.service, s.timing.request_timeout) <= kShareMaxPpm) return;
     sim::LatencyModel& thicker =
         s.network.latency.tail_ppm >= s.store.service.tail_ppm ? s.network.latency : s.store.service;
     thicker.tail_ppm /= 4;

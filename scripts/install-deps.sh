@@ -4,18 +4,19 @@
 # takes well under a second.
 #   --tests  also the test-only tools: Chromium and fonts for the report's
 #            browser test, xmllint for the JUnit schema check, promtool
-#            (Debian's prometheus) for the metrics exposition check, clang 14
+#            (Debian's prometheus) for the metrics exposition check, help2man
+#            for the man page (the build skips the page without it), clang 14
 #            with its sanitizer and libFuzzer runtimes for the clang build
 #            and the parser fuzzers (tests/portability).
 set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
   libboost-context-dev libabsl-dev librapidcheck-dev
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   libcurl4-openssl-dev etcd-server libcpp-httplib-dev openssl
 )
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus clang-14 libclang-rt-14-dev)
+  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus help2man clang-14 libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do
