@@ -94,6 +94,9 @@ class World {
   // Runs fn on `host` while `incarnation` lives: at once if the host is up,
   // when it resumes if paused or suspended, never if it crashed meanwhile.
   void RunOnHost(HostId host, std::uint64_t incarnation, Callback fn);
+  // As RunOnHost, from true time `when` (>= now): At(when, RunOnHost(...))
+  // in one event, without a closure around the closure.
+  void AtOnHost(Nanos when, HostId host, std::uint64_t incarnation, Callback fn);
   // As RunOnHost, once the host's monotonic clock reads >= local_deadline.
   void AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
 
@@ -105,6 +108,10 @@ class World {
   // Inside a fiber: prepare, arrange for Signal(token), then Wait(token, ...).
   WaitToken PrepareWait();
   void Signal(WaitToken token);
+  // True while the wait `token` was prepared for has not returned: its
+  // fiber lives, so whatever the waiter keeps on its stack for the waker
+  // is still there.
+  bool WaitOpen(WaitToken token) const;
   // True when signalled, false when the local deadline passed first.
   bool Wait(WaitToken token, Nanos local_deadline);
   void SleepUntilLocal(Nanos local_deadline);
@@ -114,6 +121,13 @@ class World {
   void RunUntil(Nanos end);
 
  private:
+  // What an event (or work deferred by a pause) does: call fn, or, when
+  // fn is empty, resume the fiber of `token` (a wake-up needs no closure).
+  struct Deed {
+    Callback fn;
+    WaitToken token;
+    bool signalled = false;
+  };
   struct Host {
     std::string name;
     NodeClock clock;
@@ -122,11 +136,11 @@ class World {
     BootFn boot;
     std::unique_ptr<ProcessState> process;
     std::vector<FiberId> fibers;
-    std::vector<Callback> deferred;  // work queued while not running
+    std::vector<Deed> deferred;  // work queued while not running
     struct FrozenTimer {
       std::uint64_t incarnation;
       Nanos local_deadline;
-      Callback fn;
+      Deed deed;
     };
     std::vector<FrozenTimer> frozen_timers;  // timers waiting for the clock to move
   };
@@ -138,17 +152,32 @@ class World {
     bool signal_pending = false;
     bool signalled = false;
   };
-  // Heap entries stay small and trivially movable; the callbacks live in a
-  // slab indexed by slot, so sifting the heap never moves a callback.
+  // A queued event's deed and the condition it runs under: always, on a
+  // host's incarnation, or on it once its monotonic clock reads
+  // local_deadline. Entries live in fixed chunks, so an entry runs in place
+  // while the events it schedules take other slots.
+  struct Entry {
+    enum class Gate : std::uint8_t { kNone, kOnHost, kLocalTimer };
+    Gate gate = Gate::kNone;
+    HostId host = 0;
+    std::uint64_t incarnation = 0;
+    Nanos local_deadline = 0;
+    Deed deed;
+  };
+  static constexpr std::size_t kChunkShift = 8;
+  static constexpr std::size_t kChunkEntries = std::size_t{1} << kChunkShift;
+  // Heap entries are 16 bytes: the time, then the sequence number with the
+  // entry's slot in its low bits (sequence numbers are unique, so the slot
+  // never decides the order).
+  static constexpr int kSlotBits = 24;
   struct Event {
     Nanos time;
-    std::uint64_t sequence;
-    std::uint32_t slot;
+    std::uint64_t sequence_slot;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       if (a.time != b.time) return a.time > b.time;
-      return a.sequence > b.sequence;
+      return a.sequence_slot > b.sequence_slot;
     }
   };
 
@@ -157,7 +186,14 @@ class World {
   void ResumeFiber(WaitToken token, bool signalled);
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
-  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
+  // Takes a free slot for an event at `when`; the caller fills the entry.
+  Entry& Schedule(Nanos when);
+  Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
+  void Fire(Entry& entry);
+  void DeedOnHost(HostId host, std::uint64_t incarnation, Deed& deed);
+  static void Perform(World& world, Deed& deed);
+  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed deed);
+  const FiberRecord* FindFiber(FiberId id) const;
   FiberRecord* FindFiber(FiberId id);
 
   static constexpr std::size_t kEventsQueuedMax = 10'000'000;
@@ -170,7 +206,8 @@ class World {
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
   std::vector<Event> queue_;  // a binary heap under Later
-  std::vector<Callback> callbacks_;
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  std::uint32_t slots_used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
   StackPool stacks_;
