@@ -162,8 +162,10 @@ World::Entry& World::Schedule(Nanos when) {
   }
   const std::uint64_t sequence = next_sequence_++;
   assert(sequence < (std::uint64_t{1} << (64 - kSlotBits)));
-  queue_.push_back(Event{when, (sequence << kSlotBits) | slot});
-  std::push_heap(queue_.begin(), queue_.end(), Later{});
+  assert(when >= 0);
+  const EventQueue::Key key =
+      (EventQueue::Key{static_cast<std::uint64_t>(when)} << 64) | ((sequence << kSlotBits) | slot);
+  queue_.Push(key, when - now_ < kSoonNs);
   return EntryAt(slot);
 }
 
@@ -354,14 +356,12 @@ void World::ResumeFiber(WaitToken token, bool signalled) {
 
 void World::RunUntil(Nanos end) {
   assert(end >= now_);
-  while (!queue_.empty() && queue_.front().time <= end) {
-    std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    const Event event = queue_.back();
-    queue_.pop_back();
-    assert(event.time >= now_);
-    now_ = event.time;
+  while (!queue_.empty() && TimeOf(queue_.Top()) <= end) {
+    const EventQueue::Key key = queue_.Pop();
+    assert(TimeOf(key) >= now_);
+    now_ = TimeOf(key);
     ++events_processed_;
-    const auto slot = static_cast<std::uint32_t>(event.sequence_slot & ((std::uint64_t{1} << kSlotBits) - 1));
+    const std::uint32_t slot = SlotOf(key);
     Entry& entry = EntryAt(slot);
     Fire(entry);  // may schedule more: they take other slots, and chunks never move
     entry.deed.fn = nullptr;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/clock.h"
+#include "sim/event_queue.h"
 #include "sim/fiber.h"
 #include "sim/inline_function.h"
 #include "sim/prng.h"
@@ -166,20 +167,16 @@ class World {
   };
   static constexpr std::size_t kChunkShift = 8;
   static constexpr std::size_t kChunkEntries = std::size_t{1} << kChunkShift;
-  // Heap entries are 16 bytes: the time, then the sequence number with the
-  // entry's slot in its low bits (sequence numbers are unique, so the slot
-  // never decides the order).
+  // An event's key is 128 bits: the time above, then the sequence number
+  // with the entry's slot in its low bits (sequence numbers are unique, so
+  // the slot never decides the order). One key compares without a branch.
   static constexpr int kSlotBits = 24;
-  struct Event {
-    Nanos time;
-    std::uint64_t sequence_slot;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      if (a.time != b.time) return a.time > b.time;
-      return a.sequence_slot > b.sequence_slot;
-    }
-  };
+  static Nanos TimeOf(EventQueue::Key key) { return static_cast<Nanos>(static_cast<std::uint64_t>(key >> 64)); }
+  static std::uint32_t SlotOf(EventQueue::Key key) {
+    return static_cast<std::uint32_t>(key) & ((std::uint32_t{1} << kSlotBits) - 1);
+  }
+  // Events due within this of their scheduling go to the queue's busy heap.
+  static constexpr Nanos kSoonNs = 50'000'000;
 
   Host& Get(HostId host);
   const Host& Get(HostId host) const;
@@ -205,7 +202,7 @@ class World {
   Nanos now_ = 0;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::vector<Event> queue_;  // a binary heap under Later
+  EventQueue queue_;
   std::vector<std::unique_ptr<Entry[]>> chunks_;
   std::uint32_t slots_used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_slots_;
