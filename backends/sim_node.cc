@@ -95,7 +95,8 @@ void SimNodeEnv::Sometimes(core::Probe probe) { observer_.ProbeReached(node_, pr
 
 void SimNodeEnv::AtFaultPoint(core::FaultPoint point) {
   world_.trace().Record(world_.now(), host_, "fault_point", static_cast<std::int64_t>(point));
-  if (point == core::FaultPoint::kBeforeLedgerWrite) last_write_point_ = MonotonicNow();
+  // On the boot clock, as the lease deadline is: a suspend counts as a stall.
+  if (point == core::FaultPoint::kBeforeLedgerWrite) last_write_point_ = BootNow();
   if (!observer_.FaultPointReached(node_, core::FaultPointName(point))) return;
   // The host was just paused, suspended or marked to crash: yield, so that
   // nothing more runs until the fault is over (or the crash unwinds us).
@@ -158,8 +159,8 @@ core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos tim
 }
 
 core::LedgerResult SimNodeEnv::Commit(const core::SettlementBatch& batch, core::Nanos timeout) {
-  const core::Nanos late = MonotonicNow() - batch.lease_deadline;
-  const core::Nanos stalled = last_write_point_ < 0 ? 0 : MonotonicNow() - last_write_point_;
+  const core::Nanos late = BootNow() - batch.lease_deadline;
+  const core::Nanos stalled = last_write_point_ < 0 ? 0 : BootNow() - last_write_point_;
   last_write_point_ = -1;
   const std::int64_t write =
       observer_.LedgerSent(node_, identity_, batch, late < 0 ? 0 : std::max<core::Nanos>(late, 1), stalled);

@@ -69,6 +69,27 @@ std::int64_t SlowestStoreCallMs(const History& history) {
   return slowest / kNanosPerMilli;
 }
 
+// The closest call of a handover: the least time from a leader's belief
+// ending on its own (its deadline, a detected pause or store refusal) to
+// another node's belief starting, plus one so that touching still counts.
+// Zero when no such handover happened. As overlap_ms is the miss, this is
+// the near miss: a search that keeps cases with ever smaller gaps is drawn
+// toward an overlap without knowing what makes one (a release, a crash or
+// a fenced demotion ends a belief early, so only self-ended beliefs count).
+std::int64_t HandoverGapMinMs(const History& history) {
+  TimeNs least = kNeverNs;
+  for (const LeadershipBelief& ended : history.beliefs) {
+    const std::string& why = ended.end_reason;
+    if (why == "released" || why == "crash" || why == "end_of_run" || why == "reacquired" || why == "fenced") continue;
+    for (const LeadershipBelief& next : history.beliefs) {
+      if (next.node == ended.node || next.from_ns < ended.until_ns || next.from_ns <= ended.from_ns) continue;
+      least = std::min(least, next.from_ns - ended.until_ns);
+    }
+  }
+  if (least == kNeverNs) return 0;
+  return least / kNanosPerMilli + 1;
+}
+
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   std::map<std::string, std::int64_t> figures;
   // Leaderless time: the part of the run no belief covers.
@@ -96,6 +117,7 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   for (const auto& [from, until] : overlaps) overlap += until - from;
   figures["overlap_ms"] = overlap / kNanosPerMilli;
   figures["writes_during_overlap"] = WritesDuringOverlap(history, overlaps);
+  figures["handover_gap_min_ms"] = HandoverGapMinMs(history);
   figures["store_call_max_ms"] = SlowestStoreCallMs(history);
   for (const LedgerWrite& write : history.ledger_writes) {
     if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;

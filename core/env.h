@@ -52,7 +52,7 @@ struct SettlementBatch {
   std::string idempotency_key;     // one per window; empty = none, and the ledger cannot deduplicate
   std::int64_t window = 0;
   std::vector<SettlementItem> items;
-  Nanos lease_deadline = 0;        // the writer's own validity deadline (monotonic), for the record
+  Nanos lease_deadline = 0;        // the writer's own validity deadline (boot clock), for the record
 };
 
 enum class LedgerStatus {
@@ -94,7 +94,9 @@ class Env {
   virtual Nanos MonotonicNow() = 0;
   // The boot clock (CLOCK_BOOTTIME): the monotonic clock plus the time the
   // machine spent suspended. Never stepped, so boot minus monotonic grows
-  // exactly by the suspended time.
+  // exactly by the suspended time. A leader's validity is counted on it: the
+  // store's clock, which ends the lease for everyone else, keeps running
+  // while this machine is suspended.
   virtual Nanos BootNow() = 0;
   // The node's wall clock: may jump, either way. Used for scheduling and for
   // informational timestamps, never for judging another node's lease.

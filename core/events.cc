@@ -37,6 +37,7 @@ std::string ToJson(const LeaseEvent& event) {
   json["term"] = event.term;
   json["version"] = event.version;
   json["monotonic_ns"] = event.monotonic_ns;
+  if (event.boot_ns != 0) json["boot_ns"] = event.boot_ns;
   if (event.valid_until_ns != 0) json["valid_until_ns"] = event.valid_until_ns;
   if (!event.reason.empty()) json["reason"] = event.reason;
   if (!event.other.empty()) json["other"] = event.other;

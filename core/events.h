@@ -40,8 +40,9 @@ struct LeaseEvent {
   std::string holder;
   std::int64_t term = 0;
   std::int64_t version = 0;
-  Nanos monotonic_ns = 0;    // the node's clock when it happened
-  Nanos valid_until_ns = 0;  // monotonic validity deadline (acquired, renewed)
+  Nanos monotonic_ns = 0;    // the node's monotonic clock when it happened
+  Nanos boot_ns = 0;         // the node's boot clock then (acquired, renewed)
+  Nanos valid_until_ns = 0;  // validity deadline on the boot clock (acquired, renewed)
   std::string reason;        // demoted, renew_failed
   std::string other;         // observed_leader: the other holder
   std::int64_t window = -1;  // settled, fenced

@@ -29,7 +29,7 @@ struct ElectorConfig {
 std::vector<TimingError> ValidateElectorConfig(const ElectorConfig& config);
 
 // A lease the process may act under: its term (the fencing token) and the
-// monotonic instant its validity ends.
+// instant its validity ends, on the boot clock.
 struct LeaseGrant {
   std::int64_t term = 0;
   Nanos valid_until = 0;
@@ -72,8 +72,9 @@ class LeaseElector {
   bool Campaign();
   // Returns once this process no longer leads.
   void Lead();
-  // Sleeps; true when the wake-up came far later than asked or the machine
-  // was suspended meanwhile, so the lease may have lapsed unnoticed.
+  // Sleeps until the boot clock reads `target`; true when the wake-up came
+  // far later than asked (a pause, or a suspend: the boot clock counts both),
+  // so a side effect checked before it may have gone out late.
   bool SleepDetectingPause(Nanos target);
   // One campaign step on a record just read; true once this process leads.
   bool ConsiderRecord(const VersionedRecord& seen, Observation& watched);
@@ -93,8 +94,7 @@ class LeaseElector {
   Nanos JitteredRetry();
   Nanos Backoff(int failures);
   // True when the machine was suspended since the last sample for longer
-  // than the pause threshold, or for long enough in all since the last
-  // renewal that the lease may have run out unseen.
+  // than the pause threshold.
   bool SuspendDetected();
   Nanos PauseThreshold() const;
   void Sample();
@@ -107,7 +107,9 @@ class LeaseElector {
   bool leading_ = false;
   std::int64_t term_ = 0;
   std::int64_t version_ = 0;
-  Nanos valid_until_ = 0;       // monotonic: last successful renewal sent + renew_deadline
+  // On the boot clock, like every instant of the leader's renewal schedule:
+  // a suspend must count against the lease, as it does at the store.
+  Nanos valid_until_ = 0;  // last successful renewal sent + renew_deadline
   Nanos last_renew_sent_ = 0;
   Nanos acquired_wall_ = 0;
   std::string last_observed_holder_;
@@ -115,7 +117,6 @@ class LeaseElector {
   bool running_ = false;  // Run has started and not returned
   Nanos sampled_mono_ = 0;
   Nanos sampled_boot_ = 0;
-  Nanos unseen_since_renewal_ = 0;  // time the monotonic clock missed since the last renewal (suspends)
 };
 
 }  // namespace leasesim::core

@@ -298,7 +298,42 @@ TEST(LeaseElector, ValidLeaseRefusesRightAfterASuspendEvenBeforeTheRenewalLoopWa
   ASSERT_TRUE(elector.ValidLease().has_value());
   env.suspended_ns += 30'000 * kMs;  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
   EXPECT_FALSE(elector.ValidLease().has_value());
+  // Validity is counted on the boot clock: the lease ran out while asleep.
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kDeadline), 1);
+}
+
+TEST(LeaseElector, ASuspendShorterThanTheLeaseButBeyondThePauseBudgetDemotes) {
+  FakeEnv env;
+  env.stop_at = 1'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  ASSERT_TRUE(elector.ValidLease().has_value());
+  env.suspended_ns += 800 * kMs;  // past the 500 ms pause threshold, well inside the deadline
+  EXPECT_FALSE(elector.ValidLease().has_value());
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
+}
+
+// Found by the generic search: suspends, each within the pause budget, add
+// up; a lease counted on CLOCK_MONOTONIC outlived the successor's takeover.
+TEST(LeaseElector, SuspendsThatAddUpPastTheDeadlineEndTheLease) {
+  FakeEnv env;
+  env.stop_at = 1'000 * kMs;
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  const std::optional<LeaseGrant> before = elector.ValidLease();
+  ASSERT_TRUE(before.has_value());
+  for (int i = 0; i < 20; ++i) {
+    env.suspended_ns += 400 * kMs;  // each below the 500 ms pause threshold
+    if (!elector.ValidLease()) break;
+  }
+  EXPECT_FALSE(elector.ValidLease().has_value());
+  EXPECT_EQ(metrics.demotions_for(DemotionReason::kDeadline), 1);
+  // The deadline is the boot clock's: it passed after at most renew_deadline
+  // of boot time since the last renewal was sent, whatever the monotonic clock read.
+  EXPECT_LE(before->valid_until, env.BootNow());
+  EXPECT_GT(before->valid_until, env.MonotonicNow());
 }
 
 // The wall clock is stepped by NTP, either way; suspend detection must not
@@ -312,8 +347,8 @@ TEST(LeaseElector, WallClockStepsNeitherFakeNorHideASuspend) {
   RunUntilStopped(elector);
   env.wall_offset += 60'000 * kMs;
   EXPECT_TRUE(elector.ValidLease().has_value());
-  env.suspended_ns += 30'000 * kMs;
-  env.wall_offset -= 30'000 * kMs;  // the wall clock shows no gap at all
+  env.suspended_ns += 800 * kMs;
+  env.wall_offset -= 800 * kMs;  // the wall clock shows no gap at all
   EXPECT_FALSE(elector.ValidLease().has_value());
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
 }

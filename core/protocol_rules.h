@@ -41,8 +41,8 @@ struct ExpiryQuestion {
 // The outcome of one renewal attempt, as the leader saw it.
 struct RenewalOutcome {
   StoreStatus status = StoreStatus::kTimeout;
-  Nanos sent = 0;             // monotonic, when the request left
-  Nanos replied = 0;          // monotonic, when the call returned
+  Nanos sent = 0;             // boot clock, when the request left
+  Nanos replied = 0;          // boot clock, when the call returned
   Nanos valid_until = 0;      // the deadline before this attempt
   const TimingConfig& timing;
 };
@@ -58,7 +58,8 @@ class ProtocolRules {
  public:
   virtual ~ProtocolRules() = default;
 
-  // The monotonic deadline of a leader's validity after a renewal attempt.
+  // The deadline of a leader's validity after a renewal attempt, on the
+  // boot clock (CLOCK_BOOTTIME: it counts the time the machine was suspended).
   // Validity counts from the SEND of the last successful request (the store
   // may have applied it at any instant after), and no failed attempt can
   // extend it.

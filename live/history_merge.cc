@@ -177,6 +177,15 @@ void Merger::LedgerReply(FileState& state, const Json& json, std::int64_t at) {
   replies_[it->second] = WriteReply{at, json.value("status", std::string())};
 }
 
+// The deadline is on the node's boot clock; the merge's timeline is the
+// machine's monotonic clock: the two differ by the suspended time, read at
+// the event. (Journals before boot_ns carried a monotonic deadline.)
+std::int64_t DeadlineOnMonotonic(const Json& json) {
+  const std::int64_t deadline = json.value("valid_until_ns", std::int64_t{0});
+  if (!json.contains("boot_ns") || !json.contains("monotonic_ns")) return deadline;
+  return json["monotonic_ns"].get<std::int64_t>() + (deadline - json["boot_ns"].get<std::int64_t>());
+}
+
 void Merger::Event(FileState& state, const Json& json, std::int64_t at) {
   const std::string event = json.value("event", std::string());
   const std::int64_t when = json.contains("monotonic_ns") ? Rel(json["monotonic_ns"].get<std::int64_t>()) : at;
@@ -187,10 +196,10 @@ void Merger::Event(FileState& state, const Json& json, std::int64_t at) {
     open.belief.holder = json.value("holder", state.identity);
     open.belief.term = json.value("term", std::int64_t{0});
     open.belief.from_ns = when;
-    open.deadline = Rel(json.value("valid_until_ns", std::int64_t{0}));
+    open.deadline = Rel(DeadlineOnMonotonic(json));
     state.open = std::move(open);
   } else if (event == "renewed") {
-    if (state.open) state.open->deadline = Rel(json.value("valid_until_ns", std::int64_t{0}));
+    if (state.open) state.open->deadline = Rel(DeadlineOnMonotonic(json));
     if (state.last_cas_latency) out_.renewal_latencies_ns.push_back(*state.last_cas_latency);
     state.last_cas_latency.reset();
   } else if (event == "demoted") {

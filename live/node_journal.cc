@@ -25,6 +25,13 @@ core::Nanos MonotonicNanos() {
   return static_cast<core::Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+core::Nanos BootNanos() {
+  // determinism-ok: live mode — CLOCK_BOOTTIME, the clock lease deadlines are on.
+  timespec ts{};
+  ::clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<core::Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 const char* StoreStatusName(core::StoreStatus status) {
   switch (status) {
     case core::StoreStatus::kOk: return "ok";

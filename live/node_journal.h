@@ -92,6 +92,8 @@ class JournaledEvents final : public core::EventSink {
 
 // CLOCK_MONOTONIC in nanoseconds.
 core::Nanos MonotonicNanos();
+// CLOCK_BOOTTIME in nanoseconds (lease deadlines are on it).
+core::Nanos BootNanos();
 
 const char* StoreStatusName(core::StoreStatus status);
 const char* LedgerStatusName(core::LedgerStatus status);

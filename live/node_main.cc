@@ -203,7 +203,7 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
                                             .check_fence = c.variant.ledger.checks_fence,
                                             .writer = c.identity});
   live::JournaledStore store(etcd_store, journal);
-  live::JournaledLedger ledger(etcd_ledger, journal, &live::MonotonicNanos);
+  live::JournaledLedger ledger(etcd_ledger, journal, &live::BootNanos);
   live::JournaledEvents events(journal);
   etcd::RealEnv env(store, ledger, events);
   InstallStopFault(env, journal);

@@ -27,7 +27,33 @@ std::vector<const FaultKindSpec*> AllowedKinds(const Scenario& scenario, const N
   return allowed;
 }
 
+// Faults in the field come together: a slow network before a partition, a
+// pause while the store fails over. A burst fault strikes with the one drawn
+// before it: at the same instant, or, when that one waits for a fault point,
+// armed at the same point (the two then strike at successive arrivals).
+void JoinBurst(const Fault& before, Fault& fault) {
+  fault.at = before.at;
+  if (before.at_point.empty()) return;
+  fault.at_point = before.at_point;
+  fault.arrival = before.arrival;
+  fault.lease_remaining_below = before.lease_remaining_below;
+  if (SpecOf(fault.kind).target != FaultTarget::kNode) fault.node = before.node;
+}
+
 }  // namespace
+
+std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
+  // Half the time just past the bound (log-uniform gaps from 1 ppm: the
+  // edge, where arithmetic that forgets the drift first shows), half the
+  // time gross, up to a clock at half or one and a half times true speed
+  // (a VM whose clock source misbehaves under load).
+  const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
+  constexpr std::int64_t kGrossMax = 500'000;
+  if (bound + 1 >= kGrossMax) return kGrossMax;
+  if (draw.Percent(50)) return draw.Range(bound + 1, kGrossMax);
+  const std::int64_t octaves = draw.Range(0, 18);
+  return std::min<std::int64_t>(kGrossMax, bound + (std::int64_t{1} << octaves));
+}
 
 const std::vector<const FaultKindSpec*>& DrawOrder() {
   static const std::vector<const FaultKindSpec*> ranked = [] {
@@ -161,17 +187,23 @@ std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& con
   // assumptions as beyond them (a fuzzer can flip the mode alone).
   const int beyond_percent = static_cast<int>(draw.Range(20, 100));
   swarm.beyond_percent = config.within_assumptions ? 0 : beyond_percent;
+  swarm.burst_percent = config.timed_strikes && draw.Percent(50) ? static_cast<int>(draw.Range(10, 60)) : 0;
 
   const Nanos from = std::min(config.from > 0 ? config.from : 2 * timing.lease_duration / 10, scenario.duration);
   const Nanos until = std::max(from, config.until > 0 ? config.until : scenario.duration * 3 / 4);
   const int count = static_cast<int>(draw.Range(1, config.faults_max));
   FaultDrawContext context(draw, scenario, config, swarm, out);
+  std::size_t last_first = 0;  // out[last_first]: the first fault the previous draw made
   for (int i = 0; i < count; ++i) {
     const FaultKindSpec* spec = draw.Pick(on);
     Fault fault;
     fault.at = draw.Millis(from, until);
     fault.kind = spec->kind;
+    const bool burst = i > 0 && draw.Percent(swarm.burst_percent) && last_first < out.size();
+    const std::size_t first = out.size();
     spec->draw(context, std::move(fault));
+    if (burst && first < out.size()) JoinBurst(out[last_first], out[first]);
+    last_first = first;
   }
   std::stable_sort(out.begin(), out.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
   return out;

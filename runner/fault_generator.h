@@ -58,6 +58,7 @@ struct Swarm {
   int aim_percent = 0;     // share of faults aimed at a fault point
   int leader_percent = 0;  // share of node faults aimed at the leader
   int beyond_percent = 0;  // share of pauses, clogs and drift beyond the assumptions
+  int burst_percent = 0;   // share of faults striking together with the one before
 };
 
 // What a kind's draw (FaultKindSpec::draw) works with: the choices, the
@@ -102,6 +103,9 @@ class FaultDrawContext {
   std::string DrawPoint();
   std::vector<Fault>& out_;
 };
+
+// A drift magnitude (ppm) beyond `bound_ppm`: near the bound or gross.
+std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm);
 
 // The catalogue's drawable kinds, by draw rank.
 const std::vector<const FaultKindSpec*>& DrawOrder();

@@ -103,7 +103,8 @@ void Recorder::LedgerArrived(std::int64_t id, core::LedgerStatus status) {
 
 sim::Nanos Recorder::DeadlineInTrueTime(int node, sim::Nanos local_deadline) const {
   const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
-  return world_.clock(host).TrueTimeAtMonotonic(local_deadline);
+  // Deadlines are on the node's boot clock (core counts validity there).
+  return world_.clock(host).TrueTimeAtBoot(local_deadline);
 }
 
 void Recorder::CloseBelief(int node, const std::string& reason) {
@@ -179,7 +180,7 @@ std::optional<sim::Nanos> Recorder::RemainingLease(int node) const {
   auto it = open_beliefs_.find(node);
   if (it == open_beliefs_.end()) return std::nullopt;
   const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
-  return it->second.local_deadline - world_.clock(host).Monotonic(world_.now());
+  return it->second.local_deadline - world_.clock(host).Boot(world_.now());
 }
 
 checker::History Recorder::Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows) {

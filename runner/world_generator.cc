@@ -60,6 +60,44 @@ sim::LatencyModel DrawLatency(FaultDraw& draw, Nanos request_timeout) {
   return model;
 }
 
+// An upper bound on the share (ppm) of store calls whose latency alone runs
+// past the timeout: each of the request, the service and the reply takes
+// its tail or not, and a combination counts when its longest sum does.
+std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::LatencyModel& store, Nanos timeout) {
+  const std::array<const sim::LatencyModel*, 3> hops{&net, &store, &net};
+  std::int64_t share = 0;
+  for (int tails = 0; tails < 8; ++tails) {
+    Nanos longest = 0;
+    std::int64_t ppm = 1'000'000;
+    for (int hop = 0; hop < 3; ++hop) {
+      const sim::LatencyModel& model = *hops[static_cast<std::size_t>(hop)];
+      const bool tail = ((tails >> hop) & 1) != 0;
+      longest += model.base_ns + model.jitter_ns + (tail ? model.tail_ns : 0);
+      const std::int64_t p = tail ? model.tail_ppm : 1'000'000 - model.tail_ppm;
+      ppm = ppm * p / 1'000'000;
+    }
+    if (longest > timeout) share += ppm;
+  }
+  return share;
+}
+
+// The operating assumption the timeout rests on (docs/TIMING.md): it is
+// above the round trip's p99. A world whose tails make more than 1% of calls
+// time out on latency alone is a misconfiguration, not a test (its leaders
+// flap without end and no recovery bound holds; found by the 100k sweep):
+// its tails are thinned, the larger first, until the p99 fits.
+void KeepP99InsideTimeout(Scenario& s) {
+  constexpr std::int64_t kShareMaxPpm = 10'000;
+  for (int step = 0; step < 16; ++step) {
+    if (TimeoutShareBoundPpm(s.network.latency, s.store.service, s.timing.request_timeout) <= kShareMaxPpm) return;
+    sim::LatencyModel& thicker =
+        s.network.latency.tail_ppm >= s.store.service.tail_ppm ? s.network.latency : s.store.service;
+    thicker.tail_ppm /= 4;
+  }
+  s.network.latency.tail_ppm = 0;
+  s.store.service.tail_ppm = 0;
+}
+
 void DrawNetwork(FaultDraw& draw, Scenario& s) {
   s.network.latency = DrawLatency(draw, s.timing.request_timeout);
   s.network.loss_ppm = PickOf(draw, std::array<std::uint32_t, 4>{0, 1'000, 10'000, 50'000});
@@ -67,6 +105,7 @@ void DrawNetwork(FaultDraw& draw, Scenario& s) {
   s.network.reorder_ppm = PickOf(draw, std::array<std::uint32_t, 3>{0, 0, 20'000});
   if (s.network.reorder_ppm > 0) s.network.reorder_delay_ns_max = Share(draw, s.timing.request_timeout, 50, 500);
   s.store.service = DrawLatency(draw, s.timing.request_timeout);
+  KeepP99InsideTimeout(s);
 }
 
 Nanos MeanLatency(const sim::LatencyModel& model) {
@@ -108,7 +147,7 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
     if (roll == 3) {
       // Drawn either way, so a case takes the same choices within the
       // assumptions as beyond them.
-      const std::int64_t beyond = draw.Range(bound + 1, std::max<std::int64_t>(bound + 2, 200'000));
+      const std::int64_t beyond = BeyondDriftPpm(draw, bound);
       const bool fast = Chance(draw, 500);
       if (limits.beyond_assumptions) clock.drift_ppm = fast ? beyond : -beyond;
     }

@@ -131,15 +131,35 @@ Nanos NodeClock::TrueTimeAtMonotonic(Nanos local) const {
       assert(it == segments_.rbegin());
       return kNeverNanos;
     }
-    if (segment.rate_ppm == 0) return segment.true_start + (local - segment.local_start);
-    const Int128 needed = local - segment.local_start;
-    const Int128 rate = kMillion + segment.rate_ppm;
-    // LocalIn reads floor(T * rate / 10^6), which is >= needed exactly when
-    // T * rate >= needed * 10^6: the least such T is the ceiling below.
-    const Nanos when = segment.true_start + static_cast<Nanos>((needed * kMillion + rate - 1) / rate);
-    assert(LocalIn(segment, when) >= local);
-    assert(when == segment.true_start || LocalIn(segment, when - 1) < local);
-    return when;
+    return TrueTimeInSegment(segment, local);
+  }
+  return segments_.front().true_start;
+}
+
+Nanos NodeClock::TrueTimeInSegment(const Segment& segment, Nanos local) {
+  assert(!segment.frozen);
+  assert(local > segment.local_start);
+  if (segment.rate_ppm == 0) return segment.true_start + (local - segment.local_start);
+  const Int128 needed = local - segment.local_start;
+  const Int128 rate = kMillion + segment.rate_ppm;
+  // LocalIn reads floor(T * rate / 10^6), which is >= needed exactly when
+  // T * rate >= needed * 10^6: the least such T is the ceiling below.
+  const Nanos when = segment.true_start + static_cast<Nanos>((needed * kMillion + rate - 1) / rate);
+  assert(LocalIn(segment, when) >= local);
+  assert(when == segment.true_start || LocalIn(segment, when - 1) < local);
+  return when;
+}
+
+Nanos NodeClock::TrueTimeAtBoot(Nanos boot) const {
+  // Boot is continuous and non-decreasing: the last segment starting below
+  // `boot` reaches it. While frozen it advances at true speed.
+  for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
+    const Segment& segment = *it;
+    const Nanos boot_start = segment.local_start + segment.suspended_before;
+    if (boot_start >= boot) continue;
+    if (segment.frozen) return segment.true_start + (boot - boot_start);
+    // Unfrozen, Boot is Monotonic plus a constant within the segment.
+    return TrueTimeInSegment(segment, boot - segment.suspended_before);
   }
   return segments_.front().true_start;
 }

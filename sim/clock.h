@@ -75,6 +75,9 @@ class NodeClock {
   // The earliest true instant at which Monotonic reads >= local, assuming no
   // further changes; kNeverNanos while frozen and not yet there.
   Nanos TrueTimeAtMonotonic(Nanos local) const;
+  // The earliest true instant at which Boot reads >= boot, assuming no
+  // further changes. Never kNeverNanos: Boot runs on while frozen.
+  Nanos TrueTimeAtBoot(Nanos boot) const;
 
  private:
   struct Segment {
@@ -89,6 +92,8 @@ class NodeClock {
     Nanos suspended;
   };
   static Nanos LocalIn(const Segment& segment, Nanos true_now);
+  // The least true instant at which an unfrozen segment reads >= local.
+  static Nanos TrueTimeInSegment(const Segment& segment, Nanos local);
   const Segment& SegmentAt(Nanos true_now) const;
   Reading Advance(Nanos true_now);
   void Replan(Nanos true_now, Reading at);

@@ -174,6 +174,23 @@ TEST(NodeClock, TimersWaitOutASuspend) {
   EXPECT_EQ(clock.TrueTimeAtMonotonic(Seconds(9)), Seconds(9));
 }
 
+// A lease deadline on CLOCK_BOOTTIME passes at its true instant even while
+// the node is suspended (CLOCK_MONOTONIC's would not), and after a resume.
+TEST(NodeClock, BootDeadlinesPassDuringAndAfterASuspend) {
+  NodeClock clock(Seconds(100), 0, 1000);
+  clock.Freeze(Seconds(10));
+  const Nanos at_freeze = clock.Boot(Seconds(10));
+  EXPECT_EQ(clock.TrueTimeAtBoot(at_freeze + Seconds(2)), Seconds(12));  // boot runs on while frozen
+  clock.Unfreeze(Seconds(13));
+  EXPECT_EQ(clock.TrueTimeAtBoot(at_freeze + Seconds(2)), Seconds(12));  // the past stays exact
+  EXPECT_EQ(clock.TrueTimeAtBoot(at_freeze), Seconds(10));
+  // After the resume boot drifts with the oscillator: +1000 ppm.
+  const Nanos later = clock.Boot(Seconds(13)) + Seconds(1) + Millis(1);
+  EXPECT_EQ(clock.TrueTimeAtBoot(later), Seconds(14));
+  EXPECT_EQ(clock.Boot(clock.TrueTimeAtBoot(later)), later);
+  EXPECT_LT(clock.Boot(clock.TrueTimeAtBoot(later) - 1), later);
+}
+
 TEST(NodeClock, ChangesAtTheSameInstantReplaceEachOther) {
   NodeClock clock(0, 0, 0);
   clock.SetDriftPpm(Seconds(1), 100'000);
@@ -234,6 +251,15 @@ void CheckAt(const NodeClock& clock, const History& history, Nanos t, std::vecto
     RC_ASSERT(clock.Monotonic(when) >= ahead);
     RC_ASSERT(clock.Monotonic(when - 1) < ahead);
   }
+  // The boot clock's inverse is exact and tight, frozen or not.
+  const Nanos boot_back = clock.TrueTimeAtBoot(now.boot);
+  RC_ASSERT(boot_back <= t);
+  RC_ASSERT(clock.Boot(boot_back) >= now.boot);
+  const Nanos boot_ahead = now.boot + Millis(1500) + 1;
+  const Nanos boot_when = clock.TrueTimeAtBoot(boot_ahead);
+  RC_ASSERT(boot_when > t);
+  RC_ASSERT(clock.Boot(boot_when) >= boot_ahead);
+  RC_ASSERT(clock.Boot(boot_when - 1) < boot_ahead);
   samples.push_back(Sample{t, now.monotonic, now.boot});
 }
 
@@ -304,6 +330,10 @@ TEST(NodeClockProperty, MonotonicNeverGoesBackAndInverseIsTight) {
       const Nanos back = clock.TrueTimeAtMonotonic(local);
       RC_ASSERT(back <= t);
       RC_ASSERT(clock.Monotonic(back) >= local);
+      const Nanos boot = clock.Boot(t);
+      const Nanos boot_back = clock.TrueTimeAtBoot(boot);
+      RC_ASSERT(boot_back <= t);
+      RC_ASSERT(clock.Boot(boot_back) >= boot);
     }
   });
 }
