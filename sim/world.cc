@@ -35,18 +35,6 @@ World::FiberRecord* World::FindFiber(FiberId id) {
   return const_cast<FiberRecord*>(std::as_const(*this).FindFiber(id));
 }
 
-World::Host& World::Get(HostId host) {
-  assert(host >= 0);
-  assert(host < static_cast<HostId>(hosts_.size()));
-  return hosts_[static_cast<std::size_t>(host)];
-}
-
-const World::Host& World::Get(HostId host) const {
-  assert(host >= 0);
-  assert(host < static_cast<HostId>(hosts_.size()));
-  return hosts_[static_cast<std::size_t>(host)];
-}
-
 HostId World::AddHost(const HostConfig& config) {
   assert(hosts_.size() < kHostsMax);
   hosts_.push_back(Host{.name = config.name,

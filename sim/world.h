@@ -5,6 +5,7 @@
 // a run can be replayed exactly. The world knows nothing about leases: a
 // host's process is whatever its boot function builds.
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -178,8 +179,17 @@ class World {
   // Events due within this of their scheduling go to the queue's busy heap.
   static constexpr Nanos kSoonNs = 50'000'000;
 
-  Host& Get(HostId host);
-  const Host& Get(HostId host) const;
+  // Inline: every clock reading and delivery goes through here.
+  Host& Get(HostId host) {
+    assert(host >= 0);
+    assert(host < static_cast<HostId>(hosts_.size()));
+    return hosts_[static_cast<std::size_t>(host)];
+  }
+  const Host& Get(HostId host) const {
+    assert(host >= 0);
+    assert(host < static_cast<HostId>(hosts_.size()));
+    return hosts_[static_cast<std::size_t>(host)];
+  }
   void ResumeFiber(WaitToken token, bool signalled);
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
