@@ -27,14 +27,7 @@ class InlineFunction<R(Args...), Bytes> {
   template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InlineFunction> &&
                                                     std::is_invocable_r_v<R, std::decay_t<F>&, Args...>>>
   InlineFunction(F&& f) {  // NOLINT: converting, like std::function
-    using Fn = std::decay_t<F>;
-    if constexpr (kFits<Fn>) {
-      new (storage_) Fn(std::forward<F>(f));
-      ops_ = &InlineOps<Fn>::kOps;
-    } else {
-      *reinterpret_cast<Fn**>(storage_) = new Fn(std::forward<F>(f));
-      ops_ = &HeapOps<Fn>::kOps;
-    }
+    Construct(std::forward<F>(f));
   }
 
   InlineFunction(InlineFunction&& other) noexcept { MoveFrom(other); }
@@ -53,6 +46,17 @@ class InlineFunction<R(Args...), Bytes> {
   template <typename Fn>
   static constexpr bool kFits = sizeof(Fn) <= Bytes && alignof(Fn) <= alignof(std::max_align_t) &&
                                 std::is_nothrow_move_constructible_v<Fn>;
+
+  // Replaces the callable with f, built in place (no temporary to move).
+  template <typename F>
+  void Emplace(F&& f) {
+    if constexpr (std::is_same_v<std::decay_t<F>, InlineFunction>) {
+      *this = std::move(f);
+    } else {
+      Reset();
+      Construct(std::forward<F>(f));
+    }
+  }
 
   explicit operator bool() const { return ops_ != nullptr; }
   R operator()(Args... args) {
@@ -87,6 +91,18 @@ class InlineFunction<R(Args...), Bytes> {
     static void Destroy(void* p) { delete *static_cast<Fn**>(p); }
     static constexpr Ops kOps{&Invoke, nullptr, &Destroy};  // the pointer moves as bytes
   };
+
+  template <typename F>
+  void Construct(F&& f) {
+    using Fn = std::decay_t<F>;
+    if constexpr (kFits<Fn>) {
+      new (storage_) Fn(std::forward<F>(f));
+      ops_ = &InlineOps<Fn>::kOps;
+    } else {
+      *reinterpret_cast<Fn**>(storage_) = new Fn(std::forward<F>(f));
+      ops_ = &HeapOps<Fn>::kOps;
+    }
+  }
 
   void MoveFrom(InlineFunction& other) {
     ops_ = other.ops_;

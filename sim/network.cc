@@ -115,7 +115,7 @@ Nanos Network::DrawLatency(const LatencyModel& model) {
   return latency;
 }
 
-void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation, Message on_arrival) {
+void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation, Message&& on_arrival) {
   ++sent_;
   if (blocked(from, to) || prng_.ChancePpm(config_.loss_ppm)) {
     ++dropped_;
@@ -142,7 +142,7 @@ void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation, Message
   Deliver(from, to, to_incarnation, arrival, std::move(on_arrival));
 }
 
-void Network::Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message on_arrival) {
+void Network::Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message&& on_arrival) {
   auto delivery = [this, from, to, to_incarnation, fn = std::move(on_arrival)]() mutable {
     if (blocked(from, to)) {  // a partition that began while in flight
       ++dropped_;

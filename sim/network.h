@@ -47,7 +47,7 @@ class Network {
 
   // Sends a message from `from` to `to`; on_arrival runs on `to` (for
   // incarnation `to_incarnation`, or any when kAnyIncarnation) when it arrives.
-  void Send(HostId from, HostId to, std::uint64_t to_incarnation, Message on_arrival);
+  void Send(HostId from, HostId to, std::uint64_t to_incarnation, Message&& on_arrival);
 
   // One-way block: messages from `from` to `to` are dropped (in flight too).
   // Blocks nest: overlapping partitions each add one, and each removes its own.
@@ -84,7 +84,7 @@ class Network {
  private:
   std::size_t Index(HostId from, HostId to) const;
   void Grow();
-  void Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message on_arrival);
+  void Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message&& on_arrival);
 
   World& world_;
   Prng prng_;

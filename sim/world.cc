@@ -153,22 +153,8 @@ World::Entry& World::Schedule(Nanos when) {
   assert(when >= 0);
   const EventQueue::Key key =
       (EventQueue::Key{static_cast<std::uint64_t>(when)} << 64) | ((sequence << kSlotBits) | slot);
-  queue_.Push(key, when - now_ < kSoonNs);
+  queue_.Push(key, when - now_);
   return EntryAt(slot);
-}
-
-void World::At(Nanos when, Callback fn) {
-  Entry& entry = Schedule(when);
-  entry.gate = Entry::Gate::kNone;
-  entry.deed.fn = std::move(fn);
-}
-
-void World::AtOnHost(Nanos when, HostId host, std::uint64_t incarnation, Callback fn) {
-  Entry& entry = Schedule(when);
-  entry.gate = Entry::Gate::kOnHost;
-  entry.host = host;
-  entry.incarnation = incarnation;
-  entry.deed.fn = std::move(fn);
 }
 
 void World::Perform(World& world, Deed& deed) {
@@ -183,23 +169,22 @@ void World::DeedOnHost(HostId id, std::uint64_t incarnation, Deed& deed) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
   if (host.state != HostState::kUp) {
-    assert(host.deferred.size() < kDeferredMax);
-    host.deferred.push_back(std::move(deed));
+    Defer(host, std::move(deed));
     return;
   }
   Perform(*this, deed);
 }
 
-void World::RunOnHost(HostId id, std::uint64_t incarnation, Callback fn) {
-  Deed deed{.fn = std::move(fn)};
-  DeedOnHost(id, incarnation, deed);
+void World::Defer(Host& host, Deed&& deed) {
+  assert(host.deferred.size() < kDeferredMax);
+  host.deferred.push_back(std::move(deed));
 }
 
 void World::AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn) {
   ArmLocalTimer(host, incarnation, local_deadline, Deed{.fn = std::move(fn)});
 }
 
-void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline, Deed deed) {
+void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
   const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
@@ -344,8 +329,10 @@ void World::ResumeFiber(WaitToken token, bool signalled) {
 
 void World::RunUntil(Nanos end) {
   assert(end >= now_);
-  while (!queue_.empty() && TimeOf(queue_.Top()) <= end) {
-    const EventQueue::Key key = queue_.Pop();
+  // An event is due by `end` when its key is at most this.
+  const EventQueue::Key limit = (EventQueue::Key{static_cast<std::uint64_t>(end)} << 64) | ~std::uint64_t{0};
+  EventQueue::Key key = 0;
+  while (queue_.PopUpTo(limit, key)) {
     assert(TimeOf(key) >= now_);
     now_ = TimeOf(key);
     ++events_processed_;

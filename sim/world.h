@@ -91,14 +91,36 @@ class World {
   void Unsuspend(HostId host);
 
   // --- scheduling ------------------------------------------------------------
-  // Runs fn at true time `when` (>= now) in the world's own context.
-  void At(Nanos when, Callback fn);
+  // Runs fn (any void() callable) at true time `when` (>= now) in the
+  // world's own context. The callable is built in its event's slot.
+  template <typename F>
+  void At(Nanos when, F&& fn) {
+    Entry& entry = Schedule(when);
+    entry.gate = Entry::Gate::kNone;
+    entry.deed.fn.Emplace(std::forward<F>(fn));
+  }
   // Runs fn on `host` while `incarnation` lives: at once if the host is up,
   // when it resumes if paused or suspended, never if it crashed meanwhile.
-  void RunOnHost(HostId host, std::uint64_t incarnation, Callback fn);
+  template <typename F>
+  void RunOnHost(HostId host, std::uint64_t incarnation, F&& fn) {
+    Host& target = Get(host);
+    if (target.state == HostState::kCrashed || target.incarnation != incarnation) return;
+    if (target.state != HostState::kUp) {
+      Defer(target, Deed{.fn = Callback(std::forward<F>(fn))});
+      return;
+    }
+    fn();
+  }
   // As RunOnHost, from true time `when` (>= now): At(when, RunOnHost(...))
   // in one event, without a closure around the closure.
-  void AtOnHost(Nanos when, HostId host, std::uint64_t incarnation, Callback fn);
+  template <typename F>
+  void AtOnHost(Nanos when, HostId host, std::uint64_t incarnation, F&& fn) {
+    Entry& entry = Schedule(when);
+    entry.gate = Entry::Gate::kOnHost;
+    entry.host = host;
+    entry.incarnation = incarnation;
+    entry.deed.fn.Emplace(std::forward<F>(fn));
+  }
   // As RunOnHost, once the host's monotonic clock reads >= local_deadline.
   void AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
 
@@ -176,8 +198,6 @@ class World {
   static std::uint32_t SlotOf(EventQueue::Key key) {
     return static_cast<std::uint32_t>(key) & ((std::uint32_t{1} << kSlotBits) - 1);
   }
-  // Events due within this of their scheduling go to the queue's busy heap.
-  static constexpr Nanos kSoonNs = 50'000'000;
 
   // Inline: every clock reading and delivery goes through here.
   Host& Get(HostId host) {
@@ -198,8 +218,9 @@ class World {
   Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
   void Fire(Entry& entry);
   void DeedOnHost(HostId host, std::uint64_t incarnation, Deed& deed);
+  void Defer(Host& host, Deed&& deed);
   static void Perform(World& world, Deed& deed);
-  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed deed);
+  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
   const FiberRecord* FindFiber(FiberId id) const;
   FiberRecord* FindFiber(FiberId id);
 
