@@ -35,3 +35,4 @@ clean:
 
 bench: build
 	$(BUILD)/bench/sim_bench
+	$(BUILD)/bench/bench_ratio --out $(BUILD)/bench/bench_ratio.json --check bench/reference.json
