@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/run_summary.h"
+#include "reports/sweep_totals.h"
 
 namespace leasesim::cli {
 
@@ -26,6 +27,6 @@ int ExploreCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // One line per scenario (unless quiet), as `run` and `merge` print them.
-void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out);
+void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out);
 
 }  // namespace leasesim::cli

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/cpu_quota.h"
 #include "reports/report_files.h"
+#include "reports/report_stream.h"
 #include "reports/summary_json.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
@@ -72,20 +73,14 @@ void PrintThroughput(std::size_t runs, double seconds, int jobs, std::ostream& o
 
 }  // namespace
 
-void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out) {
-  for (const std::string& name : sweep.scenarios) {
-    int runs = 0;
-    int failed = 0;
-    std::int64_t leaderless_ms = 0;
-    for (const reports::RunSummary& run : sweep.runs) {
-      if (run.scenario != name) continue;
-      ++runs;
-      failed += run.ok ? 0 : 1;
-      auto it = run.figures.find("leaderless_ms");
-      if (it != run.figures.end()) leaderless_ms += it->second;
-    }
-    out << "  " << (failed == 0 ? "ok  " : "FAIL") << " " << name << ": " << runs << " runs, " << failed
-        << " failed, mean leaderless " << (runs > 0 ? leaderless_ms / runs : 0) << " ms\n";
+void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out) {
+  for (std::size_t i = 0; i < sweep.scenarios().size(); ++i) {
+    const reports::ScenarioTotals& totals = sweep.by_scenario()[i];
+    auto it = totals.figures.find("leaderless_ms");
+    const std::int64_t leaderless_ms = it == totals.figures.end() ? 0 : it->second.sum;
+    out << "  " << (totals.failed == 0 ? "ok  " : "FAIL") << " " << sweep.scenarios()[i] << ": " << totals.runs
+        << " runs, " << totals.failed << " failed, mean leaderless "
+        << (totals.runs > 0 ? leaderless_ms / totals.runs : 0) << " ms\n";
   }
 }
 
@@ -145,11 +140,12 @@ std::vector<const runner::Scenario*> Select(const runner::ScenarioFile& file, co
 
 // The suite-wide requirements of the file (require_fault_points,
 // require_probes), printed when unmet; true when all are met.
-bool SuiteRequirementsMet(const runner::ScenarioFile& file, const reports::SweepSummary& sweep,
+bool SuiteRequirementsMet(const runner::ScenarioFile& file, const reports::SweepTotals& sweep,
                           const std::string& file_path, std::ostream& out) {
-  // A fault aimed at a point that is never reached must not give a false green.
-  std::vector<const std::map<std::string, std::int64_t>*> all_figures;
-  for (const reports::RunSummary& run : sweep.runs) all_figures.push_back(&run.figures);
+  // A fault aimed at a point that is never reached must not give a false
+  // green. A figure positive in some run is one whose largest value is.
+  const std::map<std::string, std::int64_t> maxima = sweep.FigureMaxima();
+  const std::vector<const std::map<std::string, std::int64_t>*> all_figures{&maxima};
   const std::vector<std::string> never_fired = runner::FaultPointsNeverFired(file.require_fault_points, all_figures);
   for (const std::string& point : never_fired) {
     out << "FAIL fault point " << point << " never fired in any run, although " << file_path
@@ -207,6 +203,14 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   // The progress line goes to a terminal only: never into logs or pipes.
   const bool show_progress = !quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   ProgressLine progress_line(err);
+  // The reports are written run by run: memory does not grow with the seeds.
+  reports::SweepSummary header;
+  header.scenario_file = file.path;
+  header.seeds = seeds_text;
+  header.shard = options.shard;
+  for (const runner::Scenario* scenario : selected) header.scenarios.push_back(scenario->name);
+  reports::ReportStream stream(out_dir, header);
+  options.on_summary = [&stream](const reports::RunSummary& summary) { stream.Add(summary); };
   const auto started = std::chrono::steady_clock::now();  // determinism-ok: the throughput line only
   int failures_printed = 0;
   const runner::SweepOutcome outcome = runner::RunSweep(
@@ -222,10 +226,10 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
       });
   if (show_progress) progress_line.Clear();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const reports::SweepSummary& sweep = outcome.summary;
+  const reports::SweepTotals& sweep = stream.totals();
 
   if (!quiet) PrintScenarioLines(sweep, out);
-  if (const std::string problem = reports::WriteReports(out_dir, sweep, outcome.timelines); !problem.empty()) {
+  if (const std::string problem = stream.Finish(outcome.timelines); !problem.empty()) {
     err << "leasesim run: " << problem << "\n";
     return kExitBadInput;
   }
@@ -235,10 +239,10 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   const bool suite_ok = SuiteRequirementsMet(file, sweep, file_path, out);
   const int failed = sweep.failed();
-  out << sweep.runs.size() << " runs: " << (static_cast<int>(sweep.runs.size()) - failed) << " ok, " << failed
+  out << sweep.runs() << " runs: " << (static_cast<int>(sweep.runs()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
       << reports::kJunitFile << ", " << reports::kReportFile << "\n";
-  PrintThroughput(sweep.runs.size(), seconds, options.jobs, out);
+  PrintThroughput(sweep.runs(), seconds, options.jobs, out);
   return failed == 0 && suite_ok ? kExitOk : kExitViolation;
 }
 

@@ -9,9 +9,19 @@
 #include <string>
 
 #include "reports/run_summary.h"
+#include "reports/sweep_totals.h"
 
 namespace leasesim::reports {
 
 std::string JunitXml(const SweepSummary& sweep);
+
+// The same document in pieces, for writing it run by run: JunitOpen, then
+// per scenario JunitSuiteOpen, its runs' testcases and kJunitSuiteClose,
+// then kJunitClose.
+std::string JunitOpen(const SweepTotals& sweep);
+std::string JunitSuiteOpen(const SweepTotals& sweep, std::size_t scenario_index);
+std::string JunitTestcase(const RunSummary& run);
+inline constexpr const char* kJunitSuiteClose = "  </testsuite>\n";
+inline constexpr const char* kJunitClose = "</testsuites>\n";
 
 }  // namespace leasesim::reports

@@ -143,7 +143,11 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
     if (done.timeline && outcome.timelines.size() < options.timelines_max) {
       outcome.timelines.push_back(std::move(*done.timeline));
     }
-    outcome.summary.runs.push_back(Summarize(done.result, file.path));
+    if (options.on_summary) {
+      options.on_summary(Summarize(done.result, file.path));
+    } else {
+      outcome.summary.runs.push_back(Summarize(done.result, file.path));
+    }
   };
 
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());

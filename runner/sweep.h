@@ -36,6 +36,10 @@ struct SweepOptions {
   std::size_t timelines_max = reports::kTimelinesMax;
   // Replaces RunScenario (tests use it to inject failures or nondeterminism).
   RunFunction run;
+  // When set, each run's summary goes here, in sweep order on the calling
+  // thread, instead of into the outcome's summary (whose runs stay empty):
+  // a long sweep then need not hold every run (reports::ReportStream).
+  std::function<void(const reports::RunSummary&)> on_summary;
 };
 
 struct SweepProgress {
