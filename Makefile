@@ -6,7 +6,9 @@ SEEDS ?= 1-200
 WERROR ?= $(if $(CI),ON,OFF)
 CMAKE_FLAGS ?=
 
-.PHONY: deps test-deps configure build demo test asan-test bench clean
+PREFIX ?= /usr/local
+
+.PHONY: deps test-deps configure build demo test asan-test bench clean install
 
 deps:
 	@scripts/install-deps.sh
@@ -32,6 +34,10 @@ asan-test:
 
 clean:
 	rm -rf $(BUILD) build-asan out
+
+# The command, the core and etcd libraries, their headers and the CMake package (docs/INSTALL.md).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
 	$(BUILD)/bench/sim_bench

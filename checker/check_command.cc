@@ -20,67 +20,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr const char* kUsage =
-    "usage: leasesim check FILE [--format leasesim|jepsen-log|edn] "
-    "[--model lease|cas-register|kv] [--budget N] [--json]\n"
-    "  exit 0: fine; 1: violation; 2: bad input or usage; 4: step budget exhausted\n";
-
-struct Args {
-  std::string file;
-  std::string format;  // "" = sniff
-  std::string model;   // "" = the format's default
-  std::int64_t budget = kDefaultLinBudget;
-  bool json = false;
-  bool help = false;
-};
-
-// Parses the words; returns an error message, or "" when fine.
-std::string ParseArgs(const std::vector<std::string>& words, Args& args) {
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    std::string word = words[i];
-    std::string value;
-    bool has_value = false;
-    if (word.starts_with("--") && word.find('=') != std::string::npos) {
-      value = word.substr(word.find('=') + 1);
-      word = word.substr(0, word.find('='));
-      has_value = true;
-    }
-    auto take = [&]() -> std::optional<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= words.size()) return std::nullopt;
-      return words[++i];
-    };
-    if (word == "--help" || word == "-h") {
-      args.help = true;
-    } else if (word == "--json") {
-      args.json = true;
-    } else if (word == "--format" || word == "--model" || word == "--budget") {
-      std::optional<std::string> v = take();
-      if (!v) return word + " needs a value";
-      if (word == "--format") {
-        if (*v != "leasesim" && *v != "jepsen-log" && *v != "edn") {
-          return "unknown --format \"" + *v + "\" (expected leasesim, jepsen-log or edn)";
-        }
-        args.format = *v;
-      } else if (word == "--model") {
-        if (*v != "lease" && *v != "cas-register" && *v != "kv") {
-          return "unknown --model \"" + *v + "\" (expected lease, cas-register or kv)";
-        }
-        args.model = *v;
-      } else if (!ParseInt64(*v, args.budget) || args.budget <= 0) {
-        return "--budget needs a positive integer number of search steps, got \"" + *v + "\"";
-      }
-    } else if (word.starts_with("-") && word != "-") {
-      return "unknown option " + word;
-    } else if (args.file.empty()) {
-      args.file = word;
-    } else {
-      return "more than one FILE given (\"" + args.file + "\" and \"" + word + "\")";
-    }
-  }
-  if (!args.help && args.file.empty()) return "missing FILE";
-  return "";
-}
 
 std::string SniffFormat(const std::string& path, std::string_view text) {
   if (LooksLikeLeasesimHistory(text)) return "leasesim";
@@ -110,7 +49,7 @@ struct Report {
   std::int64_t steps = -1;  // -1: no search ran
 };
 
-int Emit(const Args& args, const std::string& format, const std::string& model, const Report& report,
+int Emit(const CheckRequest& args, const std::string& format, const std::string& model, const Report& report,
          std::ostream& out) {
   if (args.json) {
     Json json{{"file", args.file},         {"format", format},
@@ -136,7 +75,7 @@ int Emit(const Args& args, const std::string& format, const std::string& model, 
   return kCheckExitOk;
 }
 
-int BadInput(const Args& args, const InputError& error, std::ostream& out, std::ostream& err) {
+int BadInput(const CheckRequest& args, const InputError& error, std::ostream& out, std::ostream& err) {
   err << args.file << ": " << error.ToString() << '\n';
   if (args.json) {
     out << Json{{"file", args.file},
@@ -179,15 +118,18 @@ Report FromLin(const LinResult& result) {
 
 }  // namespace
 
-int RunCheckCommand(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
-  Args args;
-  if (const std::string problem = ParseArgs(words, args); !problem.empty()) {
-    err << "leasesim check: " << problem << '\n' << kUsage;
+int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
+  if (!args.format.empty() && args.format != "leasesim" && args.format != "jepsen-log" && args.format != "edn") {
+    err << "leasesim check: unknown --format \"" << args.format << "\" (expected leasesim, jepsen-log or edn)\n";
     return kCheckExitBadInput;
   }
-  if (args.help) {
-    out << kUsage;
-    return kCheckExitOk;
+  if (!args.model.empty() && args.model != "lease" && args.model != "cas-register" && args.model != "kv") {
+    err << "leasesim check: unknown --model \"" << args.model << "\" (expected lease, cas-register or kv)\n";
+    return kCheckExitBadInput;
+  }
+  if (args.budget <= 0) {
+    err << "leasesim check: --budget needs a positive integer number of search steps\n";
+    return kCheckExitBadInput;
   }
   std::ifstream in(args.file, std::ios::binary);
   if (!in) {

@@ -45,6 +45,21 @@ TEST(HistoryFigures, OverlapCountsTimeTwoNodesBelievedTheyLedAndLateWritesAreCou
   EXPECT_EQ(figures.at("writes_after_lease"), 1);
 }
 
+TEST(HistoryFigures, TheHandoverGapIsTheClosestCallAfterABeliefEndedOnItsOwn) {
+  History history;
+  history.end_ns = 200 * kMs;
+  history.beliefs = {{.node = 1, .holder = "a", .term = 1, .from_ns = 0, .until_ns = 50 * kMs, .end_reason = "deadline"},
+                     {.node = 2, .holder = "b", .term = 2, .from_ns = 57 * kMs, .until_ns = 90 * kMs, .end_reason = "released"},
+                     // a release hands over at once: not a close call of the lease's arithmetic
+                     {.node = 3, .holder = "c", .term = 3, .from_ns = 90 * kMs, .until_ns = 150 * kMs, .end_reason = "pause_detected"},
+                     {.node = 1, .holder = "a2", .term = 4, .from_ns = 170 * kMs, .until_ns = 200 * kMs, .end_reason = "end_of_run"}};
+  EXPECT_EQ(HistoryFigures(history).at("handover_gap_min_ms"), 7 + 1);
+  history.beliefs.erase(history.beliefs.begin());
+  EXPECT_EQ(HistoryFigures(history).at("handover_gap_min_ms"), 20 + 1);
+  history.beliefs.pop_back();
+  EXPECT_EQ(HistoryFigures(history).at("handover_gap_min_ms"), 0) << "no handover after a belief ended on its own";
+}
+
 TEST(HistoryFigures, RecoveryIsMinusOneWhenNobodyLeadsAgain) {
   History history;
   history.end_ns = 100 * kMs;

@@ -94,7 +94,7 @@ TEST(Cli, AReplayedHistoryWrittenToDiskChecksTheSame) {
                                                 "--history", history});
   ASSERT_EQ(replay.code, kExitOk) << replay.err;
   std::ostringstream out, err;
-  EXPECT_EQ(checker::RunCheckCommand({history}, out, err), 0) << out.str() << err.str();
+  EXPECT_EQ(cli::CheckCommand({history}, out, err), 0) << out.str() << err.str();
   EXPECT_NE(out.str().find("OK"), std::string::npos);
 }
 

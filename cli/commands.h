@@ -8,6 +8,7 @@
 
 #include "reports/run_summary.h"
 #include "reports/sweep_totals.h"
+#include "runner/run.h"
 
 namespace leasesim::cli {
 
@@ -23,10 +24,25 @@ int MergeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 int FuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim explore: every placement of up to K faults from a menu (cli/explore_command.cc).
 int ExploreCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim check: judges a recorded history (cli/check_command.cc).
+int CheckCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim timing: derive, verify and sweep a lease timing (cli/timing_command.cc).
+int TimingCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim compare BASE_DIR NEW_DIR: two outputs side by side (cli/compare_command.cc).
+int CompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // One line per scenario (unless quiet), as `run` and `merge` print them.
 void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out);
+
+// A failing run: its unexpected violations and the command that replays it.
+// `variant`: the --variant the sweep ran with (empty: none).
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& variant,
+                  std::ostream& out);
+
+// The suite-level requirements' verdict as `run` and `merge` print it: a
+// FAIL line per unmet requirement, or in a shard that merge judges them.
+void PrintSuiteVerdict(const reports::SweepSummary& sweep, std::ostream& out);
 
 }  // namespace leasesim::cli

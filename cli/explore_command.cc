@@ -3,7 +3,6 @@
 // violating placement is written as an ordinary scenario file with the
 // `leasesim run` command that replays it.
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -11,8 +10,9 @@
 #include <map>
 #include <ostream>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/values.h"
 #include "fuzz/scenario_json.h"
 #include "runner/explore.h"
 #include "runner/fault_catalogue.h"
@@ -24,16 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage =
-    "usage: leasesim explore FILE --scenario NAME --faults K [--menu MENU.json] [--out DIR] [--variant V]\n"
-    "                        [--seed S] [--limit N] [--keep N] [--stop-at-first] [--list]\n";
 constexpr std::uint64_t kKeepMax = 100'000;
-
-template <typename T>
-bool ParseNumber(const std::string& text, T& value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
 
 struct Request {
   std::string file;
@@ -45,7 +36,7 @@ struct Request {
 };
 
 // Reads the flags, the scenario and the menu; an error message, or nothing.
-std::optional<std::string> ReadNumbers(const Args& args, Request& request) {
+std::optional<std::string> ReadNumbers(const CommandLine& args, Request& request) {
   const std::optional<std::string> faults = args.value("--faults");
   if (!faults) return "--faults K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")";
   if (!ParseNumber(*faults, request.options.faults) || request.options.faults < 1 ||
@@ -68,7 +59,7 @@ std::optional<std::string> ReadNumbers(const Args& args, Request& request) {
   return std::nullopt;
 }
 
-std::optional<std::string> ReadRequest(const Args& args, Request& request) {
+std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
   if (args.positional().size() != 1) return "needs exactly one scenario FILE";
   request.file = args.positional().front();
   const std::optional<std::string> name = args.value("--scenario");
@@ -160,15 +151,25 @@ bool WriteViolation(const runner::ViolatingPlacement& found, const Request& requ
 }  // namespace
 
 int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--scenario", "--faults", "--menu", "--out", "--variant", "--seed", "--limit", "--keep"},
-                  {"--stop-at-first", "--list"});
-  if (!args.ok()) {
-    err << "leasesim explore: " << args.error() << "\n" << kUsage;
-    return kExitBadInput;
-  }
+  CommandLine args("explore", "Run every placement of up to K faults from a menu in one small scenario of FILE, on "
+                              "one seed, in a fixed order (docs/EXPLORE.md); write each violating placement as an "
+                              "ordinary scenario file with the command that replays it.");
+  args.Positional("FILE", "The scenario file", /*required=*/false)
+      .Option("--scenario", "NAME", "The scenario to explore (required)")
+      .Option("--faults", "K", "Place up to K faults (required)")
+      .Option("--menu", "MENU.json", "The faults to place (default: drawn from the fault catalogue)")
+      .Option("-o,--out", "DIR", "Where violating placements go (default out/explore)")
+      .Option("--variant", "V", "The protocol variant (default: the scenario's)")
+      .Option("-s,--seed", "S", "The one seed every placement runs on")
+      .Option("--limit", "N", "Run at most N placements")
+      .Option("--keep", "N", "Write at most N violating placements")
+      .Switch("--stop-at-first", "Stop at the first violating placement")
+      .Switch("--list", "Print the menu and stop")
+      .Footer("Exit: 0 no placement violates, 1 some does, 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   Request request;
   if (auto error = ReadRequest(args, request)) {
-    err << "leasesim explore: " << *error << "\n" << kUsage;
+    err << "leasesim explore: " << *error << "\n(leasesim explore --help lists the options)\n";
     return kExitBadInput;
   }
   PrintHeader(request, out);

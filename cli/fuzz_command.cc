@@ -1,17 +1,20 @@
 // leasesim fuzz: the generic, coverage-guided search; a failure is shrunk and
 // written to DIR/counterexample.json with the command that replays it.
 
-#include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <random>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/values.h"
+#include "fuzz/baseline.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/scenario_json.h"
+#include "reports/summary_json.h"
 #include "runner/nemesis.h"
 #include "runner/scenario_parser.h"
 #include "zoo/variants.h"
@@ -19,34 +22,8 @@
 namespace leasesim::cli {
 namespace {
 
-constexpr const char* kFuzzUsage =
-    "usage: leasesim fuzz [--runs N] [--time-budget DURATION] [--seed S] [--variant V] [--property P]\n"
-    "                     [--out DIR] [--no-shrink] [--no-steer]\n"
-    "       leasesim fuzz --expand FILE --scenario NAME --seed N   (print a nemesis seed's fault script)\n";
-
-template <typename T>
-bool ParseNumber(const std::string& text, T& value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-// "90s", "10m", "2h" or a bare number of seconds, as milliseconds; -1 if malformed.
-std::int64_t ParseDurationMs(const std::string& text) {
-  if (text.empty()) return -1;
-  std::int64_t unit_ms = 1000;
-  std::string digits = text;
-  const char last = text.back();
-  if (last == 's' || last == 'm' || last == 'h') {
-    unit_ms = last == 's' ? 1000 : last == 'm' ? 60'000 : 3'600'000;
-    digits.pop_back();
-  }
-  std::int64_t value = 0;
-  if (!ParseNumber(digits, value) || value < 1 || value > 1'000'000) return -1;
-  return value * unit_ms;
-}
-
 // Reads the options; an exit code when they are bad.
-std::optional<int> ParseFuzzOptions(const Args& args, fuzz::FuzzOptions& options, std::ostream& err) {
+std::optional<int> ParseFuzzOptions(const CommandLine& args, fuzz::FuzzOptions& options, std::ostream& err) {
   if (auto runs = args.value("--runs")) {
     if (!ParseNumber(*runs, options.runs) || options.runs < 1 || options.runs > 10'000'000) {
       err << "leasesim fuzz: --runs must be an integer from 1 to 10000000\n";
@@ -92,11 +69,11 @@ std::optional<int> ParseFuzzOptions(const Args& args, fuzz::FuzzOptions& options
 
 // Prints the fault script a nemesis scenario draws for one seed, as an
 // ordinary scenario file.
-int ExpandCommand(const Args& args, std::ostream& out, std::ostream& err) {
+int ExpandCommand(const CommandLine& args, std::ostream& out, std::ostream& err) {
   const std::string file = *args.value("--expand");
   std::uint64_t seed = 0;
   if (!args.value("--scenario") || !args.value("--seed") || !ParseNumber(*args.value("--seed"), seed)) {
-    err << "usage: leasesim fuzz --expand FILE --scenario NAME --seed N\n";
+    err << "leasesim fuzz: --expand FILE needs --scenario NAME and --seed N (a non-negative integer)\n";
     return kExitBadInput;
   }
   auto loaded = runner::LoadScenarioFile(file);
@@ -121,6 +98,46 @@ void PrintCoverage(const fuzz::FuzzOutcome& outcome, std::ostream& out) {
   if (search.probes_never.empty()) out << "none";
   for (std::size_t i = 0; i < search.probes_never.size(); ++i) out << (i == 0 ? "" : ", ") << search.probes_never[i];
   out << "\n";
+}
+
+// --baseline-variant: every case on both protocols; the cases where the new
+// one is worse are written to DIR/worse-K.json with both replay commands.
+int ReportAgainstBaseline(const fuzz::FuzzOptions& options, const std::string& baseline, const std::string& out_dir,
+                          std::ostream& out, std::ostream& err) {
+  const fuzz::BaselineOutcome outcome = fuzz::RunAgainstBaseline(options, baseline, out);
+  out << "differential: " << outcome.cases << " case(s) on " << options.variant << " (new) and " << baseline
+      << " (baseline): " << outcome.worse << " worse, " << outcome.better << " better, " << outcome.both_failing
+      << " failing on both\n";
+  std::error_code error;
+  if (!outcome.worse_cases.empty()) std::filesystem::create_directories(out_dir, error);
+  for (const fuzz::WorseCase& worse : outcome.worse_cases) {
+    const std::string path = (std::filesystem::path(out_dir) / (worse.scenario.name + ".json")).string();
+    if (const std::string problem = reports::WriteFileAtomically(path, fuzz::ScenarioFileText({worse.scenario}));
+        !problem.empty()) {
+      err << "leasesim fuzz: " << problem << "\n";
+      return kExitBadInput;
+    }
+    std::string base_kinds;
+    for (const std::string& kind : worse.baseline_kinds) base_kinds += (base_kinds.empty() ? "" : ", ") + kind;
+    // One line per new kind: how many, and the first one's explanation.
+    std::map<std::string, int> counts;
+    for (const checker::Violation& violation : worse.new_violations) counts[violation.kind] += 1;
+    out << "WORSE case " << worse.index << (worse.shrunk ? " (shrunk)" : "") << ": the baseline shows "
+        << (base_kinds.empty() ? std::string("no violation") : base_kinds + " only") << "; the new protocol:\n";
+    for (const checker::Violation& violation : worse.new_violations) {
+      const auto count = counts.find(violation.kind);
+      if (count == counts.end()) continue;
+      out << "  " << violation.kind << (count->second > 1 ? " (x" + std::to_string(count->second) + ")" : "") << ": "
+          << violation.message << "\n";
+      counts.erase(count);
+    }
+    out << "  new:      leasesim run " << path << " --seed " << worse.seed << "\n"
+        << "  baseline: leasesim run " << path << " --seed " << worse.seed << " --variant " << baseline << "\n";
+  }
+  if (outcome.worse > static_cast<int>(outcome.worse_cases.size())) {
+    out << "  ... " << outcome.worse - static_cast<int>(outcome.worse_cases.size()) << " more worse case(s) not kept\n";
+  }
+  return outcome.worse > 0 ? kExitViolation : kExitOk;
 }
 
 int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutcome& outcome, const std::string& again,
@@ -152,20 +169,38 @@ int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutco
 }  // namespace
 
 int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--runs", "--seed", "--variant", "--property", "--out", "--expand", "--scenario", "--time-budget"},
-                  {"--no-shrink", "--no-steer"});
-  if (!args.ok() || !args.positional().empty()) {
-    err << (args.ok() ? "" : "leasesim fuzz: " + args.error() + "\n") << kFuzzUsage;
-    return kExitBadInput;
-  }
+  CommandLine args("fuzz", "The generic, coverage-guided search: generated worlds and fault scripts, steered "
+                           "toward probes and near misses not yet reached; a failure is shrunk to "
+                           "DIR/counterexample.json with the command that reproduces it.");
+  args.Option("--runs", "N", "Generated cases to run (1..10000000; default 100)")
+      .Option("--time-budget", "DURATION", "Run cases until this much wall time is spent (90s, 10m, 2h)")
+      .Option("-s,--seed", "S", "The session's seed (default: a fresh one, printed)")
+      .Option("--variant", "V", "The protocol variant under test (default correct; see leasesim zoo)")
+      .Option("--property", "P", "The property to falsify (default safety)")
+      .Option("-o,--out", "DIR", "Where the counterexample goes (default out/fuzz)")
+      .Switch("--no-shrink", "Report a failure as found, unshrunk")
+      .Switch("--no-steer", "Draw cases without coverage guidance")
+      .Option("--expand", "FILE", "Print the fault script a nemesis scenario of FILE draws for --scenario and --seed")
+      .Option("--scenario", "NAME", "With --expand: the scenario")
+      .Option("--baseline-variant", "V",
+              "Run every case on V too; keep the cases where the variant under test is worse (DIR/worse-K.json)")
+      .Footer("Exit: 0 no counterexample (with --baseline-variant: no case worse than the baseline), 1 a "
+              "counterexample (written to DIR), 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.value("--expand")) return ExpandCommand(args, out, err);
   fuzz::FuzzOptions options;
   if (const std::optional<int> bad = ParseFuzzOptions(args, options, err)) return *bad;
   const std::string out_dir = args.value("--out").value_or("out/fuzz");
+  const std::optional<std::string> baseline = args.value("--baseline-variant");
+  if (const std::string problem = baseline ? fuzz::CheckBaseline(options, *baseline) : ""; !problem.empty()) {
+    err << "leasesim fuzz: " << problem << "\n";
+    return kExitBadInput;
+  }
   out << "leasesim fuzz: " << (options.time_budget_ms > 0 ? "for " + *args.value("--time-budget") : std::to_string(options.runs) + " case(s)")
       << ", property " << options.property << ", variant " << options.variant << ", seed " << options.seed
-      << (options.steer ? "" : ", unsteered") << "\n";
+      << (options.steer ? "" : ", unsteered") << (baseline ? ", against baseline " + *baseline : "") << "\n";
   out.flush();
+  if (baseline) return ReportAgainstBaseline(options, *baseline, out_dir, out, err);
   const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
   // The session replays by its case count, whatever stopped it.
   const std::string again = "leasesim fuzz --runs " + std::to_string(outcome.cases) + " --seed " +

@@ -4,28 +4,28 @@
 #include <ostream>
 #include <string>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
 #include "live/live_run.h"
 
 namespace leasesim::cli {
 namespace {
 
-// The usage text; the fault kinds come from the live fault table.
-std::string Usage() {
+// What --faults takes, after the options in the help; the fault kinds come
+// from the live fault table.
+std::string FaultsHelp() {
   std::string usage =
-      "usage: leasesim live [--nodes N] [--duration SECONDS] [--etcd URLS] [--faults LIST]\n"
-      "                     [--variant correct|no-fencing|no-idempotency-key[,...]] [--out DIR]\n"
-      "                     [--lease-ms MS] [--renew-interval-ms MS] [--renew-deadline-ms MS] [--retry-ms MS]\n"
-      "                     [--request-timeout-ms MS] [--period-ms MS] [--node-binary PATH] [--etcd-binary PATH]\n"
-      "  LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"
+      "LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"
       "        (default) or a node number (an etcd member number for etcd-stop); KIND one of\n";
   for (const live::LiveFaultSpec& spec : live::LiveFaultTable()) {
-    const std::string name = std::string(spec.name) + (spec.value != nullptr ? "=MS" : "");
-    usage += "          " + name + std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') + spec.summary + "\n";
+    const std::string name =
+        std::string(spec.name) + (spec.value == nullptr ? "" : (spec.jitter ? "=MS[~J]" : "=MS"));
+    usage += "        " + name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + spec.summary + "\n";
   }
   usage +=
-      "  e.g.  leasesim live --duration 40 --faults "
-      "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,cut:leader@30+4\n";
+      "e.g.  leasesim live --duration 40 --faults "
+      "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,cut:leader@30+4\n"
+      "Exit: 0 the history checks, 1 a violation, 2 bad input or usage.";
   return usage;
 }
 
@@ -55,27 +55,36 @@ std::optional<std::int64_t> Integer(const std::string& text) {
 }  // namespace
 
 int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Args parsed(args,
-                    {"--nodes", "--duration", "--etcd", "--faults", "--variant", "--out", "--lease-ms",
-                     "--renew-interval-ms", "--renew-deadline-ms", "--retry-ms", "--request-timeout-ms",
-                     "--period-ms", "--node-binary", "--etcd-binary"},
-                    {"--help"});
-  if (!parsed.ok()) {
-    err << "leasesim live: " << parsed.error() << "\n" << Usage();
-    return 2;
-  }
-  if (parsed.has("--help")) {
-    out << Usage();
-    return 0;
-  }
-  if (!parsed.positional().empty()) {
-    err << "leasesim live: unexpected argument " << parsed.positional().front() << "\n" << Usage();
-    return 2;
-  }
+  CommandLine parsed("live", "Run the unchanged core in real node processes against a real etcd cluster "
+                              "(started on loopback unless --etcd is given) with real faults, and check the "
+                              "merged history (docs/LIVE.md).");
+  parsed.Option("--nodes", "N", "Node processes (1..9; default 3)")
+      .Option("--duration", "SECONDS", "How long the run lasts")
+      .Option("--etcd", "URLS", "An existing etcd cluster's client URLs, comma-separated")
+      .Option("--faults", "LIST", "Real faults to inject (below)")
+      .Option("--variant", "V", "correct|no-fencing|no-idempotency-key[,...]")
+      .Option("-o,--out", "DIR", "Where the history and reports go")
+      .Option("--lease-ms", "MS", "Lease duration")
+      .Option("--renew-interval-ms", "MS", "Renewal interval")
+      .Option("--renew-deadline-ms", "MS", "Renewal deadline")
+      .Option("--retry-ms", "MS", "Retry interval")
+      .Option("--request-timeout-ms", "MS", "Store request timeout")
+      .Option("--period-ms", "MS", "Settlement period")
+      .Option("--node-binary", "PATH", "The node program (default: leasesim-live-node beside leasesim)")
+      .Option("--etcd-binary", "PATH", "The etcd program to start (default /usr/bin/etcd)")
+      .Switch("--etcd-secure", "The run's own cluster with TLS, client certificates and etcd auth (made for the run)")
+      .Option("--etcd-ca", "FILE", "CA bundle of a secured cluster given with --etcd (docs/LIVE.md)")
+      .Option("--etcd-cert", "FILE", "Client certificate for a secured cluster")
+      .Option("--etcd-key", "FILE", "Client key for a secured cluster")
+      .Option("--etcd-server-name", "NAME", "Server name the cluster's certificate must carry")
+      .Option("--etcd-user", "USER", "etcd user for authentication")
+      .Option("--etcd-password-file", "FILE", "File holding that user's password")
+      .Footer(FaultsHelp());
+  if (const std::optional<int> code = parsed.Parse(args, out, err)) return *code;
   live::LiveOptions options;
   auto bad = [&](const std::string& message) {
-    err << "leasesim live: " << message << "\n" << Usage();
-    return 2;
+    err << "leasesim live: " << message << "\n(leasesim live --help lists the options)\n";
+    return kExitBadInput;
   };
   if (auto v = parsed.value("--nodes")) {
     const auto n = Integer(*v);
@@ -93,6 +102,14 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   if (auto v = parsed.value("--out")) options.out_dir = *v;
   if (auto v = parsed.value("--node-binary")) options.node_binary = *v;
   if (auto v = parsed.value("--etcd-binary")) options.etcd_binary = *v;
+  options.etcd_secure = parsed.has("--etcd-secure");
+  const std::pair<const char*, std::string*> security[] = {
+      {"--etcd-ca", &options.etcd_ca},       {"--etcd-cert", &options.etcd_cert},
+      {"--etcd-key", &options.etcd_key},     {"--etcd-server-name", &options.etcd_server_name},
+      {"--etcd-user", &options.etcd_user},   {"--etcd-password-file", &options.etcd_password_file}};
+  for (const auto& [flag, field] : security) {
+    if (auto v = parsed.value(flag)) *field = *v;
+  }
   const std::pair<const char*, std::int64_t*> timing[] = {
       {"--lease-ms", &options.lease_ms},           {"--renew-interval-ms", &options.renew_interval_ms},
       {"--renew-deadline-ms", &options.renew_deadline_ms}, {"--retry-ms", &options.retry_ms},

@@ -5,17 +5,16 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
 #include "reports/summary_json.h"
 #include "reports/timeline_json.h"
 #include "runner/seeds.h"
+#include "runner/suite_judge.h"
 
 namespace leasesim::cli {
 namespace {
-
-constexpr const char* kUsage = "usage: leasesim merge DIR... --out DIR [--quiet]\n";
 
 struct ShardOutput {
   std::string directory;
@@ -42,6 +41,9 @@ std::string ReadShard(const std::string& directory, ShardOutput& shard) {
   return "";
 }
 
+// A recorded version or digest, or what its absence means.
+std::string Named(const std::string& value) { return value.empty() ? "(not recorded)" : value; }
+
 // The shards, each given once, in shard order (by_index[k] is shard k+1/N);
 // an error message when they are not the N parts of one sweep.
 std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<const ShardOutput*>& by_index) {
@@ -51,9 +53,33 @@ std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<cons
   for (const ShardOutput& shard : shards) {
     const reports::SweepSummary& s = shard.summary;
     const std::string where = shard.directory + ": ";
+    if (!s.stopped.empty()) {
+      return where + "is not a whole shard (" + s.stopped + "); merge joins complete shards only";
+    }
+    if (s.leasesim_version != first.leasesim_version) {
+      return where + "was written by leasesim " + Named(s.leasesim_version) + ", but " + shards[0].directory +
+             " by leasesim " + Named(first.leasesim_version) + "; run every shard with the same build";
+    }
+    if (s.file_digest != first.file_digest) {
+      return where + "ran " + s.scenario_file + " with file_digest " + Named(s.file_digest) + ", but " +
+             shards[0].directory + " ran " + first.scenario_file + " with file_digest " + Named(first.file_digest) +
+             ": the shards ran different scenario files";
+    }
     if (s.scenario_file != first.scenario_file || s.seeds != first.seeds || s.scenarios != first.scenarios) {
       return where + "is a sweep of " + s.scenario_file + " seeds " + s.seeds + ", not of " + first.scenario_file +
              " seeds " + first.seeds + " with the same scenarios as " + shards[0].directory;
+    }
+    if (s.variant != first.variant) {
+      return where + "ran variant \"" + s.variant + "\", but " + shards[0].directory + " ran variant \"" +
+             first.variant + "\": not shards of one sweep";
+    }
+    if (s.scenario_digests != first.scenario_digests) {
+      return where + "records other scenario digests (scenario_digest) than " + shards[0].directory +
+             ": a scenario's content differs";
+    }
+    if (s.suite.fault_points != first.suite.fault_points || s.suite.probes != first.suite.probes) {
+      return where + "records other suite requirements (require_fault_points, require_probes) than " +
+             shards[0].directory;
     }
     if (s.shard.count != count) {
       return where + "is shard " + reports::FormatShard(s.shard) + " but " + shards[0].directory + " is shard " +
@@ -81,9 +107,15 @@ std::string Interleave(const std::vector<const ShardOutput*>& by_index, const st
   const reports::SweepSummary& first = by_index[0]->summary;
   const std::size_t count = by_index.size();
   const std::size_t total = first.scenarios.size() * seed_list.size();
+  merged.leasesim_version = first.leasesim_version;
+  merged.file_digest = first.file_digest;
   merged.scenario_file = first.scenario_file;
   merged.seeds = first.seeds;
   merged.scenarios = first.scenarios;
+  merged.suite.fault_points = first.suite.fault_points;
+  merged.suite.probes = first.suite.probes;
+  merged.variant = first.variant;
+  merged.scenario_digests = first.scenario_digests;
   std::vector<std::size_t> next_timeline(count, 0);
   for (std::size_t i = 0; i < total; ++i) {
     const std::size_t k = i % count;
@@ -141,6 +173,7 @@ void PrintMerged(const reports::SweepSummary& merged, int count, const std::stri
     if (run.ok || failures_printed++ >= 20) continue;
     out << "FAIL " << run.scenario << " seed " << run.seed << "\n  replay: " << run.replay_command << "\n";
   }
+  PrintSuiteVerdict(merged, out);
   const int failed = merged.failed();
   out << merged.runs.size() << " runs: " << (static_cast<int>(merged.runs.size()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
@@ -166,6 +199,8 @@ std::string Merge(const std::vector<std::string>& directories, const std::string
       !problem.empty()) {
     return problem;
   }
+  // Now the suite is whole: its requirements are judged over every run.
+  runner::JudgeSuite(merged);
   if (std::string problem = reports::PrepareOutputDirectory(out_dir); !problem.empty()) return problem;
   return reports::WriteReports(out_dir, merged, timelines);
 }
@@ -173,13 +208,17 @@ std::string Merge(const std::vector<std::string>& directories, const std::string
 }  // namespace
 
 int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--out"}, {"--quiet"});
-  if (!args.ok()) {
-    err << "leasesim merge: " << args.error() << "\n";
-    return kExitBadInput;
-  }
+  CommandLine args("merge", "Combine the outputs of leasesim run --shard K/N (one directory per shard, in any "
+                            "order) into the files an unsharded run writes, byte for byte, and judge the suite-level "
+                            "requirements over all runs.");
+  args.Positional("DIR", "A shard's output directory", /*required=*/false, /*many=*/true)
+      .Option("-o,--out", "DIR", "Where the merged files go (required)")
+      .Switch("-q,--quiet", "No line per scenario")
+      .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 otherwise, 2 the inputs are not "
+              "the shards of one sweep (nothing is written).");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().empty() || !args.value("--out")) {
-    err << kUsage;
+    err << "leasesim merge: needs the shard directories and --out DIR (leasesim merge --help lists the options)\n";
     return kExitBadInput;
   }
   const std::string out_dir = *args.value("--out");
@@ -190,7 +229,7 @@ int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
     return kExitBadInput;
   }
   PrintMerged(merged, count, out_dir, args.has("--quiet"), out);
-  return merged.failed() == 0 ? kExitOk : kExitViolation;
+  return merged.failed() == 0 && !merged.suite.failed() ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

@@ -2,60 +2,23 @@
 #include <iostream>
 
 #include "checker/history_io.h"
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep_timeline.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
 
-int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--scenario", "--seed", "--trace", "--history", "--html"}, {});
-  if (!args.ok()) {
-    err << "leasesim replay: " << args.error() << "\n";
-    return kExitBadInput;
-  }
-  if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
-    err << "usage: leasesim replay FILE --scenario NAME --seed N [--trace FILE] [--history FILE] [--html FILE]\n";
-    return kExitBadInput;
-  }
-  auto seeds = runner::ParseSeeds(*args.value("--seed"));
-  if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
-    err << "leasesim replay: --seed must be one non-negative integer\n";
-    return kExitBadInput;
-  }
-  const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
-  const std::string file_path = args.positional()[0];
-  auto loaded = runner::LoadScenarioFile(file_path);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
-    return kExitBadInput;
-  }
-  const runner::Scenario* scenario = nullptr;
-  for (const runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
-    if (candidate.name == *args.value("--scenario")) scenario = &candidate;
-  }
-  if (scenario == nullptr) {
-    err << "leasesim replay: " << file_path << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
-    return kExitBadInput;
-  }
+namespace {
+
+// --trace, --history and --html: the files the user asked for; an exit
+// code when one cannot be written.
+std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::RunResult& result, const std::string& file_path,
+                                       const std::string& variant, std::ostream& out, std::ostream& err) {
   const std::optional<std::string> trace_path = args.value("--trace");
-  const runner::RunResult result =
-      runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});
-  out << "scenario " << result.scenario << " seed " << result.seed << "\n";
-  out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
-  for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
-  for (const checker::LeadershipBelief& belief : result.history.beliefs) {
-    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / 1'000'000
-        << " ms until " << belief.until_ns / 1'000'000 << " ms (" << belief.end_reason << ")\n";
-  }
-  for (const std::string& note : result.verdict.notes) out << "note: " << note << "\n";
-  if (result.verdict.violations.empty()) out << "no violations\n";
-  for (const checker::Violation& violation : result.verdict.violations) {
-    out << "violation " << violation.kind << ": " << violation.message << "\n";
-  }
   if (trace_path) {
     std::ofstream trace(*trace_path, std::ios::trunc);
     if (!trace) {
@@ -75,12 +38,77 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
   }
   if (const std::optional<std::string> html_path = args.value("--html")) {
-    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path); !problem.empty()) {
+    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path, variant);
+        !problem.empty()) {
       err << "leasesim replay: --html " << problem << "\n";
       return kExitBadInput;
     }
     out << "wrote the timeline to " << *html_path << "\n";
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  CommandLine args("replay", "Run one seed of one scenario again, exactly: print its trace hash (the sweep's), its "
+                             "figures, each node's leadership periods and the violations.");
+  args.Positional("FILE", "The scenario file", /*required=*/false)
+      .Option("--scenario", "NAME", "The scenario (required)")
+      .Option("-s,--seed", "N", "The seed (required)")
+      .Option("--variant", "V", "The protocol variant run --variant ran it with (zoo names, comma-joined)")
+      .Option("--trace", "FILE", "Write every trace event as JSON lines")
+      .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)")
+      .Option("--html", "FILE", "Write the run's timeline picture")
+      .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
+    err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
+    return kExitBadInput;
+  }
+  auto seeds = runner::ParseSeeds(*args.value("--seed"));
+  if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
+    err << "leasesim replay: --seed must be one non-negative integer\n";
+    return kExitBadInput;
+  }
+  const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
+  const std::string file_path = args.positional()[0];
+  auto loaded = runner::LoadScenarioFile(file_path);
+  if (std::holds_alternative<runner::ParseError>(loaded)) {
+    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+    return kExitBadInput;
+  }
+  runner::Scenario* scenario = nullptr;
+  for (runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
+    if (candidate.name == *args.value("--scenario")) scenario = &candidate;
+  }
+  if (scenario == nullptr) {
+    err << "leasesim replay: " << file_path << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
+    return kExitBadInput;
+  }
+  // --variant: the protocol `run --variant` ran it with (its replay line says so).
+  const std::string variant = args.value("--variant").value_or("");
+  if (const std::string problem = variant.empty() ? "" : zoo::Combine(variant).error; !problem.empty()) {
+    err << "leasesim replay: --variant: " << problem << "\n";
+    return kExitBadInput;
+  }
+  if (!variant.empty()) scenario->variant = variant;
+  const std::optional<std::string> trace_path = args.value("--trace");
+  const runner::RunResult result =
+      runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});
+  out << "scenario " << result.scenario << " seed " << result.seed << "\n";
+  out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
+  for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
+  for (const checker::LeadershipBelief& belief : result.history.beliefs) {
+    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / 1'000'000
+        << " ms until " << belief.until_ns / 1'000'000 << " ms (" << belief.end_reason << ")\n";
+  }
+  for (const std::string& note : result.verdict.notes) out << "note: " << note << "\n";
+  if (result.verdict.violations.empty()) out << "no violations\n";
+  for (const checker::Violation& violation : result.verdict.violations) {
+    out << "violation " << violation.kind << ": " << violation.message << "\n";
+  }
+  if (const std::optional<int> bad = WriteRequestedFiles(args, result, file_path, variant, out, err)) return *bad;
   return result.ok() ? kExitOk : kExitViolation;
 }
 

@@ -1,22 +1,30 @@
+// leasesim run FILE: every selected scenario for every seed (or seeds drawn
+// until a time budget is spent), on every core, with the reports written
+// under --out and a replay command for every failing run.
+
+#include <fnmatch.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <chrono>
-#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <optional>
+#include <cstdio>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/cpu_quota.h"
+#include "cli/progress_line.h"
+#include "cli/values.h"
 #include "reports/report_files.h"
 #include "reports/report_stream.h"
 #include "reports/summary_json.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep.h"
+#include "runner/sweep_budget.h"
+#include "zoo/variants.h"
 
 namespace leasesim::cli {
 namespace {
@@ -24,46 +32,177 @@ namespace {
 constexpr const char* kDefaultSeeds = "1-100";
 constexpr int kFailuresPrintedMax = 20;
 constexpr int kJobsMax = 256;
-constexpr const char* kUsage =
-    "usage: leasesim run FILE [--seeds A-B | --seed N] [--scenario NAME] [--out DIR] [--jobs N] [--shard K/N]\n"
-    "                    [--check-determinism] [--quiet]\n";
 
-// "[ 1234/6000]  412 seeds/s  0 failed  ETA 12 s" on one rewritten line.
-class ProgressLine {
- public:
-  explicit ProgressLine(std::ostream& err) : err_(err), start_(Clock::now()) {}
+void Declare(CommandLine& args) {
+  args.Positional("FILE", "The scenario file (docs/SCENARIOS.md)", /*required=*/false)
+      .Option("-s,--seeds", "SEEDS", "Seeds: 7, 1-2000 or 1-10,42 (default 1-100)")
+      .Option("--seed", "N", "One seed")
+      .Repeatable("--scenario", "NAME", "Run only the scenarios so named; shell globs (leader-*) match several")
+      .Option("-o,--out", "DIR", "Where summary.json, junit.xml, report.html and timelines.json go (default out)")
+      .Option("-j,--jobs", "N",
+              "Worker threads, 1..256 (default: the CPUs this process may use, its container's quota "
+              "included; the output is the same)")
+      .Option("--shard", "K/N", "Run part K of N of the sweep (environment: LEASESIM_SHARD)")
+      .Option("--time-budget", "DURATION",
+              "Draw whole seeds from --seeds (default 1 upward) until this much wall time is spent "
+              "(90s, 10m, 2h); the summary names the seeds that ran")
+      .Option("--variant", "V[,V...]",
+              "Run every scenario with this protocol variant (zoo names, comma-joined), e.g. for leasesim compare")
+      .Switch("--fail-fast", "Stop at the first failing run")
+      .Switch("--check-determinism", "Run every seed twice and compare the traces")
+      .Switch("-q,--quiet", "No line per scenario, no progress line")
+      .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 a violation, 2 bad input or "
+              "usage (nothing is written).");
+}
 
-  void Update(const runner::SweepProgress& progress) {
-    const auto now = Clock::now();  // determinism-ok: progress display only
-    if (progress.done < progress.total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const double seconds = std::chrono::duration<double>(now - start_).count();
-    const double rate = seconds > 0 ? static_cast<double>(progress.done) / seconds : 0;
-    char line[160];
-    const std::size_t left = progress.total - progress.done;
-    std::snprintf(line, sizeof line, "\r[%zu/%zu] %.1f seeds/s, %zu failed, ETA %s\x1b[K", progress.done,
-                  progress.total, rate, progress.failed,
-                  rate > 0 ? (std::to_string(static_cast<long long>(static_cast<double>(left) / rate + 0.5)) + " s").c_str()
-                           : "?");
-    err_ << line << std::flush;
-    shown_ = true;
-  }
-
-  void Clear() {
-    if (shown_) err_ << "\r\x1b[K" << std::flush;
-    shown_ = false;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;  // determinism-ok: progress display only
-  std::ostream& err_;
-  Clock::time_point start_;
-  Clock::time_point last_{};
-  bool shown_ = false;
+// What the command line asks for, checked.
+struct Request {
+  std::string file_path;
+  std::string seeds_text;
+  std::vector<std::uint64_t> seeds;  // empty with a budget and no --seeds: 1 upward
+  std::string out_dir = "out";
+  std::int64_t budget_ms = 0;
+  bool quiet = false;
+  runner::SweepOptions options;
 };
 
+std::optional<std::string> ReadJobsAndShard(const CommandLine& args, runner::SweepOptions& options) {
+  // Every CPU the process may use by default (its affinity and its
+  // container's quota): the results do not depend on the number of jobs.
+  options.jobs = DefaultJobs(kJobsMax);
+  if (const auto jobs = args.value("--jobs")) {
+    if (!ParseNumber(*jobs, options.jobs) || options.jobs < 1 || options.jobs > kJobsMax) {
+      return "--jobs must be an integer from 1 to " + std::to_string(kJobsMax) + " (got \"" + *jobs + "\")";
+    }
+  }
+  // CI engines hand each job its index in the environment (docs/ci/).
+  std::optional<std::string> shard = args.value("--shard");
+  const char* from_environment = std::getenv("LEASESIM_SHARD");
+  const bool shard_from_environment = !shard && from_environment != nullptr && *from_environment != '\0';
+  if (shard_from_environment) shard = from_environment;
+  if (!shard) return std::nullopt;
+  auto parsed = reports::ParseShard(*shard);
+  if (std::holds_alternative<std::string>(parsed)) {
+    return std::string(shard_from_environment ? "LEASESIM_SHARD" : "--shard") + ": " + std::get<std::string>(parsed);
+  }
+  options.shard = std::get<reports::Shard>(parsed);
+  return std::nullopt;
+}
+
+std::optional<std::string> ReadSeedsAndBudget(const CommandLine& args, Request& request) {
+  if (args.value("--seeds") && args.value("--seed")) return "give --seeds or --seed, not both";
+  if (const auto budget = args.value("--time-budget")) {
+    request.budget_ms = ParseDurationMs(*budget);
+    if (request.budget_ms < 0) return "--time-budget must be a duration like 90s, 10m or 2h (got \"" + *budget + "\")";
+    if (!request.options.shard.whole()) {
+      return "--time-budget cannot be sharded: which seeds a budget runs is known only afterwards, so shards "
+             "could not be merged (give each job --seeds instead)";
+    }
+  }
+  const std::optional<std::string> given = args.value("--seed") ? args.value("--seed") : args.value("--seeds");
+  if (!given && request.budget_ms > 0) return std::nullopt;  // 1 upward
+  request.seeds_text = given.value_or(kDefaultSeeds);
+  auto seeds = runner::ParseSeeds(request.seeds_text);
+  if (std::holds_alternative<std::string>(seeds)) return "--seeds: " + std::get<std::string>(seeds);
+  request.seeds = std::get<std::vector<std::uint64_t>>(std::move(seeds));
+  return std::nullopt;
+}
+
+std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
+  if (args.positional().size() != 1) return "needs exactly one scenario FILE (leasesim run --help lists the options)";
+  request.file_path = args.positional()[0];
+  if (auto problem = ReadJobsAndShard(args, request.options)) return problem;
+  if (auto problem = ReadSeedsAndBudget(args, request)) return problem;
+  request.options.check_determinism = args.has("--check-determinism");
+  request.options.fail_fast = args.has("--fail-fast");
+  if (const auto variant = args.value("--variant")) {
+    if (const std::string problem = zoo::Combine(*variant).error; !problem.empty()) return "--variant: " + problem;
+    request.options.variant = *variant;
+  }
+  request.out_dir = args.value("--out").value_or("out");
+  request.quiet = args.has("--quiet");
+  return std::nullopt;
+}
+
+// The scenarios the --scenario patterns name, in file order (all without
+// any); an error message names a pattern that matches none.
+std::variant<std::vector<const runner::Scenario*>, std::string> Select(const runner::ScenarioFile& file,
+                                                                        const std::vector<std::string>& patterns) {
+  for (const std::string& pattern : patterns) {
+    bool matched = false;
+    for (const runner::Scenario& scenario : file.scenarios) {
+      matched = matched || fnmatch(pattern.c_str(), scenario.name.c_str(), 0) == 0;
+    }
+    if (matched) continue;
+    const bool glob = pattern.find_first_of("*?[") != std::string::npos;
+    return file.path + " has no scenario " + (glob ? "matching" : "named") + " \"" + pattern + "\"";
+  }
+  std::vector<const runner::Scenario*> selected;
+  for (const runner::Scenario& scenario : file.scenarios) {
+    bool chosen = patterns.empty();
+    for (const std::string& pattern : patterns) chosen = chosen || fnmatch(pattern.c_str(), scenario.name.c_str(), 0) == 0;
+    if (chosen) selected.push_back(&scenario);
+  }
+  return selected;
+}
+
+// Runs the sweep (or draws seeds until the budget is spent), printing the
+// first failures as they come in sweep order.
+runner::SweepOutcome Sweep(const runner::ScenarioFile& file, const std::vector<const runner::Scenario*>& selected,
+                           const Request& request, std::ostream& out, std::ostream& err) {
+  // The progress line goes to a terminal only: never into logs or pipes.
+  const bool show_progress = !request.quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
+  ProgressLine progress_line(err);
+  int failures_printed = 0;
+  auto on_run = [&](const runner::RunResult& result) {
+    if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
+    ++failures_printed;
+    if (show_progress) progress_line.Clear();
+    PrintFailure(result, request.file_path, request.options.variant, out);
+  };
+  auto on_progress = [&](const runner::SweepProgress& progress) {
+    if (show_progress) progress_line.Update(progress);
+  };
+  runner::SweepOutcome outcome;
+  if (request.budget_ms > 0) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point end = Clock::now() + std::chrono::milliseconds(request.budget_ms);  // determinism-ok: decides how many seeds, not what a run does
+    std::size_t drawn = 0;  // from request.seeds, or counting from 1
+    auto next_seeds = [&](std::size_t count) {
+      std::vector<std::uint64_t> seeds;
+      const std::size_t total = request.seeds.empty() ? runner::kSeedsMax : request.seeds.size();
+      for (; seeds.size() < count && drawn < total; ++drawn) {
+        seeds.push_back(request.seeds.empty() ? drawn + 1 : request.seeds[drawn]);
+      }
+      return seeds;
+    };
+    outcome = runner::RunBudgetedSweep(file, selected, next_seeds, [&] { return Clock::now() >= end; },  // determinism-ok: as above
+                                       request.options, on_run, on_progress);
+  } else {
+    outcome = runner::RunSweep(file, selected, request.seeds, request.seeds_text, request.options, on_run, on_progress);
+  }
+  if (show_progress) progress_line.Clear();
+  return outcome;
+}
+
+void PrintHeader(const Request& request, std::size_t scenarios, std::ostream& out) {
+  out << "leasesim run " << request.file_path << ": " << scenarios << " scenario(s) x ";
+  if (request.budget_ms > 0) {
+    out << "seeds from " << (request.seeds.empty() ? "1 upward" : request.seeds_text) << " until "
+        << request.budget_ms / 1000 << " s are spent";
+  } else {
+    out << request.seeds.size() << " seed(s) (" << request.seeds_text << ")";
+  }
+  if (!request.options.shard.whole()) out << ", shard " << reports::FormatShard(request.options.shard);
+  if (!request.options.variant.empty()) out << ", variant " << request.options.variant;
+  if (request.options.check_determinism) out << ", each run twice";
+  if (request.options.fail_fast) out << ", stopping at the first failure";
+  out << "\n";
+}
+
 // "600 runs in 1.23 s: 487.8 runs/s (--jobs 2)": the sweep's own speed
-// (runs only; reading the file and writing the reports are not counted).
+// (the runs and their reports; reading the file and writing the final files
+// are not counted).
 void PrintThroughput(std::size_t runs, double seconds, int jobs, std::ostream& out) {
   char line[160];
   std::snprintf(line, sizeof line, "%zu runs in %.2f s: %.1f runs/s (--jobs %d)\n", runs, seconds,
@@ -73,163 +212,50 @@ void PrintThroughput(std::size_t runs, double seconds, int jobs, std::ostream& o
 
 }  // namespace
 
-void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out) {
-  for (std::size_t i = 0; i < sweep.scenarios().size(); ++i) {
-    const reports::ScenarioTotals& totals = sweep.by_scenario()[i];
-    auto it = totals.figures.find("leaderless_ms");
-    const std::int64_t leaderless_ms = it == totals.figures.end() ? 0 : it->second.sum;
-    out << "  " << (totals.failed == 0 ? "ok  " : "FAIL") << " " << sweep.scenarios()[i] << ": " << totals.runs
-        << " runs, " << totals.failed << " failed, mean leaderless "
-        << (totals.runs > 0 ? leaderless_ms / totals.runs : 0) << " ms\n";
-  }
-}
-
-// The file argument, --seed(s) exclusivity, --jobs and --shard; an exit
-// code when they are bad.
-std::optional<int> ParseSweepOptions(const Args& args, runner::SweepOptions& options, std::ostream& err) {
-  if (args.positional().size() != 1) {
-    err << kUsage;
-    return kExitBadInput;
-  }
-  if (args.value("--seeds") && args.value("--seed")) {
-    err << "leasesim run: give --seeds or --seed, not both\n";
-    return kExitBadInput;
-  }
-  // Every CPU the process may use by default (its affinity and its
-  // container's quota): the results do not depend on the number of jobs.
-  options.jobs = DefaultJobs(kJobsMax);
-  if (const auto jobs = args.value("--jobs")) {
-    int value = 0;
-    const auto [end, error] = std::from_chars(jobs->data(), jobs->data() + jobs->size(), value);
-    if (error != std::errc() || end != jobs->data() + jobs->size() || value < 1 || value > kJobsMax) {
-      err << "leasesim run: --jobs must be an integer from 1 to " << kJobsMax << " (got \"" << *jobs << "\")\n";
-      return kExitBadInput;
-    }
-    options.jobs = value;
-  }
-  if (const auto shard = args.value("--shard")) {
-    auto parsed = reports::ParseShard(*shard);
-    if (std::holds_alternative<std::string>(parsed)) {
-      err << "leasesim run: --shard: " << std::get<std::string>(parsed) << "\n";
-      return kExitBadInput;
-    }
-    options.shard = std::get<reports::Shard>(parsed);
-  }
-  return std::nullopt;
-}
-
-// A failing run: its violations and the command that replays it.
-void PrintFailure(const runner::RunResult& result, const std::string& file_path, std::ostream& out) {
-  out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << sim::FormatHash(result.trace_hash)
-      << ")\n";
-  for (const checker::Violation& violation : result.unexpected) {
-    out << "  " << violation.kind << ": " << violation.message << "\n";
-  }
-  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed) << "\n";
-  out.flush();
-}
-
-// The scenarios --scenario names (all without it).
-std::vector<const runner::Scenario*> Select(const runner::ScenarioFile& file, const std::optional<std::string>& only) {
-  std::vector<const runner::Scenario*> selected;
-  for (const runner::Scenario& scenario : file.scenarios) {
-    if (!only || scenario.name == *only) selected.push_back(&scenario);
-  }
-  return selected;
-}
-
-// The suite-wide requirements of the file (require_fault_points,
-// require_probes), printed when unmet; true when all are met.
-bool SuiteRequirementsMet(const runner::ScenarioFile& file, const reports::SweepTotals& sweep,
-                          const std::string& file_path, std::ostream& out) {
-  // A fault aimed at a point that is never reached must not give a false
-  // green. A figure positive in some run is one whose largest value is.
-  const std::map<std::string, std::int64_t> maxima = sweep.FigureMaxima();
-  const std::vector<const std::map<std::string, std::int64_t>*> all_figures{&maxima};
-  const std::vector<std::string> never_fired = runner::FaultPointsNeverFired(file.require_fault_points, all_figures);
-  for (const std::string& point : never_fired) {
-    out << "FAIL fault point " << point << " never fired in any run, although " << file_path
-        << " requires it (require_fault_points)\n";
-  }
-  const std::vector<std::string> never_reached = runner::ProbesNeverReached(file.require_probes, all_figures);
-  for (const std::string& probe : never_reached) {
-    out << "FAIL probe " << probe << " was reached in no run, although " << file_path
-        << " requires it (require_probes): the suite never exercised that path\n";
-  }
-  return never_fired.empty() && never_reached.empty();
-}
-
 int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--seed", "--out", "--scenario", "--jobs", "--shard"},
-                  {"--quiet", "--check-determinism"});
-  if (!args.ok()) {
-    err << "leasesim run: " << args.error() << "\n";
+  CommandLine args("run", "Run every scenario of FILE for every seed on every core; write summary.json, "
+                          "junit.xml, report.html and timelines.json; print every failing run's replay command.");
+  Declare(args);
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  Request request;
+  if (const auto problem = ReadRequest(args, request)) {
+    err << "leasesim run: " << *problem << "\n";
     return kExitBadInput;
   }
-  runner::SweepOptions options;
-  if (const std::optional<int> bad = ParseSweepOptions(args, options, err)) return *bad;
-  options.check_determinism = args.has("--check-determinism");
-  const std::string file_path = args.positional()[0];
-  const std::string seeds_text = args.value("--seed").value_or(args.value("--seeds").value_or(kDefaultSeeds));
-  auto seeds = runner::ParseSeeds(seeds_text);
-  if (std::holds_alternative<std::string>(seeds)) {
-    err << "leasesim run: --seeds: " << std::get<std::string>(seeds) << "\n";
-    return kExitBadInput;
-  }
-  auto loaded = runner::LoadScenarioFile(file_path);
+  auto loaded = runner::LoadScenarioFile(request.file_path);
   if (std::holds_alternative<runner::ParseError>(loaded)) {
     err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
     return kExitBadInput;
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);
-  const std::vector<const runner::Scenario*> selected = Select(file, args.value("--scenario"));
-  if (selected.empty()) {
-    err << "leasesim run: " << file_path << " has no scenario named \"" << args.value("--scenario").value_or("") << "\"\n";
+  auto selected = Select(file, args.values("--scenario"));
+  if (std::holds_alternative<std::string>(selected)) {
+    err << "leasesim run: " << std::get<std::string>(selected) << "\n";
     return kExitBadInput;
   }
-  const std::string out_dir = args.value("--out").value_or("out");
-  if (const std::string problem = reports::PrepareOutputDirectory(out_dir); !problem.empty()) {
+  if (const std::string problem = reports::PrepareOutputDirectory(request.out_dir); !problem.empty()) {
     err << "leasesim run: " << problem << "\n";
     return kExitBadInput;
   }
-
-  const auto& seed_list = std::get<std::vector<std::uint64_t>>(seeds);
-  const bool quiet = args.has("--quiet");
-  out << "leasesim run " << file_path << ": " << selected.size() << " scenario(s) x " << seed_list.size()
-      << " seed(s) (" << seeds_text << ")";
-  if (!options.shard.whole()) out << ", shard " << reports::FormatShard(options.shard);
-  if (options.check_determinism) out << ", each run twice";
-  out << "\n";
-  // The progress line goes to a terminal only: never into logs or pipes.
-  const bool show_progress = !quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
-  ProgressLine progress_line(err);
-  // The reports are written run by run: memory does not grow with the seeds.
-  reports::SweepSummary header;
-  header.scenario_file = file.path;
-  header.seeds = seeds_text;
-  header.shard = options.shard;
-  for (const runner::Scenario* scenario : selected) header.scenarios.push_back(scenario->name);
-  reports::ReportStream stream(out_dir, header);
-  options.on_summary = [&stream](const reports::RunSummary& summary) { stream.Add(summary); };
+  const auto& scenarios = std::get<std::vector<const runner::Scenario*>>(selected);
+  PrintHeader(request, scenarios.size(), out);
+  // A sweep over given seeds writes its reports run by run, so its memory
+  // does not grow with the seeds; a budgeted one orders its batches' runs
+  // afterwards and writes them at the end.
+  const bool streamed = request.budget_ms == 0;
+  std::vector<std::string> names;
+  for (const runner::Scenario* scenario : scenarios) names.push_back(scenario->name);
+  reports::ReportStream stream(request.out_dir, file.path, names);
+  if (streamed) request.options.on_summary = [&stream](const reports::RunSummary& run) { stream.Add(run); };
   const auto started = std::chrono::steady_clock::now();  // determinism-ok: the throughput line only
-  int failures_printed = 0;
-  const runner::SweepOutcome outcome = runner::RunSweep(
-      file, selected, seed_list, seeds_text, options,
-      [&](const runner::RunResult& result) {
-        if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
-        ++failures_printed;
-        if (show_progress) progress_line.Clear();
-        PrintFailure(result, file_path, out);
-      },
-      [&](const runner::SweepProgress& progress) {
-        if (show_progress) progress_line.Update(progress);
-      });
-  if (show_progress) progress_line.Clear();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const reports::SweepTotals& sweep = stream.totals();
-
-  if (!quiet) PrintScenarioLines(sweep, out);
-  if (const std::string problem = stream.Finish(outcome.timelines); !problem.empty()) {
+  const runner::SweepOutcome outcome = Sweep(file, scenarios, request, out, err);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();  // determinism-ok
+  const reports::SweepSummary& sweep = outcome.summary;
+  const reports::SweepTotals totals = streamed ? stream.totals() : reports::SweepTotals::Of(sweep);
+  if (!request.quiet) PrintScenarioLines(totals, out);
+  const std::string problem = streamed ? stream.Finish(sweep, outcome.timelines)
+                                       : reports::WriteReports(request.out_dir, sweep, outcome.timelines);
+  if (!problem.empty()) {
     err << "leasesim run: " << problem << "\n";
     return kExitBadInput;
   }
@@ -237,13 +263,15 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     out << "NONDETERMINISM: " << outcome.nondeterministic
         << " run(s) gave different traces for the same scenario and seed (see the nondeterminism violations above)\n";
   }
-  const bool suite_ok = SuiteRequirementsMet(file, sweep, file_path, out);
-  const int failed = sweep.failed();
-  out << sweep.runs() << " runs: " << (static_cast<int>(sweep.runs()) - failed) << " ok, " << failed
-      << " failed; wrote " << (std::filesystem::path(out_dir) / reports::kSummaryFile).string() << ", "
+  if (request.budget_ms > 0) out << "time budget: ran seeds " << sweep.seeds << "\n";
+  if (!sweep.stopped.empty()) out << "stopped early (--fail-fast): " << sweep.stopped << "\n";
+  PrintSuiteVerdict(sweep, out);
+  const int failed = totals.failed();
+  out << totals.runs() << " runs: " << (static_cast<int>(totals.runs()) - failed) << " ok, " << failed
+      << " failed; wrote " << (std::filesystem::path(request.out_dir) / reports::kSummaryFile).string() << ", "
       << reports::kJunitFile << ", " << reports::kReportFile << "\n";
-  PrintThroughput(sweep.runs(), seconds, options.jobs, out);
-  return failed == 0 && suite_ok ? kExitOk : kExitViolation;
+  PrintThroughput(totals.runs(), seconds, request.options.jobs, out);
+  return failed == 0 && !sweep.suite.failed() ? kExitOk : kExitViolation;
 }
 
 }  // namespace leasesim::cli

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <ostream>
 
-#include "cli/args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "fuzz/zoo.h"
 #include "zoo/variants.h"
@@ -16,7 +16,7 @@ namespace {
 
 // `leasesim zoo --generic`: every variant hunted by the generic search
 // alone, beside the aimed hunt's seeds.
-int GenericZoo(const Args& args, const std::vector<fuzz::ZooEntry>& entries, std::ostream& out, std::ostream& err) {
+int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entries, std::ostream& out, std::ostream& err) {
   int runs = 200;
   std::uint64_t seed = 1;
   int correct_runs = 200;
@@ -63,7 +63,7 @@ int GenericZoo(const Args& args, const std::vector<fuzz::ZooEntry>& entries, std
 }
 
 // --seeds and --correct-seeds; false (after saying why) when malformed.
-bool ParseZooCounts(const Args& args, int& seeds, int& correct_seeds, std::ostream& err) {
+bool ParseZooCounts(const CommandLine& args, int& seeds, int& correct_seeds, std::ostream& err) {
   if (auto text = args.value("--seeds")) {
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), seeds);
     if (error != std::errc() || end != text->data() + text->size() || seeds < 1) {
@@ -84,14 +84,20 @@ bool ParseZooCounts(const Args& args, int& seeds, int& correct_seeds, std::ostre
 }  // namespace
 
 int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  const Args args(argv, {"--seeds", "--variant", "--correct-seeds", "--file", "--runs", "--seed", "--correct-runs"},
-                  {"--no-shrink", "--generic"});
-  if (!args.ok() || !args.positional().empty()) {
-    err << (args.ok() ? "" : "leasesim zoo: " + args.error() + "\n")
-        << "usage: leasesim zoo [--file scenarios/zoo.json] [--seeds N] [--variant V] [--correct-seeds N] [--no-shrink]\n"
-        << "       leasesim zoo --generic [--runs N] [--seed S] [--variant V] [--correct-runs N]\n";
-    return kExitBadInput;
-  }
+  CommandLine args("zoo", "Hunt every known-broken protocol variant (zoo/) with its aimed scenario from FILE, or "
+                          "with the generic search alone (--generic); print whether each was caught, how fast, and "
+                          "how small its shrunk counterexample is.");
+  args.Option("--file", "FILE", "The aimed hunts (default scenarios/zoo.json)")
+      .Option("--seeds", "N", "Seeds per aimed hunt")
+      .Option("--variant", "V", "Hunt this variant only")
+      .Option("--correct-seeds", "N", "Seeds of the correct protocol that must raise nothing (default 20)")
+      .Switch("--no-shrink", "Do not shrink the first catch")
+      .Switch("--generic", "Hunt with the generic search (fuzz) alone")
+      .Option("--runs", "N", "With --generic: cases per variant (default 200)")
+      .Option("-s,--seed", "S", "With --generic: the session seed (default 1)")
+      .Option("--correct-runs", "N", "With --generic: cases of the correct protocol (default 200)")
+      .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   int seeds = fuzz::kZooSeedBudget;
   int correct_seeds = 20;
   if (!ParseZooCounts(args, seeds, correct_seeds, err)) return kExitBadInput;

@@ -246,9 +246,12 @@ bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watc
   }
   const ExpiryQuestion question{seen, watched, now, env_.WallNow(), config_.timing};
   if (!rules_.HolderExpired(question)) return false;
-  if (TryTake(seen, rules_.TakeoverTerm(seen.record.term), Probe::kTakeoverAfterExpiry)) return true;
-  watched = Observation{};  // re-observe whatever is there now
-  return false;
+  // A take that failed keeps the observation: had it changed the record,
+  // the next read shows a new version (or our own record) and restarts or
+  // ends the wait; unchanged, the holder is as expired as it was. Starting
+  // the wait over cost a whole lease per lost request (found by the 100k
+  // sweep: one dropped takeover pushed recovery past its bound).
+  return TryTake(seen, rules_.TakeoverTerm(seen.record.term), Probe::kTakeoverAfterExpiry);
 }
 
 bool LeaseElector::Campaign() {

@@ -1,11 +1,13 @@
 #pragma once
 // One process incarnation of a replica: the lease elector and the settlement
-// job, wired together over one Env. A service embeds exactly this.
+// job, wired together over one Env through the leader-callback API (the job
+// is a LeaderElection's callbacks). A service embeds exactly this, or a
+// LeaderElection with its own job.
 
-#include <memory>
 #include <string>
 
 #include "core/env.h"
+#include "core/leader_election.h"
 #include "core/lease_elector.h"
 #include "core/metrics.h"
 #include "core/settlement_job.h"
@@ -28,14 +30,15 @@ class LeaseNode {
   // until the elector task stops (one of its sleeps).
   void Shutdown(const std::string& preferred_successor);
 
-  LeaseElector& elector() { return elector_; }
+  LeaseElector& elector() { return election_.elector(); }
   const LeaseMetrics& metrics() const { return metrics_; }
+  // Renewal durations and the holder seen (read under the Env's core lock).
+  const LeadershipTap& tap() const { return election_.tap(); }
 
  private:
-  Env& env_;
   LeaseMetrics metrics_;
-  LeaseElector elector_;
   SettlementJob job_;
+  LeaderElection election_;
 };
 
 }  // namespace leasesim::core

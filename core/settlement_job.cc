@@ -9,19 +9,30 @@
 
 namespace leasesim::core {
 
-SettlementJob::SettlementJob(Env& env, SettlementConfig config, LeaseElector& elector,
-                             LeaseMetrics& metrics, const ProtocolRules& rules)
-    : env_(env), config_(std::move(config)), elector_(elector), metrics_(metrics), rules_(rules) {
+SettlementJob::SettlementJob(Env& env, SettlementConfig config, LeaseMetrics& metrics, const ProtocolRules& rules)
+    : env_(env), config_(std::move(config)), metrics_(metrics), rules_(rules) {
   assert(config_.period > 0);
   assert(config_.poll > 0);
   assert(config_.batch_items > 0);
   assert(config_.request_timeout > 0);
 }
 
-void SettlementJob::Run() {
+LeaderCallbacks SettlementJob::Callbacks() {
+  return LeaderCallbacks{.on_started_leading = [this](LeaderContext& ctx) { Lead(ctx); }};
+}
+
+RunnerConfig SettlementJob::RunnerFor() const {
+  return RunnerConfig{.poll = config_.poll, .quiesce_timeout = config_.request_timeout, .task_name = "settlement"};
+}
+
+void SettlementJob::Lead(LeaderContext& ctx) {
+  // The runner's look just proved the lease; each later round starts with
+  // a look of its own after a poll.
   for (;;) {
-    env_.SleepUntil(env_.MonotonicNow() + config_.poll);
-    SettleDueWindows();
+    SettleDueWindows(ctx);
+    if (ctx.lost()) return;
+    ctx.SleepUntil(env_.MonotonicNow() + config_.poll);
+    if (!ctx.Valid()) return;
   }
 }
 
@@ -32,27 +43,25 @@ std::int64_t SettlementJob::LastDueWindow() {
   return since_epoch / config_.period - 1;
 }
 
-void SettlementJob::SettleDueWindows() {
-  std::optional<LeaseGrant> grant = elector_.ValidLease();
-  if (!grant) return;
-  if (grant->term != known_term_) {
+void SettlementJob::SettleDueWindows(LeaderContext& ctx) {
+  if (ctx.token() != known_term_) {
     // New leadership: learn from the ledger where the schedule stands.
     const LedgerResult last = env_.ledger().LastAppliedWindow(config_.request_timeout);
     if (last.status != LedgerStatus::kApplied) return;
-    known_term_ = grant->term;
+    known_term_ = ctx.token();
     next_window_ = last.last_window + 1;
   }
   const std::int64_t due = LastDueWindow();
   for (int round = 0; round < kWindowsPerRoundMax && next_window_ <= due; ++round) {
-    if (!SettleWindow(next_window_)) return;
+    if (!SettleWindow(ctx, next_window_)) return;
     next_window_ += 1;
   }
 }
 
-bool SettlementJob::Prove(LeaseCheck check, int item, SettlementBatch& batch) {
+bool SettlementJob::Prove(LeaderContext& ctx, LeaseCheck check, int item, SettlementBatch& batch) {
   if (!rules_.ChecksLease(check, item)) return true;
-  std::optional<LeaseGrant> grant = elector_.ValidLease();
-  if (!grant || grant->term != known_term_) {
+  std::optional<LeaseGrant> grant = ctx.Check();
+  if (!grant) {
     if (item > 0 || check == LeaseCheck::kBeforeWrite) env_.Sometimes(Probe::kLeaseLostMidBatch);
     return false;
   }
@@ -61,35 +70,28 @@ bool SettlementJob::Prove(LeaseCheck check, int item, SettlementBatch& batch) {
   return true;
 }
 
-bool SettlementJob::SettleWindow(std::int64_t window) {
+bool SettlementJob::SettleWindow(LeaderContext& ctx, std::int64_t window) {
   SettlementBatch batch;
   batch.window = window;
   batch.idempotency_key = rules_.IdempotencyKey(window);
   for (int i = 0; i < config_.batch_items; ++i) {
     // Side effects stop the instant the lease cannot be proven, including
     // in the middle of preparing a batch.
-    if (!Prove(LeaseCheck::kBeforeItem, i, batch)) return false;
+    if (!Prove(ctx, LeaseCheck::kBeforeItem, i, batch)) return false;
     batch.items.push_back(SettlementItem{window, i, (window + 1) * 100 + i});
     env_.AtFaultPoint(FaultPoint::kBetweenBatchItems);
   }
-  if (!Prove(LeaseCheck::kBeforeWrite, config_.batch_items, batch)) return false;
-  writing_ = true;  // from the last check until the ledger answers
+  if (!Prove(ctx, LeaseCheck::kBeforeWrite, config_.batch_items, batch)) return false;
+  ctx.SetEffectInFlight(true);  // from the last check until the ledger answers
   env_.AtFaultPoint(FaultPoint::kBeforeLedgerWrite);
   const LedgerResult result = env_.ledger().Commit(batch, config_.request_timeout);
-  writing_ = false;
-  return Settled(batch, result);
+  ctx.SetEffectInFlight(false);
+  return Settled(ctx, batch, result);
 }
 
-void SettlementJob::WaitUntilQuiet() {
-  // The write in flight ends within its request timeout; poll for it.
-  const Nanos step = std::max<Nanos>(1, std::min(config_.poll, config_.request_timeout));
-  const int steps_max = static_cast<int>(config_.request_timeout / step) + 2;
-  for (int i = 0; writing_ && i < steps_max; ++i) env_.SleepUntil(env_.MonotonicNow() + step);
-}
-
-bool SettlementJob::Settled(const SettlementBatch& batch, const LedgerResult& result) {
+bool SettlementJob::Settled(LeaderContext& ctx, const SettlementBatch& batch, const LedgerResult& result) {
   LeaseEvent event;
-  event.holder = elector_.identity();
+  event.holder = ctx.identity();
   event.term = batch.token;
   event.monotonic_ns = env_.MonotonicNow();
   event.window = batch.window;
@@ -110,7 +112,7 @@ bool SettlementJob::Settled(const SettlementBatch& batch, const LedgerResult& re
       env_.Sometimes(Probe::kFencedWrite);
       event.kind = EventKind::kFenced;
       env_.events().Emit(event);
-      elector_.ReportFenced();
+      ctx.ReportFenced();
       known_term_ = 0;
       return false;
     case LedgerStatus::kUnavailable:

@@ -1,14 +1,15 @@
 #pragma once
-// The scheduled settlement job that only the lease holder may run. Each
-// period (a window of the wall-clock schedule) is settled once: a batch of
-// items committed to the ledger as one transaction, carrying the lease term
-// as fencing token and the window's idempotency key.
+// The scheduled settlement job that only the lease holder may run, as
+// leader callbacks (core/leader_callbacks.h). Each period (a window of the
+// wall-clock schedule) is settled once: a batch of items committed to the
+// ledger as one transaction, carrying the lease term as fencing token and
+// the window's idempotency key.
 
 #include <cstdint>
 #include <string>
 
 #include "core/env.h"
-#include "core/lease_elector.h"
+#include "core/leader_callbacks.h"
 #include "core/metrics.h"
 #include "core/protocol_rules.h"
 
@@ -25,38 +26,41 @@ struct SettlementConfig {
 class SettlementJob {
  public:
   // `rules` must outlive the job; services keep the default.
-  SettlementJob(Env& env, SettlementConfig config, LeaseElector& elector, LeaseMetrics& metrics,
+  SettlementJob(Env& env, SettlementConfig config, LeaseMetrics& metrics,
                 const ProtocolRules& rules = CorrectRules());
 
-  // Runs forever: settles every due window while this process holds the lease.
-  void Run();
+  // The job as callbacks: started leading runs Lead.
+  LeaderCallbacks Callbacks();
+  // How its runner polls: every `poll`; a release waits for a write in
+  // flight at most one ledger request; the task is named "settlement".
+  RunnerConfig RunnerFor() const;
 
-  // Returns once no write that passed its lease check is still in flight
-  // (bounded by the ledger call's timeout). A graceful release waits here.
-  void WaitUntilQuiet();
+  // One leadership: settles every due window, each poll, until the lease
+  // can no longer be proven.
+  void Lead(LeaderContext& ctx);
 
  private:
-  // Settles due windows under `grant`; returns when caught up or when
+  // Settles due windows under the lease; returns when caught up or when
   // leadership or the ledger stops it.
-  void SettleDueWindows();
+  void SettleDueWindows(LeaderContext& ctx);
   // Commits one window's batch; false when the caller must stop.
-  bool SettleWindow(std::int64_t window);
+  bool SettleWindow(LeaderContext& ctx, std::int64_t window);
   // The lease, proven again if the rules check at `check`; false to stop.
-  bool Prove(LeaseCheck check, int item, SettlementBatch& batch);
+  bool Prove(LeaderContext& ctx, LeaseCheck check, int item, SettlementBatch& batch);
   // Reports a write's outcome; false when the caller must stop.
-  bool Settled(const SettlementBatch& batch, const LedgerResult& result);
+  bool Settled(LeaderContext& ctx, const SettlementBatch& batch, const LedgerResult& result);
   std::int64_t LastDueWindow();
 
   static constexpr int kWindowsPerRoundMax = 1'000;
 
   Env& env_;
   SettlementConfig config_;
-  LeaseElector& elector_;
   LeaseMetrics& metrics_;
   const ProtocolRules& rules_;
-  std::int64_t known_term_ = 0;     // the term next_window_ was learned under
-  std::int64_t next_window_ = -1;
-  bool writing_ = false;            // a write passed its last lease check and has not returned   // first window not known to be applied
+  // The term next_window_ was learned under: kept across leaderships, so a
+  // lease re-adopted in the same term goes on where it stopped.
+  std::int64_t known_term_ = 0;
+  std::int64_t next_window_ = -1;   // first window not known to be applied
 };
 
 }  // namespace leasesim::core

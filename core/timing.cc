@@ -23,6 +23,11 @@ std::vector<TimingError> ValidateTiming(const TimingConfig& t) {
   positive("renew_deadline", t.renew_deadline);
   positive("retry", t.retry);
   positive("request_timeout", t.request_timeout);
+  // Every other duration is below the lease, and the drift arithmetic stays
+  // within 64-bit nanoseconds only up to about a day at the largest bound.
+  if (t.lease_duration > kLeaseDurationMax) {
+    errors.push_back({"lease_duration", "must be at most 1 day (got " + Ms(t.lease_duration) + ")"});
+  }
   if (t.drift_bound_ppm < 0 || t.drift_bound_ppm >= 100'000) {
     errors.push_back({"drift_bound_ppm", "must be in [0, 100000) ppm (got " +
                                              std::to_string(t.drift_bound_ppm) + ")"});
@@ -71,10 +76,17 @@ Nanos TakeoverWait(Nanos holder_duration, std::int64_t drift_bound_ppm) {
 }
 
 Nanos RecoveryBound(const TimingConfig& t) {
-  // A dead holder's lease runs out (takeover wait), a candidate notices
-  // within a retry period and its CAS completes within a request timeout;
-  // double the drift allowance and one extra retry cover jitter.
-  return TakeoverWait(t.lease_duration, t.drift_bound_ppm) + 2 * t.retry + 2 * t.request_timeout;
+  // A dead holder's lease runs out (the takeover wait, on the candidate's
+  // clock), a candidate notices within a retry period and its CAS completes
+  // within a request timeout, with one more of each for jitter. All of it is
+  // counted on the candidate's clock, which may run slow by the drift bound:
+  // in true time it takes up to 1/(1 - drift) as long.
+  const Nanos local = TakeoverWait(t.lease_duration, t.drift_bound_ppm) + 2 * t.retry + 2 * t.request_timeout;
+  // ceil(local * drift / (10^6 - drift)), split so no product overflows.
+  const std::int64_t slow = kMillion - t.drift_bound_ppm;
+  const Nanos whole = local / slow * t.drift_bound_ppm;
+  const Nanos part = (local % slow * t.drift_bound_ppm + slow - 1) / slow;
+  return local + whole + part;
 }
 
 }  // namespace leasesim::core

@@ -11,6 +11,9 @@
 
 namespace leasesim::core {
 
+// The longest lease ValidateTiming accepts (1 day).
+inline constexpr Nanos kLeaseDurationMax = Nanos{86'400} * 1'000'000'000;
+
 struct TimingConfig {
   Nanos lease_duration = 0;    // how long a lease lasts after its last renewal was sent
   Nanos renew_interval = 0;    // a leader renews this often

@@ -61,13 +61,18 @@ bool Holds(const std::string& property, const runner::RunResult& result,
   return result.ok();
 }
 
-FuzzOutcome RunFuzz(const FuzzOptions& options, std::ostream& log) {
+SearchOptions SearchOptionsOf(const FuzzOptions& options) {
   SearchOptions search;
   search.runs = options.runs;
   search.seed = options.seed;
   search.variant = options.variant;
   search.steer = options.steer;
   search.time_budget_ms = options.time_budget_ms;
+  return search;
+}
+
+FuzzOutcome RunFuzz(const FuzzOptions& options, std::ostream& log) {
+  SearchOptions search = SearchOptionsOf(options);
   search.fails = [&](const Scenario& scenario, std::uint64_t seed, const runner::RunResult& result) {
     return !Holds(options.property, result, [&] { return runner::RunScenario(scenario, seed); });
   };

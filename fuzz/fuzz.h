@@ -55,4 +55,8 @@ bool Holds(const std::string& property, const runner::RunResult& result,
 
 FuzzOutcome RunFuzz(const FuzzOptions& options, std::ostream& log);
 
+// The search a session runs (without its `fails`): shared with the
+// differential session (fuzz/baseline.h).
+SearchOptions SearchOptionsOf(const FuzzOptions& options);
+
 }  // namespace leasesim::fuzz

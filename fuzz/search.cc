@@ -87,7 +87,19 @@ struct Kept {
   Case c;
   std::vector<std::size_t> features;  // ids (Session::feature_ids_)
   bool near_miss = false;             // reached two leaders at once, or a write after the lease
+  bool close_call = false;            // a near miss, or a handover within 2% of the lease
 };
+
+// Whether a run came close to two leaders at once: it did (a near miss), or
+// a handover left less than 2% of the lease between one belief and the next.
+// Chance (which message takes its tail, where a poll falls) then decides
+// whether the same world and faults cross the line.
+bool CloseCall(const runner::Scenario& scenario, const runner::RunResult& result, bool near_miss) {
+  if (near_miss) return true;
+  const auto gap = result.figures.find("handover_gap_min_ms");
+  if (gap == result.figures.end() || gap->second <= 0) return false;
+  return gap->second * sim::kNanosPerMilli * 50 < scenario.timing.lease_duration;
+}
 
 class Session {
  public:
@@ -100,7 +112,7 @@ class Session {
   Case NextCase(int index);
   Case Mutate(const Kept& parent);
   const Kept& PickParent();
-  void Learn(const Case& c, const runner::RunResult& result);
+  void Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result);
   bool OutOfTime() const;
 
   const SearchOptions& options_;
@@ -144,8 +156,9 @@ Case Session::Mutate(const Kept& parent) {
     child.choices[runner::kModeChoice] = 50 + child.choices[runner::kModeChoice] % 50;
     return child;
   }
+  // Close calls get another run of chance more often than the rest.
   const std::uint64_t how = prng_.UniformBelow(8);
-  if (how == 0 || child.choices.empty()) {
+  if (how == 0 || (parent.close_call && how <= 3) || child.choices.empty()) {
     child.seed = prng_.UniformRange(1, 1'000'000);  // the same world and faults, another run of chance
     return child;
   }
@@ -180,8 +193,8 @@ const Kept& Session::PickParent() {
   return corpus_.back();
 }
 
-void Session::Learn(const Case& c, const runner::RunResult& result) {
-  Kept kept{c, {}, false};
+void Session::Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result) {
+  Kept kept{c, {}, false, false};
   bool fresh = false;
   for (const std::string& feature : Features(result)) {
     const auto [it, added] = feature_ids_.emplace(feature, seen_.size());
@@ -195,6 +208,7 @@ void Session::Learn(const Case& c, const runner::RunResult& result) {
       outcome_.reached[name] += 1;
     }
   }
+  kept.close_call = CloseCall(scenario, result, kept.near_miss);
   if (fresh && corpus_.size() < kCorpusMax) corpus_.push_back(std::move(kept));
 }
 
@@ -207,7 +221,7 @@ SearchOutcome Session::Run() {
     scenario.name = "generated";
     const runner::RunResult result = runner::RunScenario(scenario, c.seed);
     outcome_.runs = index;
-    Learn(c, result);
+    Learn(c, scenario, result);
     if (!options_.fails(scenario, c.seed, result)) continue;
     outcome_.failed = true;
     outcome_.failing_run = index;

@@ -14,6 +14,7 @@
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
 #include "live/live_faults.h"
+#include "live/live_run.h"
 #include "live/processes.h"
 #include "live/tcp_proxy.h"
 
@@ -26,9 +27,12 @@ class EtcdSide {
   EtcdSide(const EtcdSide&) = delete;
   EtcdSide& operator=(const EtcdSide&) = delete;
 
-  // Starts the run's own cluster (`urls` empty) or uses `urls`; an error
-  // message, empty on success.
-  std::string Connect(const std::string& urls, const std::string& etcd_binary, std::ostream& out);
+  // Starts the run's own cluster (no --etcd; secure with --etcd-secure) or
+  // uses the given one with its TLS and auth options; then checks that the
+  // run's keys are reachable. An error message, empty on success.
+  std::string Connect(const LiveOptions& options, std::ostream& out);
+  // Checks access to the run's lease key and ledger prefix; an error or empty.
+  std::string CheckAccess(const std::string& lease_key, const std::string& ledger_prefix);
   // Puts every node a proxy fault names (every node, for a leader target)
   // behind its own proxy and starts them; an error, empty on success.
   std::string StartProxies(int nodes, const std::vector<LiveFault>& faults);
@@ -36,6 +40,8 @@ class EtcdSide {
   // The etcd endpoints node `node` talks to (through its proxy, if any).
   const std::string& NodeUrls(int node) const;
   std::vector<std::string> AllNodeUrls() const { return node_urls_; }
+  // The TLS and auth flags every node is started with.
+  const std::vector<std::string>& NodeSecurityFlags() const { return node_flags_; }
   bool BehindProxy(int node) const;
   ProxyHub& proxies() { return proxies_; }
   // The run's own cluster; nullptr with --etcd.
@@ -52,6 +58,8 @@ class EtcdSide {
   EtcdCluster cluster_;  // stopped and removed on destruction
   bool own_ = false;
   std::string urls_;
+  etcd::EndpointOptions client_;  // TLS and auth, no endpoints
+  std::vector<std::string> node_flags_;
   std::unique_ptr<etcd::EtcdHttp> http_;
   std::unique_ptr<etcd::EtcdStoreClient> store_;
   ProxyHub proxies_;

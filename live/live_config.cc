@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "backends/etcd/etcd_http.h"
 #include "live/live_faults.h"
 #include "zoo/variants.h"
 
@@ -26,6 +27,45 @@ core::TimingConfig TimingOf(const LiveOptions& o) {
                             .pause_budget = o.pause_budget_ms * kNanosPerMs};
 }
 
+// The etcd security flags' rules; an error naming the flag, or empty.
+std::string ValidateEtcdSecurity(const LiveOptions& o) {
+  const bool own_cluster = o.etcd_urls.empty();
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"--etcd-ca", &o.etcd_ca},     {"--etcd-cert", &o.etcd_cert},          {"--etcd-key", &o.etcd_key},
+      {"--etcd-server-name", &o.etcd_server_name}, {"--etcd-user", &o.etcd_user},
+      {"--etcd-password-file", &o.etcd_password_file}};
+  if (o.etcd_secure && !own_cluster) {
+    return "--etcd-secure secures the run's own cluster: not with --etcd (describe a secured one with "
+           "--etcd-ca, --etcd-cert, --etcd-key, --etcd-user, --etcd-password-file)";
+  }
+  for (const auto& [flag, value] : flags) {
+    if (own_cluster && !value->empty()) return std::string(flag) + " describes a cluster given with --etcd";
+  }
+  if (own_cluster) return {};
+  etcd::EndpointOptions client{.endpoints = etcd::SplitEndpoints(o.etcd_urls),
+                               .tls = {o.etcd_ca, o.etcd_cert, o.etcd_key, o.etcd_server_name},
+                               .auth = {o.etcd_user, o.etcd_password_file.empty() ? "" : "from file"}};
+  std::vector<std::string> errors = etcd::ValidateEndpointOptions(client);
+  if (errors.empty()) {
+    if (!o.etcd_user.empty() && o.etcd_password_file.empty()) return "--etcd-user needs --etcd-password-file";
+    if (!o.etcd_password_file.empty() && ::access(o.etcd_password_file.c_str(), R_OK) != 0) {
+      return "--etcd-password-file: cannot read " + o.etcd_password_file;
+    }
+    return {};
+  }
+  // The client's field names, as the flags that set them.
+  std::string error = errors.front();
+  const std::pair<const char*, const char*> names[] = {
+      {"tls.ca_file", "--etcd-ca"}, {"tls.cert_file", "--etcd-cert"}, {"tls.key_file", "--etcd-key"},
+      {"auth.user", "--etcd-user"}, {"endpoints", "--etcd"}};
+  for (const auto& [field, flag] : names) {
+    for (std::size_t at = error.find(field); at != std::string::npos; at = error.find(field)) {
+      error.replace(at, std::string_view(field).size(), flag);
+    }
+  }
+  return error;
+}
+
 std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
   for (const core::TimingError& error : core::ValidateTiming(TimingOf(o))) {
     return RunFailure{2, "timing: " + error.field + " " + error.rule};
@@ -35,6 +75,7 @@ std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
   if (o.period_ms < 1) return RunFailure{2, "--period-ms must be at least 1"};
   if (std::string error = ValidateVariant(VariantList(o.variant)); !error.empty()) return RunFailure{2, error};
   if (o.faults.size() > kMaxLiveFaults) return RunFailure{2, "at most " + std::to_string(kMaxLiveFaults) + " faults"};
+  if (std::string error = ValidateEtcdSecurity(o); !error.empty()) return RunFailure{2, error};
   const bool own_cluster = o.etcd_urls.empty();
   for (const LiveFault& fault : o.faults) {
     const LiveFaultSpec& spec = SpecOf(fault.kind);

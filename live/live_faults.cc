@@ -92,13 +92,34 @@ StrikeOutcome StrikeDelay(FaultMechanisms& m, const LiveFault& fault, const Stru
     d = "node not behind the proxy";
     return StrikeOutcome::kSkipped;
   }
-  m.DelayNode(t.number, fault.value_ms);
-  d = "delay " + t.who + "'s etcd traffic by " + std::to_string(fault.value_ms) + " ms per chunk" + For(fault);
+  const LinkLatency latency{fault.value_ms, fault.jitter_ms};
+  const bool up = fault.kind != FaultKind::kDelayDown;
+  const bool down = fault.kind != FaultKind::kDelayUp;
+  m.SlowNode(t.number, up ? latency : LinkLatency{}, down ? latency : LinkLatency{});
+  const char* way = up && down ? "etcd traffic" : (up ? "requests to etcd" : "answers from etcd");
+  d = "delay " + t.who + "'s " + way + " by " + std::to_string(fault.value_ms) +
+      (fault.jitter_ms > 0 ? "+[0.." + std::to_string(fault.jitter_ms) + "]" : std::string()) + " ms per chunk" +
+      For(fault);
   return StrikeOutcome::kStruck;
 }
 
 HealNote HealDelay(FaultMechanisms& m, const LiveFault&, const StruckTarget& t) {
-  m.DelayNode(t.number, 0);
+  m.SlowNode(t.number, {}, {});
+  return {};
+}
+
+StrikeOutcome StrikeStall(FaultMechanisms& m, const LiveFault& fault, const StruckTarget& t, std::string& d) {
+  if (!m.BehindProxy(t.number)) {
+    d = "node not behind the proxy";
+    return StrikeOutcome::kSkipped;
+  }
+  m.StallNode(t.number, true);
+  d = "stall " + t.who + "'s etcd connections (open, passing nothing)" + For(fault);
+  return StrikeOutcome::kStruck;
+}
+
+HealNote HealStall(FaultMechanisms& m, const LiveFault&, const StruckTarget& t) {
+  m.StallNode(t.number, false);
   return {};
 }
 
@@ -161,15 +182,55 @@ constexpr LiveFaultSpec kTable[] = {
     {.kind = FaultKind::kDelay,
      .name = "delay",
      .history_kind = "store_latency",
-     .summary = "hold each chunk of the node's etcd traffic (through the proxy) MS milliseconds, for DURATION",
+     .summary = "hold each chunk of the node's etcd traffic, both ways (proxy), MS ms plus up to J, for DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kRequired,
      .value = "milliseconds each forwarded chunk is held",
      .value_max = 10'000,
+     .jitter = true,
      .behind_proxy = true,
      .within_assumptions = Always,
      .strike = StrikeDelay,
      .heal = HealDelay},
+    {.kind = FaultKind::kDelayUp,
+     .name = "delay-up",
+     .history_kind = "store_latency",
+     .summary = "the same for the node's requests to etcd only",
+     .target = TargetKind::kNode,
+     .duration = DurationRule::kRequired,
+     .value = "milliseconds each forwarded chunk is held",
+     .value_max = 10'000,
+     .jitter = true,
+     .behind_proxy = true,
+     .within_assumptions = Always,
+     .strike = StrikeDelay,
+     .heal = HealDelay},
+    {.kind = FaultKind::kDelayDown,
+     .name = "delay-down",
+     .history_kind = "store_latency",
+     .summary = "the same for etcd's answers to the node only",
+     .target = TargetKind::kNode,
+     .duration = DurationRule::kRequired,
+     .value = "milliseconds each forwarded chunk is held",
+     .value_max = 10'000,
+     .jitter = true,
+     .behind_proxy = true,
+     .within_assumptions = Always,
+     .strike = StrikeDelay,
+     .heal = HealDelay},
+    // A stall is a partition that does not close connections: requests
+    // time out (unknown outcome) instead of being refused.
+    {.kind = FaultKind::kStall,
+     .name = "stall",
+     .history_kind = "partition",
+     .summary = "keep the node's etcd connections open but pass nothing either way, for DURATION",
+     .target = TargetKind::kNode,
+     .duration = DurationRule::kRequired,
+     .behind_proxy = true,
+     .measures_failover = true,
+     .within_assumptions = Always,
+     .strike = StrikeStall,
+     .heal = HealStall},
 };
 
 // --- Parsing ----------------------------------------------------------------
@@ -252,12 +313,23 @@ std::string ParseValue(const LiveFaultSpec& spec, const ItemParts& parts, LiveFa
   if (spec.value == nullptr) {
     return parts.has_value ? name + " takes no =VALUE" : std::string();
   }
-  const std::string rule = name + "=MS needs MS, the " + spec.value + ", a whole number in 1.." +
-                           std::to_string(spec.value_max) + " (e.g. " + name + "=200:leader@6+4)";
+  const std::string rule = name + "=MS" + (spec.jitter ? "[~JITTER]" : "") + " needs MS, the " + spec.value +
+                           ", a whole number in 1.." + std::to_string(spec.value_max) +
+                           (spec.jitter ? " (JITTER: 0.." + std::to_string(spec.value_max) + " ms more at most)" : "") +
+                           " (e.g. " + name + (spec.jitter ? "=200~50" : "=200") + ":leader@6+4)";
   if (!parts.has_value) return rule;
-  const std::optional<std::int64_t> ms = ParseWhole(parts.value);
+  std::string base = parts.value;
+  std::optional<std::int64_t> jitter = 0;
+  if (const std::size_t tilde = base.find('~'); tilde != std::string::npos) {
+    if (!spec.jitter) return rule;
+    jitter = ParseWhole(base.substr(tilde + 1));
+    base.resize(tilde);
+  }
+  const std::optional<std::int64_t> ms = ParseWhole(base);
   if (!ms || *ms < 1 || *ms > spec.value_max) return rule;
+  if (!jitter || *jitter < 0 || *jitter > spec.value_max) return rule;
   fault.value_ms = *ms;
+  fault.jitter_ms = *jitter;
   return {};
 }
 

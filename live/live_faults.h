@@ -24,7 +24,17 @@ enum class FaultKind {
   kKill,           // SIGKILL the node; restarted (new incarnation) after the duration, if one is given
   kEtcdStop,       // kill an etcd member (the raft leader or a given one); restarted after the duration
   kCut,            // cut the node's connections to etcd (through a proxy) for the duration
-  kDelay,          // hold each chunk of the node's etcd traffic (through a proxy) for VALUE ms
+  kDelay,          // hold each chunk of the node's etcd traffic, both ways (through a proxy), VALUE ms (~ jitter)
+  kDelayUp,        // the same, the node's requests only (toward etcd)
+  kDelayDown,      // the same, etcd's answers only (toward the node)
+  kStall,          // the node's etcd connections stay open but pass nothing, for the duration
+};
+
+// One direction's hold per chunk: base plus a uniform draw in [0, jitter].
+struct LinkLatency {
+  std::int64_t base_ms = 0;
+  std::int64_t jitter_ms = 0;
+  friend bool operator==(const LinkLatency&, const LinkLatency&) = default;
 };
 
 // One fault as written in --faults: KIND[=VALUE][:TARGET]@AT[+DURATION].
@@ -35,6 +45,7 @@ struct LiveFault {
   std::int64_t at_ms = 0;
   std::int64_t duration_ms = 0;
   std::int64_t value_ms = 0;  // the =VALUE of kinds that take one (delay: the hold per chunk)
+  std::int64_t jitter_ms = 0; // =VALUE~JITTER (delays): up to this much more, drawn per chunk
   std::string text;           // as written
 };
 
@@ -70,7 +81,9 @@ class FaultMechanisms {
   // The proxy in front of etcd.
   virtual bool BehindProxy(int node) = 0;
   virtual void CutNode(int node, bool cut) = 0;
-  virtual void DelayNode(int node, std::int64_t delay_ms) = 0;  // 0 = no delay
+  // Hold the node's traffic toward etcd and back ({0, 0}: none).
+  virtual void SlowNode(int node, LinkLatency to_etcd, LinkLatency from_etcd) = 0;
+  virtual void StallNode(int node, bool stalled) = 0;
 };
 
 // What a fault's TARGET numbers.
@@ -108,7 +121,8 @@ struct LiveFaultSpec {
   TargetKind target = TargetKind::kNode;
   DurationRule duration = DurationRule::kRequired;
   const char* value = nullptr;    // non-null: the kind takes =VALUE, and this says what it is
-  std::int64_t value_max = 0;     // the largest VALUE accepted
+  std::int64_t value_max = 0;     // the largest VALUE accepted (and JITTER)
+  bool jitter = false;            // =VALUE~JITTER accepted
   bool behind_proxy = false;      // the targeted nodes' etcd traffic must go through the proxy
   bool measures_failover = false;  // a strike on the lease holder starts a failover measurement
   bool instantaneous = false;     // the history records it as an instant (start == end)
@@ -131,7 +145,8 @@ inline constexpr std::size_t kMaxLiveFaults = 1000;
 
 // Parses "KIND[=VALUE][:TARGET]@AT[+DURATION],..." (seconds, decimals
 // allowed), e.g. "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,
-// cut:2@30+4,delay=200:leader@36+4". Sorted by time. Returns an error
+// cut:2@30+4,delay=200:leader@36+4,delay-up=300~100:leader@40+4,stall:2@45+3".
+// Sorted by time. Returns an error
 // message naming the item and the rule, or empty on success.
 std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults);
 

@@ -55,15 +55,34 @@ TEST(LiveFaults, DelayTakesMillisecondsPerChunk) {
   EXPECT_EQ(faults[0].value_ms, 250);
   EXPECT_EQ(faults[0].target, 2);
   EXPECT_EQ(faults[0].duration_ms, 6'000);
-  EXPECT_NE(ParseFaults("delay:2@4+6", 3, faults).find("delay=MS needs MS"), std::string::npos);
+  EXPECT_NE(ParseFaults("delay:2@4+6", 3, faults).find("delay=MS[~JITTER] needs MS"), std::string::npos);
   EXPECT_NE(ParseFaults("delay=0:2@4+6", 3, faults).find("1..10000"), std::string::npos);
   EXPECT_NE(ParseFaults("delay=fast@4+6", 3, faults).find("whole number"), std::string::npos);
   EXPECT_NE(ParseFaults("pause=5@4+6", 3, faults).find("pause takes no =VALUE"), std::string::npos);
 }
 
+TEST(LiveFaults, DelaysTakeAJitterAndADirectionAndStallTakesNoValue) {
+  std::vector<LiveFault> faults;
+  ASSERT_EQ(ParseFaults("delay-up=300~100:leader@4+6,delay-down=50:1@5+1,delay=20~0:2@6+1,stall:3@7+2", 3, faults),
+            "");
+  ASSERT_EQ(faults.size(), 4u);
+  EXPECT_EQ(faults[0].kind, FaultKind::kDelayUp);
+  EXPECT_EQ(faults[0].value_ms, 300);
+  EXPECT_EQ(faults[0].jitter_ms, 100);
+  EXPECT_EQ(faults[1].kind, FaultKind::kDelayDown);
+  EXPECT_EQ(faults[1].jitter_ms, 0);
+  EXPECT_EQ(faults[2].kind, FaultKind::kDelay);
+  EXPECT_EQ(faults[3].kind, FaultKind::kStall);
+  EXPECT_EQ(faults[3].target, 3);
+  EXPECT_NE(ParseFaults("delay-up=300~x:1@4+6", 3, faults).find("delay-up=MS[~JITTER] needs MS"), std::string::npos);
+  EXPECT_NE(ParseFaults("delay=300~10001:1@4+6", 3, faults).find("JITTER: 0..10000"), std::string::npos);
+  EXPECT_NE(ParseFaults("stall=5:1@4+6", 3, faults).find("stall takes no =VALUE"), std::string::npos);
+  EXPECT_NE(ParseFaults("stall:1@4", 3, faults).find("needs +DURATION"), std::string::npos);
+}
+
 TEST(LiveFaultTable, OneRowPerKindInOrderWithEveryHook) {
   const std::span<const LiveFaultSpec> table = LiveFaultTable();
-  ASSERT_EQ(table.size(), 6u);
+  ASSERT_EQ(table.size(), 9u);
   for (std::size_t i = 0; i < table.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(table[i].kind), i) << table[i].name;
     EXPECT_NE(table[i].strike, nullptr) << table[i].name;
@@ -112,7 +131,12 @@ class FakeMechanisms final : public FaultMechanisms {
   }
   bool BehindProxy(int node) override { return proxied.at(static_cast<std::size_t>(node)); }
   void CutNode(int node, bool cut) override { Call(cut ? "cut" : "heal-cut", node); }
-  void DelayNode(int node, std::int64_t ms) override { Call("delay", node, static_cast<int>(ms)); }
+  void SlowNode(int node, LinkLatency up, LinkLatency down) override {
+    calls.push_back("slow " + std::to_string(node) + " up " + std::to_string(up.base_ms) + "~" +
+                    std::to_string(up.jitter_ms) + " down " + std::to_string(down.base_ms) + "~" +
+                    std::to_string(down.jitter_ms));
+  }
+  void StallNode(int node, bool stalled) override { Call(stalled ? "stall" : "heal-stall", node); }
 
  private:
   void Call(const std::string& what, int a, int b = -1) {
@@ -209,20 +233,21 @@ TEST_F(Injector, WhatCannotStrikeIsSkippedWithTheReason) {
 TEST_F(Injector, ProxyFaultsAndEtcdStopsStrikeAndHeal) {
   m_.proxied[1] = true;
   m_.etcd_leader = 2;
-  Inject("delay=200:1@1+2,cut:1@5+1,etcd-stop:leader@7+1");
-  At(1);
-  At(3);
-  At(5);
-  At(6);
-  At(7);
-  At(8);
-  EXPECT_EQ(m_.calls, (std::vector<std::string>{"delay 1 200", "delay 1 0", "cut 1", "heal-cut 1",
-                                                "kill-etcd 2", "restart-etcd 2"}));
-  ASSERT_EQ(log().size(), 3u);
+  Inject("delay=200:1@1+2,cut:1@5+1,etcd-stop:leader@7+1,delay-up=300~40:1@9+1,delay-down=70:1@11+1,stall:1@13+1");
+  for (int t : {1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}) At(t);
+  EXPECT_EQ(m_.calls, (std::vector<std::string>{"slow 1 up 200~0 down 200~0", "slow 1 up 0~0 down 0~0", "cut 1",
+                                                "heal-cut 1", "kill-etcd 2", "restart-etcd 2",
+                                                "slow 1 up 300~40 down 0~0", "slow 1 up 0~0 down 0~0",
+                                                "slow 1 up 0~0 down 70~0", "slow 1 up 0~0 down 0~0", "stall 1",
+                                                "heal-stall 1"}));
+  ASSERT_EQ(log().size(), 6u);
   EXPECT_EQ(log()[0].kind, "store_latency");
   EXPECT_TRUE(log()[0].within_assumptions);
   EXPECT_EQ(log()[1].kind, "partition");
   EXPECT_EQ(log()[2].kind, "store_member_crash");
+  EXPECT_NE(log()[3].description.find("requests to etcd by 300+[0..40] ms"), std::string::npos) << log()[3].description;
+  EXPECT_EQ(log()[5].kind, "partition");
+  EXPECT_TRUE(log()[5].within_assumptions);
   EXPECT_TRUE(log()[2].nodes.empty());  // a store-wide fault
 }
 

@@ -15,6 +15,7 @@
 #include "checker/check_command.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
+#include "cli/commands.h"
 #include "live/history_merge.h"
 #include "live/live_judge.h"
 #include "live/live_report.h"
@@ -200,7 +201,7 @@ class CheckedFile : public MergeTest {
     EXPECT_EQ(WriteRunFiles(options, judgement), "");
     EXPECT_TRUE(std::filesystem::exists(dir_ / kSummaryFileName));
     std::ostringstream out, err;
-    const int code = checker::RunCheckCommand({(dir_ / kHistoryFileName).string()}, out, err);
+    const int code = cli::CheckCommand({(dir_ / kHistoryFileName).string()}, out, err);
     report = out.str() + err.str();
     return code;
   }

@@ -1,5 +1,6 @@
 // The proxy in front of etcd (live/tcp_proxy.h) against a loopback echo
-// peer: it forwards, cuts and heals, and delays each chunk — no etcd needed.
+// peer: it forwards, cuts and heals, delays each chunk (per direction, with
+// jitter, in order), and stalls — no etcd needed.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -7,9 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -98,6 +101,30 @@ class Connection {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   }
 
+  // Sends each piece on its own (a few ms apart, so each is its own chunk)
+  // and returns what the server received of them within `timeout_ms`.
+  std::string SendPieces(const std::vector<std::string>& pieces, int timeout_ms) {
+    std::string all;
+    for (const std::string& piece : pieces) {
+      if (::send(client_, piece.data(), piece.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(piece.size())) return {};
+      all += piece;
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    }
+    std::string got(all.size(), '\0');
+    return Receive(upstream_, got.data(), got.size(), timeout_ms) ? got : std::string();
+  }
+  // The next `size` bytes the server end receives, or "" after `timeout_ms`.
+  std::string ServerReceives(std::size_t size, int timeout_ms) {
+    std::string got(size, '\0');
+    return Receive(upstream_, got.data(), got.size(), timeout_ms) ? got : std::string();
+  }
+  // True when the server end can read something within `timeout_ms`.
+  bool ServerReadable(int timeout_ms) {
+    pollfd p{upstream_, POLLIN, 0};
+    return ::poll(&p, 1, timeout_ms) > 0;
+  }
+  int client() const { return client_; }
+
  private:
   static bool Receive(int fd, char* into, std::size_t size, int timeout_ms) {
     std::size_t got = 0;
@@ -143,6 +170,64 @@ TEST(LiveProxy, DelaysEachChunkInBothDirectionsAndHeals) {
   const std::int64_t healed = connection.RoundTripMs("ping");
   ASSERT_GE(healed, 0);
   EXPECT_LT(healed, 300);
+  ::close(server);
+}
+
+TEST(LiveProxy, LatencyIsPerDirectionJitteredAndNeverReordersTheStream) {
+  int target = 0;
+  const int server = ListenLoopback(&target);
+  ProxyHub hub;
+  const int port = hub.Add(1, target);
+  ASSERT_NE(port, 0);
+  hub.Start();
+  Connection connection(port, server);
+  ASSERT_TRUE(connection.ok());
+  hub.SetLatency(1, {200, 0}, {0, 0});  // requests only
+  const std::int64_t up = connection.RoundTripMs("ping");
+  EXPECT_GE(up, 200);
+  EXPECT_LT(up, 390);  // not held on the way back too
+  hub.SetLatency(1, {0, 0}, {250, 0});  // answers only
+  const std::int64_t down = connection.RoundTripMs("ping");
+  EXPECT_GE(down, 250);
+  EXPECT_LT(down, 490);
+  hub.SetLatency(1, {20, 150}, {0, 0});  // 20..170 ms per chunk
+  std::int64_t lowest = 1'000'000, highest = 0;
+  for (int i = 0; i < 12; ++i) {
+    const std::int64_t rtt = connection.RoundTripMs("ping");
+    ASSERT_GE(rtt, 20);
+    lowest = std::min(lowest, rtt);
+    highest = std::max(highest, rtt);
+  }
+  EXPECT_GT(highest - lowest, 20);  // the jitter varies (12 uniform draws over 150 ms)
+  EXPECT_LT(highest, 170 + 200);
+  // Pieces sent a few ms apart each draw their own hold, yet arrive in order.
+  std::vector<std::string> pieces;
+  std::string sent;
+  for (int i = 0; i < 25; ++i) {
+    pieces.push_back("<" + std::to_string(i) + ">");
+    sent += pieces.back();
+  }
+  EXPECT_EQ(connection.SendPieces(pieces, 3000), sent);
+  ::close(server);
+}
+
+TEST(LiveProxy, AStallKeepsConnectionsOpenPassesNothingAndReleasesInOrderWhenHealed) {
+  int target = 0;
+  const int server = ListenLoopback(&target);
+  ProxyHub hub;
+  const int port = hub.Add(1, target);
+  ASSERT_NE(port, 0);
+  hub.Start();
+  Connection connection(port, server);
+  ASSERT_TRUE(connection.ok());
+  hub.SetStall(1, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  ASSERT_EQ(::send(connection.client(), "first,", 6, MSG_NOSIGNAL), 6);
+  EXPECT_FALSE(connection.ServerReadable(400));  // not passed on, and not closed (no EOF either)
+  ASSERT_EQ(::send(connection.client(), "second", 6, MSG_NOSIGNAL), 6);
+  hub.SetStall(1, false);
+  EXPECT_EQ(connection.ServerReceives(12, 2000), "first,second");  // all that was held, in order
+  EXPECT_GE(connection.RoundTripMs("ping"), 0);                    // and the connection goes on
   ::close(server);
 }
 

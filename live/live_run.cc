@@ -100,7 +100,7 @@ std::optional<RunFailure> LiveRun::Setup() {
   std::error_code ec;
   std::filesystem::create_directories(o_.out_dir + "/nodes", ec);
   if (ec) return RunFailure{2, "cannot create " + o_.out_dir + ": " + ec.message()};
-  if (std::string error = etcd_.Connect(o_.etcd_urls, o_.etcd_binary, out_); !error.empty()) {
+  if (std::string error = etcd_.Connect(o_, out_); !error.empty()) {
     return RunFailure{kExitCouldNotRun, error};
   }
   if (std::string error = etcd_.StartProxies(o_.nodes, o_.faults); !error.empty()) {
@@ -117,12 +117,18 @@ std::optional<RunFailure> LiveRun::Start() {
   const std::string run_id = "live-" + std::to_string(::getpid()) + "-" + std::to_string(run_.start_mono / kNanosPerMs);
   lease_key_ = "leasesim/" + run_id + "/lease/settlement";
   ledger_prefix_ = "leasesim/" + run_id + "/ledger/";
+  // TLS, credentials and permissions are checked once here, so a
+  // misconfiguration is one clear error rather than nodes that never lead.
+  if (std::string error = etcd_.CheckAccess(lease_key_, ledger_prefix_); !error.empty()) {
+    return RunFailure{kExitCouldNotRun, "etcd access: " + error};
+  }
   NodeLaunchSpec spec{.binary = node_binary_,
                       .out_dir = o_.out_dir,
                       .key = lease_key_,
                       .ledger_prefix = ledger_prefix_,
                       .epoch_wall_ns = run_.epoch_wall_ns,
-                      .etcd_urls = etcd_.AllNodeUrls()};
+                      .etcd_urls = etcd_.AllNodeUrls(),
+                      .etcd_flags = etcd_.NodeSecurityFlags()};
   fleet_ = std::make_unique<NodeFleet>(std::move(spec), o_, err_);
   for (int n = 1; n <= o_.nodes; ++n) {
     if (fleet_->Launch(n) == 0) return RunFailure{kExitCouldNotRun, "could not start the nodes"};

@@ -21,6 +21,12 @@ struct LiveOptions {
   int nodes = 3;
   std::int64_t duration_ms = 30'000;
   std::string etcd_urls;           // empty: start our own 3-member cluster
+  // The own cluster with TLS (clients and peers), client-certificate auth
+  // and etcd auth, certificates and passwords made for the run.
+  bool etcd_secure = false;
+  // With --etcd: how to reach it (docs/LIVE.md).
+  std::string etcd_ca, etcd_cert, etcd_key, etcd_server_name;
+  std::string etcd_user, etcd_password_file;
   std::vector<LiveFault> faults;
   std::string variant = "correct";  // a comma list of zoo variant names (zoo/variants.h)
   std::string out_dir = "out-live";

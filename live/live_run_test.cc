@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/check_command.h"
+#include "cli/commands.h"
 #include "live/live_run.h"
 
 namespace leasesim::live {
@@ -31,8 +34,9 @@ class LiveRun : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(out_dir_);
   }
 
-  LiveResult Run(int seconds, const std::string& faults, const std::string& variant) {
+  LiveResult Run(int seconds, const std::string& faults, const std::string& variant, bool secure = false) {
     LiveOptions options;
+    options.etcd_secure = secure;
     options.nodes = 3;
     options.duration_ms = seconds * 1000;
     options.variant = variant;
@@ -67,6 +71,20 @@ TEST_F(LiveRun, CorrectProtocolPassesUnderLeaderPauseKillAndEtcdLeaderStop) {
   EXPECT_EQ(summary["runs"][0]["scenario"], "live-correct");
 }
 
+TEST_F(LiveRun, CorrectProtocolPassesOnASecuredClusterUnderLeaderPauseAndEtcdLeaderStop) {
+  // The run's own cluster with TLS (clients and peers), client-certificate
+  // auth and etcd auth; every node authenticates, renews its token as it
+  // goes, and reaches etcd only through TLS. A pause of the leader beyond
+  // its lease, then the etcd raft leader killed and restarted (it comes back
+  // through TLS and auth too).
+  const LiveResult result = Run(20, "pause:leader@3+6,etcd-stop:leader@12+4", "correct", /*secure=*/true);
+  EXPECT_EQ(result.exit_code, 0);
+  for (const checker::Violation& v : result.verdict.violations) ADD_FAILURE() << v.kind << ": " << v.message;
+  EXPECT_GE(result.figures.at("settlements_applied"), 8);
+  EXPECT_GE(result.figures.at("leader_terms"), 2);
+  EXPECT_GT(result.figures.at("renewals"), 5);
+}
+
 TEST_F(LiveRun, ADelayedLeaderKeepsItsLeaseAndTheHistoryFileChecksAgain) {
   // Each chunk of the leader's etcd traffic held 150 ms (so a renewal takes
   // at least 300 ms, inside the 600 ms request timeout) for 5 s.
@@ -77,7 +95,69 @@ TEST_F(LiveRun, ADelayedLeaderKeepsItsLeaseAndTheHistoryFileChecksAgain) {
   EXPECT_EQ(result.figures.at("leader_terms"), 1);                  // and cost no leadership
   // The merged history is the checker's own format: `leasesim check` agrees.
   std::ostringstream out, err;
-  EXPECT_EQ(checker::RunCheckCommand({(out_dir_ / "history.jsonl").string()}, out, err), 0) << out.str() << err.str();
+  EXPECT_EQ(cli::CheckCommand({(out_dir_ / "history.jsonl").string()}, out, err), 0) << out.str() << err.str();
+}
+
+// One holder's leadership as its journal tells it.
+struct Leadership {
+  std::int64_t acquired_ns = -1;
+  std::int64_t valid_until_ns = 0;  // the latest deadline a renewal (or the acquisition) gave, monotonic
+  std::int64_t demoted_ns = -1;
+  std::string reason;
+};
+
+// Every node journal's leaderships, by term.
+std::map<std::int64_t, Leadership> LeadershipsOf(const std::filesystem::path& out_dir) {
+  std::map<std::int64_t, Leadership> terms;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir / "nodes")) {
+    if (entry.path().extension() != ".jsonl") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int i = 0; i < 1'000'000 && std::getline(in, line); ++i) {
+      const nlohmann::json json = nlohmann::json::parse(line, nullptr, false);
+      if (!json.is_object() || json.value("t", "") != "ev") continue;
+      Leadership& l = terms[json.value("term", std::int64_t{0})];
+      const std::string event = json.value("event", "");
+      const std::int64_t at = json.value("monotonic_ns", std::int64_t{0});
+      if (event == "acquired" && l.acquired_ns < 0) l.acquired_ns = at;
+      if (event == "acquired" || event == "renewed") {
+        // The deadline is on the boot clock; this timeline is the monotonic one.
+        const std::int64_t deadline = json.value("valid_until_ns", std::int64_t{0});
+        const std::int64_t boot = json.value("boot_ns", at);
+        l.valid_until_ns = std::max(l.valid_until_ns, at + (deadline - boot));
+      }
+      if (event == "demoted" && l.demoted_ns < 0) {
+        l.demoted_ns = at;
+        l.reason = json.value("reason", "");
+      }
+    }
+  }
+  return terms;
+}
+
+TEST_F(LiveRun, ALeaderOnASlowStoreDemotesItselfAtItsDeadlineAndAFollowerTakesOverFenced) {
+  // From 3 s the leader's requests and etcd's answers are each held
+  // 350..450 ms by the proxy: every call takes longer than the 600 ms
+  // request timeout, though many apply at etcd. The leader cannot prove a
+  // renewal any more, so it must stop at its own deadline (renew deadline
+  // 3 s after its last proven renewal), long before the lease (4 s from the
+  // record's last change) lets a follower in; the follower then takes over,
+  // and the ledger's fence and the checker see no write out of turn.
+  const LiveResult result = Run(16, "delay=350~100:leader@3+10", "correct");
+  EXPECT_EQ(result.exit_code, 0);
+  for (const checker::Violation& v : result.verdict.violations) ADD_FAILURE() << v.kind << ": " << v.message;
+  const std::map<std::int64_t, Leadership> terms = LeadershipsOf(out_dir_);
+  ASSERT_TRUE(terms.contains(1));
+  ASSERT_TRUE(terms.contains(2)) << "no follower took over";
+  const Leadership& slowed = terms.at(1);
+  ASSERT_GE(slowed.demoted_ns, 0) << "the slowed leader never demoted";
+  EXPECT_EQ(slowed.reason, "deadline");
+  // At its deadline, give or take the settlement job's 100 ms poll.
+  EXPECT_LE(slowed.demoted_ns, slowed.valid_until_ns + 150 * kNanosPerMs);
+  EXPECT_GE(slowed.demoted_ns, slowed.valid_until_ns);
+  // The follower only after the slowed leader had stopped.
+  EXPECT_GT(terms.at(2).acquired_ns, slowed.demoted_ns);
+  EXPECT_GE(result.figures.at("settlements_applied"), 8);
 }
 
 TEST_F(LiveRun, WithoutFencingOrIdempotencyAStoppedLeadersLateBatchIsAStaleTokenWrite) {

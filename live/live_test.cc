@@ -75,6 +75,23 @@ TEST(LiveCommand, AnEtcdStopNeedsTheRunsOwnCluster) {
   EXPECT_NE(err.str().find("etcd-stop needs the run's own cluster"), std::string::npos);
 }
 
+TEST(LiveCommand, EtcdSecurityFlagsAreCheckedBeforeAnythingStarts) {
+  const auto rejects = [](std::vector<std::string> args, const std::string& rule) {
+    std::ostringstream out, err;
+    args.insert(args.end(), {"--out", "/nonexistent/x"});
+    EXPECT_EQ(cli::LiveCommand(args, out, err), 2) << err.str();
+    EXPECT_NE(err.str().find(rule), std::string::npos) << err.str();
+  };
+  rejects({"--etcd-secure", "--etcd", "https://127.0.0.1:1"}, "--etcd-secure secures the run's own cluster");
+  rejects({"--etcd-ca", "/etc/hostname"}, "--etcd-ca describes a cluster given with --etcd");
+  rejects({"--etcd", "http://127.0.0.1:1", "--etcd-ca", "/etc/hostname"},
+          "--etcd: http://127.0.0.1:1 is not https:// but TLS options are given");
+  rejects({"--etcd", "https://127.0.0.1:1", "--etcd-ca", "/nonexistent/ca.crt"},
+          "--etcd-ca: cannot read /nonexistent/ca.crt");
+  rejects({"--etcd", "https://127.0.0.1:1", "--etcd-cert", "/etc/hostname"}, "give both");
+  rejects({"--etcd", "https://127.0.0.1:1", "--etcd-user", "svc"}, "--etcd-user needs --etcd-password-file");
+}
+
 TEST(LiveRunOptions, AFaultOnANodeBeyondTheRunIsRejectedBeforeAnythingStarts) {
   // Options built in code skip the command's parser; RunLive checks again.
   LiveOptions options;

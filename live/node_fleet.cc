@@ -16,7 +16,7 @@ namespace leasesim::live {
 
 std::vector<std::string> NodeArgv(const NodeLaunchSpec& spec, const LiveOptions& o, int node, int incarnation) {
   const std::string base = spec.out_dir + "/nodes/n" + std::to_string(node) + "." + std::to_string(incarnation);
-  return {spec.binary,
+  std::vector<std::string> argv = {spec.binary,
           "--node", std::to_string(node),
           "--incarnation", std::to_string(incarnation),
           "--etcd", spec.etcd_urls.at(static_cast<std::size_t>(node)),
@@ -36,6 +36,8 @@ std::vector<std::string> NodeArgv(const NodeLaunchSpec& spec, const LiveOptions&
           "--period-ms", std::to_string(o.period_ms),
           "--poll-ms", std::to_string(o.poll_ms),
           "--batch-items", std::to_string(o.batch_items)};
+  argv.insert(argv.end(), spec.etcd_flags.begin(), spec.etcd_flags.end());
+  return argv;
 }
 
 NodeFleet::NodeFleet(NodeLaunchSpec spec, const LiveOptions& options, std::ostream& err)

@@ -25,6 +25,7 @@ struct NodeLaunchSpec {
   std::string ledger_prefix;
   std::int64_t epoch_wall_ns = 0;          // the settlement schedule's epoch
   std::vector<std::string> etcd_urls;      // by node number (index 0 unused)
+  std::vector<std::string> etcd_flags;     // TLS and auth: --etcd-ca FILE ... (may be empty)
 };
 
 // The argv of node `node`, incarnation `incarnation` (exposed for tests).

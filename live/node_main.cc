@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -18,13 +19,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/etcd/etcd_access.h"
 #include "backends/etcd/etcd_http.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
+#include "backends/etcd/lease_exposition.h"
+#include "backends/etcd/lease_health.h"
 #include "backends/etcd/metrics_server.h"
 #include "backends/etcd/real_env.h"
 #include "core/lease_node.h"
-#include "core/metrics.h"
 #include "core/timing.h"
 #include "zoo/variants.h"
 #include "live/node_journal.h"
@@ -40,6 +43,7 @@ void OnDisarm(int) { g_armed.store(false); }
 
 constexpr std::int64_t kMs = 1'000'000;
 constexpr int kExitUsage = 2;
+constexpr int kExitMisconfigured = 3;  // etcd refuses us: TLS, credentials, permissions
 
 int Usage(const std::string& why) {
   std::cerr << "leasesim-live-node: " << why
@@ -47,7 +51,9 @@ int Usage(const std::string& why) {
                "         --journal FILE --epoch-wall-ns NS [--variant V] [--lease-ms ..] [--renew-interval-ms ..]\n"
                "         [--renew-deadline-ms ..] [--retry-ms ..] [--request-timeout-ms ..] [--drift-ppm ..]\n"
                "         [--margin-ms ..] [--pause-budget-ms ..] [--period-ms ..] [--poll-ms ..]\n"
-               "         [--batch-items ..] [--metrics-port P]\n";
+               "         [--batch-items ..] [--metrics-address A] [--metrics-port P] [--health-timeout-ms ..]\n"
+               "         [--etcd-ca FILE] [--etcd-cert FILE] [--etcd-key FILE] [--etcd-server-name NAME]\n"
+               "         [--etcd-user USER] [--etcd-password-file FILE]\n";
   return kExitUsage;
 }
 
@@ -60,7 +66,10 @@ struct NodeConfig {
   zoo::Combination variant;  // the zoo variants it runs; the correct protocol by default
   core::TimingConfig timing;
   core::SettlementConfig settlement;
+  etcd::EndpointOptions etcd;  // endpoints, TLS, auth
+  std::string metrics_address;
   int metrics_port = 0;
+  core::Nanos health_timeout = 0;  // /healthz: how long past its deadline a leader may go unrenewed
 };
 
 using Flags = std::map<std::string, std::string>;
@@ -74,7 +83,9 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags& flags) {
            {"--renew-deadline-ms", "3000"}, {"--retry-ms", "500"},    {"--request-timeout-ms", "600"},
            {"--drift-ppm", "1000"},         {"--margin-ms", "500"},   {"--pause-budget-ms", "300"},
            {"--period-ms", "1000"},         {"--poll-ms", "100"},     {"--batch-items", "3"},
-           {"--metrics-port", "0"}};
+           {"--metrics-address", "127.0.0.1"}, {"--metrics-port", "0"}, {"--health-timeout-ms", "2000"},
+           {"--etcd-ca", ""},               {"--etcd-cert", ""},      {"--etcd-key", ""},
+           {"--etcd-server-name", ""},      {"--etcd-user", ""},      {"--etcd-password-file", ""}};
   for (const char* r : kRequired) flags[r];
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -110,6 +121,22 @@ class Numbers {
   std::string bad_;
 };
 
+// The etcd client's options from the flags; an exit code on a usage error.
+std::optional<int> BuildEtcdOptions(const Flags& flags, NodeConfig& c) {
+  c.etcd.endpoints = etcd::SplitEndpoints(c.etcd_urls);
+  c.etcd.tls = {.ca_file = flags.at("--etcd-ca"), .cert_file = flags.at("--etcd-cert"),
+                .key_file = flags.at("--etcd-key"), .server_name = flags.at("--etcd-server-name")};
+  c.etcd.auth.user = flags.at("--etcd-user");
+  if (const std::string& file = flags.at("--etcd-password-file"); !file.empty()) {
+    std::ifstream in(file);
+    if (!in) return Usage("--etcd-password-file: cannot read " + file);
+    std::getline(in, c.etcd.auth.password);
+  }
+  for (const std::string& error : etcd::ValidateEndpointOptions(c.etcd)) return Usage("etcd options: " + error);
+  c.etcd.on_error = [](const std::string& message) { std::cerr << "leasesim-live-node: etcd: " << message << "\n"; };
+  return std::nullopt;
+}
+
 std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
   Numbers number(flags);
   c.node = static_cast<int>(number("--node"));
@@ -132,12 +159,15 @@ std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
                   .batch_items = static_cast<int>(number("--batch-items")),
                   .poll = number("--poll-ms") * kMs,
                   .request_timeout = c.timing.request_timeout};
+  c.metrics_address = flags.at("--metrics-address");
   c.metrics_port = static_cast<int>(number("--metrics-port"));
+  c.health_timeout = number("--health-timeout-ms") * kMs;
   (void)number("--incarnation");
   if (!number.bad().empty()) return Usage(number.bad() + " is not a whole number");
   const zoo::CombinationOrError variant = zoo::Combine(flags.at("--variant"));
   if (!variant.combination) return Usage("--variant: " + variant.error);
   c.variant = *variant.combination;
+  if (const std::optional<int> code = BuildEtcdOptions(flags, c)) return code;
   for (const core::TimingError& error : core::ValidateTiming(c.timing)) {
     std::cerr << "leasesim-live-node: timing: " << error.field << " " << error.rule << "\n";
     return kExitUsage;
@@ -194,10 +224,24 @@ void ShutDown(etcd::RealEnv& env, core::LeaseNode& lease_node) {
   env.Stop();
 }
 
+// TLS, credentials and permissions, checked before leading; a transient
+// problem (etcd electing, a member down) is only a warning.
+bool PreflightPassed(etcd::EtcdHttp& http, const NodeConfig& c) {
+  bool passed = true;
+  for (const etcd::AccessProblem& problem :
+       etcd::CheckAccess(http, {.lease_key = c.key, .ledger_prefix = c.ledger_prefix}, c.timing.lease_duration)) {
+    std::cerr << "leasesim-live-node: etcd access: " << problem.message
+              << (problem.misconfigured() ? "" : " (going on: it may pass)") << "\n";
+    if (problem.misconfigured()) passed = false;
+  }
+  return passed;
+}
+
 int RunNode(const NodeConfig& c, const sigset_t& termination) {
   live::NodeJournal journal(c.journal_path);
   if (!journal.ok()) return Usage("cannot open journal " + c.journal_path);
-  etcd::EtcdHttp http({.endpoints = etcd::SplitEndpoints(c.etcd_urls)});
+  etcd::EtcdHttp http(c.etcd);
+  if (!PreflightPassed(http, c)) return kExitMisconfigured;
   etcd::EtcdStoreClient etcd_store(http);
   etcd::EtcdLedgerClient etcd_ledger(http, {.prefix = c.ledger_prefix,
                                             .check_fence = c.variant.ledger.checks_fence,
@@ -205,16 +249,24 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   live::JournaledStore store(etcd_store, journal);
   live::JournaledLedger ledger(etcd_ledger, journal, &live::BootNanos);
   live::JournaledEvents events(journal);
-  etcd::RealEnv env(store, ledger, events);
+  etcd::LeaseHealth health(events, store, {.lease = c.key, .identity = c.identity, .timeout = c.health_timeout});
+  etcd::RealEnv env(health.store(), ledger, health);
   InstallStopFault(env, journal);
   core::LeaseNode lease_node(
       env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement,
       *c.variant.rules);
-  etcd::MetricsServer metrics(c.metrics_port, [&] {
-    std::string text;
-    env.WithCoreLock([&] { text = core::RenderPrometheus(lease_node.metrics(), c.node_label); });
-    return text;
-  });
+  etcd::MetricsServer metrics({.bind_address = c.metrics_address,
+                               .port = c.metrics_port,
+                               .metrics =
+                                   [&] {
+                                     std::string text;
+                                     env.WithCoreLock([&] {
+                                       text = etcd::RenderLeaseExposition(lease_node.metrics(), lease_node.tap(), c.key);
+                                     });
+                                     return text;
+                                   },
+                               .health = [&] { return health.Check(etcd::RealEnv::BootClockNanos()); }});
+  if (!metrics.ok()) std::cerr << "leasesim-live-node: metrics: " << metrics.error() << "\n";
   WriteHello(journal, c, metrics);
   lease_node.Start();
   // Runs until killed (the orchestrator ends every run with SIGKILL), or

@@ -101,26 +101,67 @@ std::string EtcdCluster::ClientUrls() const {
   std::string urls;
   for (const Member& member : members_) {
     if (!urls.empty()) urls += ",";
-    urls += "http://127.0.0.1:" + std::to_string(member.client_port);
+    urls += scheme_ + "://127.0.0.1:" + std::to_string(member.client_port);
   }
   return urls;
+}
+
+etcd::EtcdHttp EtcdCluster::ClientOf(int member) const {
+  etcd::EndpointOptions options = client_options_;
+  options.endpoints = {scheme_ + "://127.0.0.1:" + std::to_string(members_[member].client_port)};
+  return etcd::EtcdHttp(std::move(options));
 }
 
 pid_t EtcdCluster::Spawn(int i, std::string& error) {
   const Member& m = members_[i];
   const std::string name = "m" + std::to_string(i + 1);
-  const std::string client = "http://127.0.0.1:" + std::to_string(m.client_port);
-  const std::string peer = "http://127.0.0.1:" + std::to_string(m.peer_port);
-  return Launch({binary_, "--name", name, "--data-dir", dir_ + "/" + name + ".data", "--listen-client-urls", client,
-                 "--advertise-client-urls", client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls",
-                 peer, "--initial-cluster", initial_cluster_, "--initial-cluster-state", "new",
-                 "--initial-cluster-token", "leasesim-" + std::to_string(members_[0].client_port), "--logger",
-                 "zap", "--log-outputs", "stderr", "--log-level", "warn"},
-                dir_ + "/" + name + ".log", error);
+  const std::string client = scheme_ + "://127.0.0.1:" + std::to_string(m.client_port);
+  const std::string peer = scheme_ + "://127.0.0.1:" + std::to_string(m.peer_port);
+  std::vector<std::string> argv = {
+      binary_, "--name", name, "--data-dir", dir_ + "/" + name + ".data", "--listen-client-urls", client,
+      "--advertise-client-urls", client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+      "--initial-cluster", initial_cluster_, "--initial-cluster-state", "new", "--initial-cluster-token",
+      "leasesim-" + std::to_string(members_[0].client_port), "--logger", "zap", "--log-outputs", "stderr",
+      "--log-level", "warn"};
+  if (secure_) {
+    // bcrypt cost 4 (etcd's minimum): a throwaway loopback cluster, where
+    // every node and restart authenticates.
+    const std::vector<std::string> tls = {
+        "--cert-file", certs_.server_cert, "--key-file", certs_.server_key, "--trusted-ca-file", certs_.ca,
+        "--client-cert-auth", "--peer-cert-file", certs_.server_cert, "--peer-key-file", certs_.server_key,
+        "--peer-trusted-ca-file", certs_.ca, "--peer-client-cert-auth", "--bcrypt-cost", "4"};
+    argv.insert(argv.end(), tls.begin(), tls.end());
+  }
+  return Launch(argv, dir_ + "/" + name + ".log", error);
+}
+
+std::string EtcdCluster::MakeCertificates() {
+  if (std::string error = etcd::MakeCertificates(dir_, certs_); !error.empty()) return error;
+  client_options_.tls = {.ca_file = certs_.ca, .cert_file = certs_.client_cert, .key_file = certs_.client_key};
+  return {};
+}
+
+std::string EtcdCluster::EnableAuth() {
+  etcd::EndpointOptions admin_options = client_options_;
+  admin_options.endpoints = etcd::SplitEndpoints(ClientUrls());
+  etcd::EtcdHttp admin(std::move(admin_options));
+  const etcd::AuthSetup setup{.root_password = etcd::RandomSecret(),
+                              .user = "leasesim",
+                              .password = etcd::RandomSecret(),
+                              .role = "leasesim",
+                              .prefix = "leasesim/"};
+  if (std::string error = etcd::EnableAuth(admin, setup); !error.empty()) return error;
+  client_options_.auth = {.user = setup.user, .password = setup.password};
+  password_file_ = dir_ + "/etcd-password";
+  const int fd = ::open(password_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const bool written = fd >= 0 && ::write(fd, setup.password.data(), setup.password.size()) ==
+                                      static_cast<ssize_t>(setup.password.size());
+  if (fd >= 0) ::close(fd);
+  return written ? std::string() : "cannot write " + password_file_;
 }
 
 bool EtcdCluster::WaitReady(int i, int wait_ms) const {
-  etcd::EtcdHttp http({.endpoints = {"http://127.0.0.1:" + std::to_string(members_[i].client_port)}});
+  etcd::EtcdHttp http = ClientOf(i);
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   while (std::chrono::steady_clock::now() < until) {
     // A linearizable read answers only once the member has a leader.
@@ -133,8 +174,10 @@ bool EtcdCluster::WaitReady(int i, int wait_ms) const {
   return false;
 }
 
-bool EtcdCluster::Start(const std::string& etcd_binary, int wait_ms, std::string& error) {
+bool EtcdCluster::Start(const std::string& etcd_binary, int wait_ms, bool secure, std::string& error) {
   binary_ = etcd_binary;
+  secure_ = secure;
+  scheme_ = secure ? "https" : "http";
   if (::access(binary_.c_str(), X_OK) != 0) {
     error = binary_ + " not found (apt-get install etcd-server)";
     return false;
@@ -146,12 +189,17 @@ bool EtcdCluster::Start(const std::string& etcd_binary, int wait_ms, std::string
     return false;
   }
   dir_ = dir_template;
+  if (secure_) {
+    error = MakeCertificates();
+    if (!error.empty()) return false;
+  }
   initial_cluster_.clear();
   for (int i = 0; i < kMembers; ++i) {
     members_[i].client_port = FreeLoopbackPort();
     members_[i].peer_port = FreeLoopbackPort();
     if (!initial_cluster_.empty()) initial_cluster_ += ",";
-    initial_cluster_ += "m" + std::to_string(i + 1) + "=http://127.0.0.1:" + std::to_string(members_[i].peer_port);
+    initial_cluster_ +=
+        "m" + std::to_string(i + 1) + "=" + scheme_ + "://127.0.0.1:" + std::to_string(members_[i].peer_port);
   }
   for (int i = 0; i < kMembers; ++i) {
     members_[i].pid = Spawn(i, error);
@@ -164,7 +212,8 @@ bool EtcdCluster::Start(const std::string& etcd_binary, int wait_ms, std::string
       return false;
     }
   }
-  return true;
+  if (secure_) error = EnableAuth();
+  return error.empty();
 }
 
 void EtcdCluster::Kill(int member) {
@@ -181,7 +230,7 @@ bool EtcdCluster::Restart(int member, std::string& error) {
 int EtcdCluster::Leader() const {
   for (int i = 0; i < kMembers; ++i) {
     if (members_[i].pid <= 0) continue;
-    etcd::EtcdHttp http({.endpoints = {"http://127.0.0.1:" + std::to_string(members_[i].client_port)}});
+    etcd::EtcdHttp http = ClientOf(i);
     const etcd::HttpResult result = http.Post("/v3/maintenance/status", "{}", 300'000'000);
     if (result.verdict != etcd::Verdict::kResult) continue;
     const nlohmann::json json = nlohmann::json::parse(result.body, nullptr, false);

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/etcd/etcd_http.h"
+#include "backends/etcd/etcd_provision.h"
+
 namespace leasesim::live {
 
 // fork+exec of argv with stdout and stderr appended to log_path. Returns the
@@ -22,6 +25,10 @@ int FreeLoopbackPort();
 
 // A 3-member etcd cluster on loopback, data under a fresh temporary
 // directory. Destruction stops every member and removes the directory.
+// Secure, it runs TLS for clients and peers with certificates made for the
+// run in that directory (openssl), requires client certificates, and has
+// etcd auth on: a root user and the run's user "leasesim", whose role may
+// read and write everything under "leasesim/" (both passwords random).
 class EtcdCluster {
  public:
   static constexpr int kMembers = 3;
@@ -31,11 +38,16 @@ class EtcdCluster {
   EtcdCluster(const EtcdCluster&) = delete;
   EtcdCluster& operator=(const EtcdCluster&) = delete;
 
-  // Starts every member and waits (at most `wait_ms`) until each answers.
-  bool Start(const std::string& etcd_binary, int wait_ms, std::string& error);
+  // Starts every member and waits (at most `wait_ms`) until each answers;
+  // secure: then switches etcd auth on.
+  bool Start(const std::string& etcd_binary, int wait_ms, bool secure, std::string& error);
 
-  std::string ClientUrls() const;  // "http://127.0.0.1:p1,..."
+  std::string ClientUrls() const;  // "http://127.0.0.1:p1,..." ("https://" when secure)
   const std::string& dir() const { return dir_; }
+  // How a client connects (TLS files, the run's user and password; no endpoints).
+  const etcd::EndpointOptions& client_options() const { return client_options_; }
+  // Secure: the file holding the run's user's password (mode 0600).
+  const std::string& password_file() const { return password_file_; }
 
   // Crash (SIGKILL) and restart one member (0-based); restart keeps its data.
   void Kill(int member);
@@ -57,8 +69,18 @@ class EtcdCluster {
   };
   pid_t Spawn(int member, std::string& error);
   bool WaitReady(int member, int wait_ms) const;
+  // Certificates and the client's TLS options; an error or empty.
+  std::string MakeCertificates();
+  // Users, role and auth on; the client's auth options and password file.
+  std::string EnableAuth();
+  etcd::EtcdHttp ClientOf(int member) const;
 
   std::string binary_;
+  bool secure_ = false;
+  std::string scheme_ = "http";
+  etcd::CertificateFiles certs_;
+  etcd::EndpointOptions client_options_;
+  std::string password_file_;
   std::string dir_;
   std::string initial_cluster_;
   Member members_[kMembers];

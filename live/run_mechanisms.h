@@ -32,7 +32,10 @@ class RunMechanisms final : public FaultMechanisms {
   std::string RestartEtcdMember(int member) override;
   bool BehindProxy(int node) override { return etcd_.BehindProxy(node); }
   void CutNode(int node, bool cut) override { etcd_.proxies().SetCut(node, cut); }
-  void DelayNode(int node, std::int64_t delay_ms) override { etcd_.proxies().SetDelay(node, delay_ms); }
+  void SlowNode(int node, LinkLatency to_etcd, LinkLatency from_etcd) override {
+    etcd_.proxies().SetLatency(node, {to_etcd.base_ms, to_etcd.jitter_ms}, {from_etcd.base_ms, from_etcd.jitter_ms});
+  }
+  void StallNode(int node, bool stalled) override { etcd_.proxies().SetStall(node, stalled); }
 
  private:
   NodeFleet& fleet_;

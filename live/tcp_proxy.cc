@@ -83,9 +83,28 @@ void ProxyHub::SetCut(int group, bool cut) {
   settings_.cut[group] = cut;
 }
 
-void ProxyHub::SetDelay(int group, std::int64_t delay_ms) {
+void ProxyHub::SetLatency(int group, Latency to_etcd, Latency from_etcd) {
   std::lock_guard<std::mutex> lock(mu_);
-  settings_.delay_ns[group] = std::max<std::int64_t>(0, delay_ms) * kNanosPerMs;
+  settings_.to_etcd[group] = to_etcd;
+  settings_.from_etcd[group] = from_etcd;
+}
+
+void ProxyHub::SetStall(int group, bool stalled) {
+  std::lock_guard<std::mutex> lock(mu_);
+  settings_.stalled[group] = stalled;
+}
+
+std::int64_t ProxyHub::HoldNs(const Latency& latency) {
+  std::int64_t hold = std::max<std::int64_t>(0, latency.base_ms) * kNanosPerMs;
+  if (latency.jitter_ms > 0) {
+    // xorshift64: jitter only (live mode is not replayed).
+    jitter_state_ ^= jitter_state_ << 13;
+    jitter_state_ ^= jitter_state_ >> 7;
+    jitter_state_ ^= jitter_state_ << 17;
+    const auto span = static_cast<std::uint64_t>(latency.jitter_ms * kNanosPerMs + 1);
+    hold += static_cast<std::int64_t>(jitter_state_ % span);
+  }
+  return hold;
 }
 
 ProxyHub::Settings ProxyHub::Snapshot() {
@@ -106,9 +125,10 @@ void ProxyHub::Run() {
   while (!stopping_.load()) Round(buffer.data(), buffer.size());
 }
 
-int ProxyHub::PollTimeoutMs(std::int64_t now) const {
+int ProxyHub::PollTimeoutMs(std::int64_t now, const Settings& settings) const {
   std::int64_t next = now + kIdlePollMs * kNanosPerMs;
   for (const Pipe& pipe : pipes_) {
+    if (settings.stalled.contains(pipe.group) && settings.stalled.at(pipe.group)) continue;  // nothing is due
     for (const Direction* d : {&pipe.to_upstream, &pipe.to_client}) {
       if (!d->held.empty()) next = std::min(next, d->held.front().release_ns);
     }
@@ -142,22 +162,20 @@ void ProxyHub::Round(char* buffer, std::size_t size) {
       watched.push_back({i, false, false});
     }
   }
-  if (::poll(fds.data(), fds.size(), PollTimeoutMs(NowNanos())) > 0) {
+  if (::poll(fds.data(), fds.size(), PollTimeoutMs(NowNanos(), settings)) > 0) {
     // What came is read under the settings of now, not of before the wait.
     settings = Snapshot();
     // Pipes first: accepting appends to pipes_.
     for (std::size_t f = 0; f < fds.size(); ++f) {
       if (fds[f].revents == 0 || watched[f].listener) continue;
-      Pipe& pipe = pipes_[watched[f].index];
-      const auto delay = settings.delay_ns.find(pipe.group);
-      Read(pipe, watched[f].client_side, delay == settings.delay_ns.end() ? 0 : delay->second, buffer, size);
+      Read(pipes_[watched[f].index], watched[f].client_side, settings, buffer, size);
     }
     for (std::size_t f = 0; f < fds.size(); ++f) {
       if ((fds[f].revents & POLLIN) != 0 && watched[f].listener) Accept(listeners_[watched[f].index], settings);
     }
   }
   const std::int64_t now = NowNanos();
-  for (Pipe& pipe : pipes_) Flush(pipe, now);
+  for (Pipe& pipe : pipes_) Flush(pipe, now, settings);
 }
 
 void ProxyHub::Accept(const Listener& listener, const Settings& settings) {
@@ -183,7 +201,7 @@ void ProxyHub::Accept(const Listener& listener, const Settings& settings) {
   pipes_.push_back(std::move(pipe));
 }
 
-void ProxyHub::Read(Pipe& pipe, bool client_side, std::int64_t delay_ns, char* buffer, std::size_t size) {
+void ProxyHub::Read(Pipe& pipe, bool client_side, const Settings& settings, char* buffer, std::size_t size) {
   if (pipe.client < 0) return;
   Direction& direction = client_side ? pipe.to_upstream : pipe.to_client;
   const ssize_t n = ::recv(client_side ? pipe.client : pipe.upstream, buffer, size, 0);
@@ -191,12 +209,19 @@ void ProxyHub::Read(Pipe& pipe, bool client_side, std::int64_t delay_ns, char* b
     direction.eof = true;  // what is held still goes out first
     return;
   }
-  direction.held.push_back(Chunk{NowNanos() + delay_ns, std::string(buffer, static_cast<std::size_t>(n))});
+  const std::map<int, Latency>& latencies = client_side ? settings.to_etcd : settings.from_etcd;
+  const auto latency = latencies.find(pipe.group);
+  std::int64_t release = NowNanos() + (latency == latencies.end() ? 0 : HoldNs(latency->second));
+  // A stream keeps its order: jitter never lets a chunk overtake the last.
+  if (!direction.held.empty()) release = std::max(release, direction.held.back().release_ns);
+  direction.held.push_back(Chunk{release, std::string(buffer, static_cast<std::size_t>(n))});
   direction.held_bytes += static_cast<std::size_t>(n);
 }
 
-void ProxyHub::Flush(Pipe& pipe, std::int64_t now) {
+void ProxyHub::Flush(Pipe& pipe, std::int64_t now, const Settings& settings) {
   if (pipe.client < 0) return;
+  // Stalled: held (and still read, up to the bound), passed on only once healed.
+  if (settings.stalled.contains(pipe.group) && settings.stalled.at(pipe.group)) return;
   for (const bool client_side : {true, false}) {
     Direction& direction = client_side ? pipe.to_upstream : pipe.to_client;
     while (!direction.held.empty() && direction.held.front().release_ns <= now) {

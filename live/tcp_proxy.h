@@ -1,9 +1,12 @@
 #pragma once
 // A loopback TCP proxy for the proxy faults (live/live_faults.h): a node
 // whose etcd traffic goes through it can be cut off (every open connection
-// closed, new ones closed on accept) and healed again, or delayed (each
-// forwarded chunk held for a while, in order, in both directions). One
-// thread forwards for every proxy.
+// closed, new ones closed on accept) and healed again; slowed (each
+// forwarded chunk held for a latency plus a random jitter, set per
+// direction, in order: a chunk never overtakes the one before it); or
+// stalled (connections stay open but nothing is passed on, either way,
+// until healed: a black hole, not a refusal). One thread forwards for every
+// proxy.
 
 #include <atomic>
 #include <cstdint>
@@ -35,9 +38,22 @@ class ProxyHub {
   void Start();
   // Cut or heal every proxy of `group`.
   void SetCut(int group, bool cut);
-  // Hold each chunk forwarded for `group` this long from now on (0: none).
-  // Chunks already held keep their release time, so order is kept.
-  void SetDelay(int group, std::int64_t delay_ms);
+  // How long each forwarded chunk of one direction is held: `base_ms`
+  // plus a uniform draw in [0, jitter_ms].
+  struct Latency {
+    std::int64_t base_ms = 0;
+    std::int64_t jitter_ms = 0;
+    friend bool operator==(const Latency&, const Latency&) = default;
+  };
+  // Hold each chunk forwarded for `group` this long from now on ({0, 0}:
+  // none), toward etcd and back. Chunks already held keep their release
+  // time, and a chunk is never released before the one ahead of it.
+  void SetLatency(int group, Latency to_etcd, Latency from_etcd);
+  // The same fixed latency both ways.
+  void SetDelay(int group, std::int64_t delay_ms) { SetLatency(group, {delay_ms, 0}, {delay_ms, 0}); }
+  // Stall every connection of `group` (nothing passed on, connections kept
+  // open, new ones accepted) or resume them (what was held goes on, in order).
+  void SetStall(int group, bool stalled);
 
  private:
   // A listening socket of one group's proxy, and where it forwards to.
@@ -68,7 +84,9 @@ class ProxyHub {
   // What the proxy thread reads of the settings, once per round.
   struct Settings {
     std::map<int, bool> cut;
-    std::map<int, std::int64_t> delay_ns;
+    std::map<int, bool> stalled;
+    std::map<int, Latency> to_etcd;
+    std::map<int, Latency> from_etcd;
   };
   // A pollfd's meaning: a listener, or one side of a pipe.
   struct Watched {
@@ -80,10 +98,12 @@ class ProxyHub {
   void Run();
   void Round(char* buffer, std::size_t size);
   Settings Snapshot();
-  int PollTimeoutMs(std::int64_t now) const;
+  int PollTimeoutMs(std::int64_t now, const Settings& settings) const;
   void Accept(const Listener& listener, const Settings& settings);
-  void Read(Pipe& pipe, bool client_side, std::int64_t delay_ns, char* buffer, std::size_t size);
-  void Flush(Pipe& pipe, std::int64_t now);
+  void Read(Pipe& pipe, bool client_side, const Settings& settings, char* buffer, std::size_t size);
+  void Flush(Pipe& pipe, std::int64_t now, const Settings& settings);
+  // How long the next chunk of one direction is held (base + jitter), in ns.
+  std::int64_t HoldNs(const Latency& latency);
   static void ClosePipe(Pipe& pipe);
 
   std::vector<Listener> listeners_;
@@ -91,6 +111,7 @@ class ProxyHub {
   std::mutex mu_;
   Settings settings_;  // guarded by mu_
   std::atomic<bool> stopping_{false};
+  std::uint64_t jitter_state_ = 0x9e3779b97f4a7c15ULL;  // the proxy thread's own jitter source
   std::thread thread_;
 };
 

@@ -26,6 +26,7 @@ table { border-collapse: collapse; margin: 8px 0; }
 th, td { border: 1px solid #d0d0d0; padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { font-weight: 700; } .status.pass { color: #1a7f37; } .status.fail { color: #c62828; }
+ul.suite li.fail { color: #c62828; } ul.suite li.pending { color: #555; }
 code { font: 12.5px/1.4 "DejaVu Sans Mono", monospace; background: #f5f5f5; padding: 1px 4px; border-radius: 3px; }
 section.run { border: 1px solid #ddd; border-left: 4px solid #c62828; padding: 12px 16px; margin: 18px 0; border-radius: 4px; }
 section.run.ok { border-left-color: #1a7f37; }

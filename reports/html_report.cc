@@ -155,6 +155,27 @@ std::string FiguresTable(const SweepTotals& sweep, bool open) {
   return html;
 }
 
+// The suite-level requirements (id "suite"): what the file requires, and
+// what no run met; in a shard, that merge judges them.
+std::string SuiteSection(const SuiteRequirements& suite, const std::string& file) {
+  if (!suite.any()) return "";
+  auto line = [&](const char* requirement, const std::vector<std::string>& names,
+                  const std::vector<std::string>& unmet, const char* never) {
+    if (names.empty()) return std::string();
+    const bool pass = !suite.judged || unmet.empty();
+    std::string text = "<li class=\"" + std::string(!suite.judged ? "pending" : pass ? "pass" : "fail") +
+                       "\"><code>" + requirement + "</code>: " + std::to_string(names.size()) + " required";
+    if (!suite.judged) return text + ", judged by <code>leasesim merge</code> over all shards</li>\n";
+    if (pass) return text + ", all met</li>\n";
+    std::string list;
+    for (const std::string& name : unmet) list += (list.empty() ? "" : ", ") + Text(name);
+    return text + "; FAIL: " + std::to_string(unmet.size()) + " " + never + ": " + list + "</li>\n";
+  };
+  return "<h2 id=\"suite\">Suite requirements of " + Text(file) + "</h2>\n<ul class=\"suite\">\n" +
+         line("require_fault_points", suite.fault_points, suite.fault_points_unmet, "never fired in any run") +
+         line("require_probes", suite.probes, suite.probes_unmet, "reached in no run") + "</ul>\n";
+}
+
 }  // namespace
 
 std::string TimelineSection(const Timeline& t) {
@@ -200,17 +221,20 @@ std::string TimelineHtml(const Timeline& timeline) {
   return html;
 }
 
-std::string ReportHtml(const SweepTotals& sweep, const std::vector<Timeline>& timelines) {
+std::string ReportHtml(const SweepSummary& header, const SweepTotals& sweep, const std::vector<Timeline>& timelines) {
   const int failed = sweep.failed();
   const std::size_t total = sweep.runs();
-  std::string html = PageHead("leasesim report: " + sweep.scenario_file() + " seeds " + sweep.seeds());
+  std::string html = PageHead("leasesim report: " + header.scenario_file + " seeds " + header.seeds);
   html += "<h1>leasesim: " +
           (failed == 0 ? "all " + std::to_string(total) + " runs passed"
                        : std::to_string(failed) + " of " + std::to_string(total) + " runs failed") +
-          "</h1>\n";
-  html += "<p class=\"meta\">scenario file <code>" + Text(sweep.scenario_file()) + "</code>, seeds <code>" +
-          Text(sweep.seeds()) + "</code>" + (sweep.shard().whole() ? "" : ", shard " + FormatShard(sweep.shard())) +
-          "</p>\n";
+          (header.suite.failed() ? "; the suite's requirements are not met" : "") + "</h1>\n";
+  html += "<p class=\"meta\">scenario file <code>" + Text(header.scenario_file) + "</code>" +
+          (header.file_digest.empty() ? "" : " (SHA-256 <code class=\"file-digest\">" + Text(header.file_digest) + "</code>)") +
+          ", seeds <code>" + Text(header.seeds) + "</code>" +
+          (header.shard.whole() ? "" : ", shard " + FormatShard(header.shard)) + ", leasesim <code class=\"version\">" +
+          Text(header.leasesim_version) + "</code></p>\n";
+  html += SuiteSection(header.suite, header.scenario_file);
   html += ScenarioTable(sweep, timelines);
   if (failed > 0) html += FailingRuns(sweep, timelines);
   html += FiguresTable(sweep, failed == 0);
@@ -219,7 +243,7 @@ std::string ReportHtml(const SweepTotals& sweep, const std::vector<Timeline>& ti
 }
 
 std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& timelines) {
-  return ReportHtml(SweepTotals::Of(sweep), timelines);
+  return ReportHtml(sweep, SweepTotals::Of(sweep), timelines);
 }
 
 }  // namespace leasesim::reports

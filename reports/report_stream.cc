@@ -47,8 +47,11 @@ std::string WriteThrough(const std::string& path, Write write) {
 
 }  // namespace
 
-ReportStream::ReportStream(std::string directory, const SweepSummary& header)
-    : directory_(std::move(directory)), totals_(header), case_ranges_(header.scenarios.size(), {0, 0}) {
+ReportStream::ReportStream(std::string directory, std::string scenario_file, std::vector<std::string> scenarios)
+    : directory_(std::move(directory)),
+      scenario_file_(std::move(scenario_file)),
+      totals_(std::move(scenarios)),
+      case_ranges_(totals_.scenarios().size(), {0, 0}) {
   const auto mode = std::ios::in | std::ios::out | std::ios::trunc | std::ios::binary;
   entries_.open(SpoolPath("runs"), mode);
   cases_.open(SpoolPath("testcases"), mode);
@@ -68,6 +71,7 @@ std::string ReportStream::SpoolPath(const char* name) const {
 }
 
 void ReportStream::Add(const RunSummary& run) {
+  const std::size_t failing_before = static_cast<std::size_t>(totals_.failed());
   totals_.Add(run);
   if (!error_.empty()) return;
   entries_ << (any_entry_ ? ",\n" : "\n") << SummaryRunEntry(run);
@@ -79,28 +83,28 @@ void ReportStream::Add(const RunSummary& run) {
     // Sweep order is scenario order: a scenario's testcases are contiguous.
     assert(begin == end || end == at);
     if (begin == end) begin = at;
-    cases_ << JunitTestcase(run);
+    cases_ << JunitTestcase(scenario_file_, run, failing_before);
     end = cases_.tellp();
   }
   if (!entries_ || !cases_) error_ = "cannot write the spool files in " + directory_;
 }
 
-std::string ReportStream::WriteJunit(const std::string& path) {
+std::string ReportStream::WriteJunit(const SweepSummary& header, const std::string& path) {
   return WriteThrough(path, [&](std::ostream& out) -> std::string {
-    out << JunitOpen(totals_);
+    out << JunitOpen(header, totals_);
     for (std::size_t s = 0; s < case_ranges_.size(); ++s) {
-      out << JunitSuiteOpen(totals_, s);
+      out << JunitSuiteOpen(header, totals_, s);
       if (!CopyRange(cases_, case_ranges_[s].first, case_ranges_[s].second, out)) return "cannot copy the testcases";
       out << kJunitSuiteClose;
     }
-    out << kJunitClose;
+    out << JunitClose(header, totals_);
     return "";
   });
 }
 
-std::string ReportStream::WriteSummary(const std::string& path) {
+std::string ReportStream::WriteSummary(const SweepSummary& header, const std::string& path) {
   return WriteThrough(path, [&](std::ostream& out) -> std::string {
-    const SummaryFrame frame = SummaryJsonFrame(totals_);
+    const SummaryFrame frame = SummaryJsonFrame(header, totals_);
     out << frame.head;
     if (any_entry_) {
       entries_.flush();
@@ -112,7 +116,7 @@ std::string ReportStream::WriteSummary(const std::string& path) {
   });
 }
 
-std::string ReportStream::Finish(const std::vector<Timeline>& timelines) {
+std::string ReportStream::Finish(const SweepSummary& header, const std::vector<Timeline>& timelines) {
   if (!error_.empty()) return error_;
   entries_.flush();
   cases_.flush();
@@ -122,12 +126,12 @@ std::string ReportStream::Finish(const std::vector<Timeline>& timelines) {
   if (std::string problem = WriteFileAtomically((dir / kTimelinesFile).string(), TimelinesJson(drawn)); !problem.empty()) {
     return problem;
   }
-  if (std::string problem = WriteJunit((dir / kJunitFile).string()); !problem.empty()) return problem;
-  if (std::string problem = WriteFileAtomically((dir / kReportFile).string(), ReportHtml(totals_, drawn));
+  if (std::string problem = WriteJunit(header, (dir / kJunitFile).string()); !problem.empty()) return problem;
+  if (std::string problem = WriteFileAtomically((dir / kReportFile).string(), ReportHtml(header, totals_, drawn));
       !problem.empty()) {
     return problem;
   }
-  return WriteSummary((dir / kSummaryFile).string());  // last: its presence marks a complete output
+  return WriteSummary(header, (dir / kSummaryFile).string());  // last: its presence marks a complete output
 }
 
 }  // namespace leasesim::reports

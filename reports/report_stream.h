@@ -20,9 +20,9 @@ namespace leasesim::reports {
 
 class ReportStream {
  public:
-  // `header`: the sweep's scenario file, seeds, scenarios and shard (its
-  // runs are not read). The directory must exist (PrepareOutputDirectory).
-  ReportStream(std::string directory, const SweepSummary& header);
+  // The sweep's scenario file and scenarios (in file order). The directory
+  // must exist (PrepareOutputDirectory).
+  ReportStream(std::string directory, std::string scenario_file, std::vector<std::string> scenarios);
   ~ReportStream();  // removes the spools
   ReportStream(const ReportStream&) = delete;
   ReportStream& operator=(const ReportStream&) = delete;
@@ -32,17 +32,19 @@ class ReportStream {
   const SweepTotals& totals() const { return totals_; }
 
   // Writes timelines.json, junit.xml, report.html and last summary.json,
-  // each through a temporary file and a rename. `timelines`: the first
-  // failing runs' timelines in sweep order (at most kTimelinesMax are drawn).
-  // Returns an error message, or empty on success.
-  std::string Finish(const std::vector<Timeline>& timelines);
+  // each through a temporary file and a rename. `header`: the sweep's
+  // fields as they ended (its runs are not read: they are the ones added);
+  // `timelines`: the first failing runs' timelines in sweep order (at most
+  // kTimelinesMax are drawn). Returns an error message, or empty on success.
+  std::string Finish(const SweepSummary& header, const std::vector<Timeline>& timelines);
 
  private:
   std::string SpoolPath(const char* name) const;
-  std::string WriteJunit(const std::string& path);
-  std::string WriteSummary(const std::string& path);
+  std::string WriteJunit(const SweepSummary& header, const std::string& path);
+  std::string WriteSummary(const SweepSummary& header, const std::string& path);
 
   std::string directory_;
+  std::string scenario_file_;
   SweepTotals totals_;
   std::fstream entries_;  // summary.json's run entries, each with its separator
   std::fstream cases_;    // junit.xml's testcases, scenario after scenario

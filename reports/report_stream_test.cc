@@ -58,11 +58,11 @@ TEST(ReportStream, WritesTheBytesWriteReportsWrites) {
     const fs::path streamed = TempDir("streamed");
     ASSERT_EQ(WriteReports(whole.string(), sweep, timelines), "");
     {
-      ReportStream stream(streamed.string(), sweep);
+      ReportStream stream(streamed.string(), sweep.scenario_file, sweep.scenarios);
       for (const RunSummary& run : sweep.runs) stream.Add(run);
       EXPECT_EQ(stream.totals().runs(), sweep.runs.size());
       EXPECT_EQ(stream.totals().failed(), sweep.failed());
-      ASSERT_EQ(stream.Finish(timelines), "");
+      ASSERT_EQ(stream.Finish(sweep, timelines), "");
     }
     ExpectSameFiles(whole, streamed);
     // Only the four files are left: the spools are gone.
@@ -75,14 +75,14 @@ TEST(ReportStream, AnEmptySweepToo) {
   const fs::path whole = TempDir("empty_whole");
   const fs::path streamed = TempDir("empty_streamed");
   ASSERT_EQ(WriteReports(whole.string(), sweep, {}), "");
-  ReportStream stream(streamed.string(), sweep);
-  ASSERT_EQ(stream.Finish({}), "");
+  ReportStream stream(streamed.string(), sweep.scenario_file, sweep.scenarios);
+  ASSERT_EQ(stream.Finish(sweep, {}), "");
   ExpectSameFiles(whole, streamed);
 }
 
 TEST(ReportStream, TotalsKeepOnlyTheFirstFailingRuns) {
   const SweepSummary sweep = BigSweep();
-  SweepTotals totals(sweep);
+  SweepTotals totals(sweep.scenarios);
   for (const RunSummary& run : sweep.runs) totals.Add(run);
   EXPECT_EQ(totals.first_failing().size(), SweepTotals::kFailingRunsKept);
   EXPECT_EQ(totals.failed(), sweep.failed());

@@ -57,11 +57,13 @@ inline SweepSummary SampleFailingSweep() {
   for (std::uint64_t seed = 16; seed <= 18; ++seed) {
     RunSummary ok{.scenario = "steady", .seed = seed, .ok = true, .trace_hash = seed * 7919};
     ok.figures = {{"leaderless_ms", static_cast<std::int64_t>(seed)}, {"leader_terms", 1}};
+    ok.replay_command = "leasesim replay 'sc&n.json' --scenario steady --seed " + std::to_string(seed);
     sweep.runs.push_back(ok);
   }
   for (std::uint64_t seed = 16; seed <= 18; ++seed) {
     RunSummary run{.scenario = t.scenario, .seed = seed, .ok = seed != 17, .trace_hash = seed * 104729};
     run.figures = {{"leaderless_ms", 900}, {"leader_terms", 2}};
+    run.replay_command = "leasesim replay 'sc&n.json' --scenario x --seed " + std::to_string(seed);
     if (seed == 17) {
       run.trace_hash = t.trace_hash;
       for (const TimelineViolation& v : t.violations) {

@@ -20,12 +20,16 @@ std::string HashText(std::uint64_t hash) {
 }
 
 // Per-scenario totals, in the order of the sweep's scenarios.
-Json ScenarioTotalsJson(const SweepTotals& sweep) {
+Json ScenarioTotalsJson(const SweepSummary& header, const SweepTotals& sweep) {
   Json list = Json::array();
   for (std::size_t i = 0; i < sweep.scenarios().size(); ++i) {
+    const std::string& name = sweep.scenarios()[i];
     const ScenarioTotals& totals = sweep.by_scenario()[i];
     Json entry;
-    entry["name"] = sweep.scenarios()[i];
+    entry["name"] = name;
+    if (const auto digest = header.scenario_digests.find(name); digest != header.scenario_digests.end()) {
+      entry["scenario_digest"] = digest->second;
+    }
     entry["runs"] = totals.runs;
     entry["ok"] = totals.runs - totals.failed;
     entry["failed"] = totals.failed;
@@ -61,6 +65,37 @@ T Get(const Json& object, const char* key, const std::string& where) {
   }
 }
 
+// "suite": the file's suite-wide requirements and, when judged, what no run met.
+Json SuiteJson(const SuiteRequirements& suite) {
+  Json json;
+  json["require_fault_points"] = suite.fault_points;
+  json["require_probes"] = suite.probes;
+  json["verdict"] = !suite.judged ? "pending" : suite.failed() ? "failed" : "ok";
+  if (suite.judged) {
+    json["fault_points_never_fired"] = suite.fault_points_unmet;
+    json["probes_never_reached"] = suite.probes_unmet;
+  }
+  return json;
+}
+
+SuiteRequirements ParseSuite(const Json& json) {
+  SuiteRequirements suite;
+  const std::string where = "suite";
+  suite.fault_points = Get<std::vector<std::string>>(json, "require_fault_points", where);
+  suite.probes = Get<std::vector<std::string>>(json, "require_probes", where);
+  const std::string verdict = Get<std::string>(json, "verdict", where);
+  if (verdict != "pending" && verdict != "ok" && verdict != "failed") {
+    throw where + ".verdict: must be \"pending\", \"ok\" or \"failed\" (got \"" + verdict + "\")";
+  }
+  suite.judged = verdict != "pending";
+  if (suite.judged) {
+    suite.fault_points_unmet = Get<std::vector<std::string>>(json, "fault_points_never_fired", where);
+    suite.probes_unmet = Get<std::vector<std::string>>(json, "probes_never_reached", where);
+    if (suite.failed() != (verdict == "failed")) throw where + ".verdict: disagrees with the unmet lists";
+  }
+  return suite;
+}
+
 }  // namespace
 
 int SweepSummary::failed() const {
@@ -69,19 +104,24 @@ int SweepSummary::failed() const {
   return count;
 }
 
-SummaryFrame SummaryJsonFrame(const SweepTotals& sweep) {
+SummaryFrame SummaryJsonFrame(const SweepSummary& header, const SweepTotals& sweep) {
   Json json;
   json["format"] = "leasesim-summary";
   json["version"] = kSummaryVersion;
-  json["scenario_file"] = sweep.scenario_file();
-  json["seeds"] = sweep.seeds();
-  if (!sweep.shard().whole()) json["shard"] = FormatShard(sweep.shard());
+  json["leasesim_version"] = header.leasesim_version;
+  json["scenario_file"] = header.scenario_file;
+  if (!header.file_digest.empty()) json["file_digest"] = header.file_digest;
+  json["seeds"] = header.seeds;
+  if (!header.shard.whole()) json["shard"] = FormatShard(header.shard);
+  if (!header.variant.empty()) json["variant"] = header.variant;
   Json totals;
   totals["runs"] = sweep.runs();
   totals["ok"] = static_cast<int>(sweep.runs()) - sweep.failed();
   totals["failed"] = sweep.failed();
   json["totals"] = totals;
-  json["scenarios"] = ScenarioTotalsJson(sweep);
+  if (!header.stopped.empty()) json["stopped"] = header.stopped;
+  if (header.suite.any()) json["suite"] = SuiteJson(header.suite);
+  json["scenarios"] = ScenarioTotalsJson(header, sweep);
   json["runs"] = Json::array();
   // "runs" is the last key: the entries go between its brackets.
   const std::string text = json.dump(2) + "\n";
@@ -112,7 +152,7 @@ std::string SummaryRunEntry(const RunSummary& run) {
   Json figures = Json::object();
   for (const auto& [name, value] : run.figures) figures[name] = value;
   entry["figures"] = std::move(figures);
-  if (!run.ok) entry["replay"] = run.replay_command;
+  if (!run.replay_command.empty()) entry["replay"] = run.replay_command;
   // As dumped inside the document: every line two levels (4 spaces) in.
   const std::string text = entry.dump(2);
   std::string indented = "    ";
@@ -137,7 +177,7 @@ std::string JoinSummary(const SummaryFrame& frame, const std::string& entries) {
 std::string SummaryJson(const SweepSummary& sweep) {
   std::string entries;
   for (const RunSummary& run : sweep.runs) AppendRunEntry(entries, run);
-  return JoinSummary(SummaryJsonFrame(SweepTotals::Of(sweep)), entries);
+  return JoinSummary(SummaryJsonFrame(sweep, SweepTotals::Of(sweep)), entries);
 }
 
 std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text) {
@@ -157,7 +197,13 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
              std::to_string(kSummaryVersion) + ")";
     }
     SweepSummary sweep;
+    // Summaries from before these fields read as an unknown build and file.
+    sweep.leasesim_version =
+        json.contains("leasesim_version") ? Get<std::string>(json, "leasesim_version", "summary") : std::string();
     sweep.scenario_file = Get<std::string>(json, "scenario_file", "summary");
+    if (json.contains("file_digest")) sweep.file_digest = Get<std::string>(json, "file_digest", "summary");
+    if (json.contains("suite")) sweep.suite = ParseSuite(json.at("suite"));
+    if (json.contains("stopped")) sweep.stopped = Get<std::string>(json, "stopped", "summary");
     sweep.seeds = Get<std::string>(json, "seeds", "summary");
     if (json.contains("shard")) {
       auto shard = ParseShard(Get<std::string>(json, "shard", "summary"));
@@ -166,8 +212,13 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
     }
     const Json& scenarios = Need(json, "scenarios", "summary");
     if (!scenarios.is_array()) return std::string("summary.scenarios: must be a list");
+    if (json.contains("variant")) sweep.variant = Get<std::string>(json, "variant", "summary");
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
-      sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", "scenarios[" + std::to_string(i) + "]"));
+      const std::string where = "scenarios[" + std::to_string(i) + "]";
+      sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", where));
+      if (scenarios[i].contains("scenario_digest")) {
+        sweep.scenario_digests[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "scenario_digest", where);
+      }
     }
     const Json& runs = Need(json, "runs", "summary");
     if (!runs.is_array()) return std::string("summary.runs: must be a list");

@@ -57,6 +57,58 @@ TEST(SummaryJson, ParsesBackToTheSameBytes) {
   EXPECT_EQ(SummaryJson(back), text);
 }
 
+// The build, the file's digest and the suite's requirements come back, in
+// a shard (pending) and judged (with what no run met).
+TEST(SummaryJson, RecordsVersionDigestAndSuiteRequirements) {
+  SweepSummary sweep = testing::SampleFailingSweep();
+  sweep.file_digest = std::string(64, 'a');
+  sweep.suite.fault_points = {"before_renew", "during_release"};
+  sweep.suite.probes = {"lease_created"};
+  for (const bool judged : {false, true}) {
+    sweep.suite.judged = judged;
+    sweep.suite.fault_points_unmet = judged ? std::vector<std::string>{"during_release"} : std::vector<std::string>{};
+    const std::string text = SummaryJson(sweep);
+    const nlohmann::json json = nlohmann::json::parse(text);
+    EXPECT_EQ(json["leasesim_version"], std::string(base::Version()));
+    EXPECT_EQ(json["file_digest"], std::string(64, 'a'));
+    EXPECT_EQ(json["suite"]["require_fault_points"], nlohmann::json::array({"before_renew", "during_release"}));
+    EXPECT_EQ(json["suite"]["verdict"], judged ? "failed" : "pending");
+    EXPECT_EQ(json["suite"].contains("fault_points_never_fired"), judged);
+    auto parsed = ParseSummaryJson(text);
+    ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+    const SweepSummary& back = std::get<SweepSummary>(parsed);
+    EXPECT_EQ(back.suite.judged, judged);
+    EXPECT_EQ(back.suite.failed(), judged);
+    EXPECT_EQ(SummaryJson(back), text);
+  }
+  // Every run keeps its replay command, passing ones too (merge restores them).
+  const nlohmann::json json = nlohmann::json::parse(SummaryJson(sweep));
+  for (const auto& run : json["runs"]) EXPECT_TRUE(run.contains("replay")) << run.dump();
+}
+
+// What leasesim compare checks two sweeps by: the variant and the digests.
+TEST(SummaryJson, CarriesTheVariantAndDigestsBothWays) {
+  SweepSummary sweep = testing::SampleFailingSweep();
+  sweep.variant = "no-fencing,no-idempotency-key";
+  sweep.file_digest = std::string(64, 'b');
+  sweep.scenario_digests["steady"] = std::string(64, 'c');
+  const std::string text = SummaryJson(sweep);
+  const nlohmann::json json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["variant"], "no-fencing,no-idempotency-key");
+  EXPECT_EQ(json["file_digest"], std::string(64, 'b'));
+  EXPECT_EQ(json["scenarios"][0]["scenario_digest"], std::string(64, 'c'));
+  EXPECT_FALSE(json["scenarios"][1].contains("scenario_digest"));
+  auto parsed = ParseSummaryJson(text);
+  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+  const SweepSummary& back = std::get<SweepSummary>(parsed);
+  EXPECT_EQ(back.variant, sweep.variant);
+  EXPECT_EQ(back.file_digest, sweep.file_digest);
+  EXPECT_EQ(back.scenario_digests, sweep.scenario_digests);
+  EXPECT_EQ(SummaryJson(back), text);
+  // Without them (a summary of an older leasesim, or of `live`) none appear.
+  EXPECT_FALSE(nlohmann::json::parse(SummaryJson(testing::SampleFailingSweep())).contains("variant"));
+}
+
 TEST(SummaryJson, RejectsWhatItDidNotWrite) {
   EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson("not json")));
   EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson(R"({"format": "other"})")));

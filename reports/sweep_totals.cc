@@ -1,6 +1,7 @@
 #include "reports/sweep_totals.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace leasesim::reports {
 
@@ -11,16 +12,11 @@ void FigureRange::Add(std::int64_t value) {
   runs += 1;
 }
 
-SweepTotals::SweepTotals(const SweepSummary& header, std::size_t failing_kept)
-    : scenario_file_(header.scenario_file),
-      seeds_(header.seeds),
-      scenarios_(header.scenarios),
-      shard_(header.shard),
-      by_scenario_(header.scenarios.size()),
-      failing_kept_(failing_kept) {}
+SweepTotals::SweepTotals(std::vector<std::string> scenarios, std::size_t failing_kept)
+    : scenarios_(std::move(scenarios)), by_scenario_(scenarios_.size()), failing_kept_(failing_kept) {}
 
 SweepTotals SweepTotals::Of(const SweepSummary& sweep) {
-  SweepTotals totals(sweep, sweep.runs.size());
+  SweepTotals totals(sweep.scenarios, sweep.runs.size());
   for (const RunSummary& run : sweep.runs) totals.Add(run);
   return totals;
 }

@@ -38,19 +38,16 @@ class SweepTotals {
   // report.html, which draws at most kTimelinesMax of them and lists 200 more.
   static constexpr std::size_t kFailingRunsKept = 240;
 
-  // The sweep's header fields (its runs are not read); the first
-  // `failing_kept` failing runs added will be kept whole.
-  explicit SweepTotals(const SweepSummary& header, std::size_t failing_kept = kFailingRunsKept);
+  // Totals per scenario of `scenarios` (the sweep's, in file order); the
+  // first `failing_kept` failing runs added will be kept whole.
+  explicit SweepTotals(std::vector<std::string> scenarios, std::size_t failing_kept = kFailingRunsKept);
   // Every run of `sweep`, every failing one kept.
   static SweepTotals Of(const SweepSummary& sweep);
 
   // Adds the next run in sweep order (scenario order, then seed order).
   void Add(const RunSummary& run);
 
-  const std::string& scenario_file() const { return scenario_file_; }
-  const std::string& seeds() const { return seeds_; }
   const std::vector<std::string>& scenarios() const { return scenarios_; }
-  const Shard& shard() const { return shard_; }
   std::size_t runs() const { return runs_; }
   int failed() const { return failed_; }
   // Parallel to scenarios().
@@ -63,10 +60,7 @@ class SweepTotals {
   std::map<std::string, std::int64_t> FigureMaxima() const;
 
  private:
-  std::string scenario_file_;
-  std::string seeds_;
   std::vector<std::string> scenarios_;
-  Shard shard_;
   std::size_t runs_ = 0;
   int failed_ = 0;
   std::vector<ScenarioTotals> by_scenario_;

@@ -113,6 +113,49 @@ TEST(Generator, EveryKindCanBeDrawnAndEveryArmableOneArmed) {
   }
 }
 
+// A cut of a node from the store sometimes follows a gray-failure onset: the
+// store's replies held back at a renewal or acquisition, the cut striking
+// as that reply arrives. Never with clogs off the user's list.
+TEST(Generator, SomeCutsFollowAGrayFailureOnsetTimedByTheProtocol) {
+  Scenario scenario = Parse(ScenarioJson());
+  int onsets = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 4, .within_assumptions = true,
+                                     .kinds = {"isolate_from_store", "clog"}, .swarm = false, .timed_strikes = true};
+    const std::vector<Fault> faults = GenerateNemesisFaults(scenario, seed);
+    for (std::size_t i = 0; i + 1 < faults.size(); ++i) {
+      const Fault& onset = faults[i];
+      const Fault& cut = faults[i + 1];
+      if (onset.kind != FaultKind::kClog || cut.kind != FaultKind::kIsolateFromStore) continue;
+      if (cut.at_point != "after_cas_reply" || onset.at != cut.at) continue;
+      EXPECT_TRUE(onset.at_point == "before_renew" || onset.at_point == "before_acquire") << onset.at_point;
+      EXPECT_LT(onset.duration, scenario.timing.request_timeout);
+      EXPECT_EQ(onset.node, cut.node);
+      ++onsets;
+    }
+    scenario.nemesis.kinds = {"isolate_from_store"};
+    for (const Fault& fault : GenerateNemesisFaults(scenario, seed)) EXPECT_NE(fault.kind, FaultKind::kClog);
+  }
+  EXPECT_GT(onsets, 0);
+}
+
+// Faults in the field come together: some strike in bursts, at the same
+// instant or armed at the same fault point as the fault before them.
+TEST(Generator, SomeFaultsComeInBursts) {
+  Scenario scenario = Parse(ScenarioJson());
+  int together = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 8, .within_assumptions = false,
+                                     .timed_strikes = true};
+    const std::vector<Fault> faults = GenerateNemesisFaults(scenario, seed);
+    for (std::size_t i = 0; i + 1 < faults.size(); ++i) {
+      const bool same_point = !faults[i].at_point.empty() && faults[i].at_point == faults[i + 1].at_point;
+      if (faults[i].at == faults[i + 1].at && (same_point || faults[i].at_point.empty())) ++together;
+    }
+  }
+  EXPECT_GT(together, 20);
+}
+
 TEST(Generator, WithoutTimedStrikesOnlyPausesSuspendsAndCrashesAreAimed) {
   Scenario scenario = Parse(ScenarioJson());
   scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 8, .within_assumptions = false};

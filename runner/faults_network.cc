@@ -2,9 +2,12 @@
 // isolate, isolate_from_store — how each strikes and heals, and how the
 // generator draws it.
 
+#include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "core/fault_points.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
@@ -41,6 +44,32 @@ Links Directed(Injector& injector, const Fault& fault, checker::FaultRecord& rec
 }
 
 Member NodeMember(NodeRef ref) { return Member{Member::Kind::kNode, ref}; }
+
+// Links degrade before they fail (gray failure): a congested link first
+// delays, then drops. Sometimes a cut of `node` from the store comes after
+// such an onset timed by the protocol: the store's replies to a renewal or
+// an acquisition are held back, up to just inside the request timeout, and
+// the cut begins the moment that (slow but successful) reply arrives.
+void MaybeGrayOnset(FaultDrawContext& context, Fault& cut, NodeRef node) {
+  if (!context.config.timed_strikes || !context.draw.Percent(25)) return;
+  const std::vector<std::string>& kinds = context.config.kinds;
+  if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), "clog") == kinds.end()) return;  // the user's list rules
+  const Nanos timeout = context.timing.request_timeout;
+  Fault onset;
+  onset.at = cut.at;
+  onset.kind = FaultKind::kClog;
+  onset.from = {context.StoreMember()};
+  onset.to = {NodeMember(node)};
+  onset.duration = context.draw.Millis(kMs, std::max(kMs, timeout - kMs));
+  onset.node = node;
+  onset.at_point = std::string(context.draw.Percent(50) ? core::fault_points::kBeforeRenew
+                                                        : core::fault_points::kBeforeAcquire);
+  cut.node = node;
+  cut.at_point = std::string(core::fault_points::kAfterCasReply);
+  cut.arrival = 1;
+  cut.lease_remaining_below = 0;
+  context.Push(std::move(onset));
+}
 
 }  // namespace
 
@@ -102,6 +131,7 @@ void DrawPartition(FaultDrawContext& context, Fault fault) {
   if (context.draw.Percent(70)) rest.push_back(Member{Member::Kind::kLedger, {}});
   fault.groups = {{NodeMember(alone)}, rest};
   context.AimIfTimed(fault);
+  MaybeGrayOnset(context, fault, alone);
   context.Push(std::move(fault));
 }
 
@@ -129,6 +159,7 @@ void DrawIsolation(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
   fault.duration = context.draw.Millis(kSecond, context.OutageMax());
   context.AimIfTimed(fault);
+  MaybeGrayOnset(context, fault, fault.node);
   context.Push(std::move(fault));
 }
 

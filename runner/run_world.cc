@@ -8,10 +8,10 @@
 namespace leasesim::runner {
 namespace {
 
-const zoo::Variant& VariantOf(const Scenario& scenario) {
-  const zoo::Variant* variant = zoo::FindVariant(scenario.variant);
-  assert(variant != nullptr && "the parser admits only known variants");
-  return *variant;
+zoo::Combination VariantOf(const Scenario& scenario) {
+  const zoo::CombinationOrError variant = zoo::Combine(scenario.variant);
+  assert(variant.combination.has_value() && "the parser and run --variant admit only known variants");
+  return *variant.combination;
 }
 
 }  // namespace

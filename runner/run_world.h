@@ -52,7 +52,7 @@ class RunWorld {
   void StartNode(int node);
 
   const Scenario& scenario_;
-  const zoo::Variant& variant_;
+  const zoo::Combination variant_;
   sim::World world_;
   std::vector<sim::HostId> node_hosts_;
   sim::HostId store_host_ = 0;

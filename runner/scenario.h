@@ -5,6 +5,7 @@
 // million here; the file writes milliseconds and decimals for people.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -147,7 +148,7 @@ struct Scenario {
   sim::NetworkConfig network;
   std::vector<ClockSetting> clocks;
   std::vector<Fault> faults;
-  std::string variant = "correct";  // a zoo variant's name (zoo/variants.h); "correct" in every real suite
+  std::string variant = "correct";  // zoo variant names, comma-joined (zoo::Combine); "correct" in every real suite
   std::vector<NodeTiming> timing_by_node;  // lease.by_node
   NemesisConfig nemesis;
   BuggifyConfig buggify;      // off by default
@@ -161,6 +162,7 @@ struct Scenario {
 
 struct ScenarioFile {
   std::string path;
+  std::string file_digest;  // SHA-256 of the file's bytes, 64 hex digits (base/sha256.h); empty when not read from text
   std::vector<Scenario> scenarios;
   // "require_fault_points": the suite fails unless each of these points
   // fired at least once over all its runs (FaultPointsNeverFired in run.h).
@@ -168,6 +170,11 @@ struct ScenarioFile {
   // "require_probes": likewise for coverage probes (core/probes.h): the
   // suite fails unless each was reached in some run (ProbesNeverReached).
   std::vector<std::string> require_probes;
+  // Per scenario name, the SHA-256 (64 hex digits) of its JSON object with
+  // keys sorted and no white space (what `variant` overrides from the
+  // command line do not change), so tools can tell whether two outputs ran
+  // the same scenario. Empty when the file was not read from text.
+  std::map<std::string, std::string> scenario_digests;
 };
 
 }  // namespace leasesim::runner

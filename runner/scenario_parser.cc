@@ -1,5 +1,6 @@
 #include "runner/scenario_parser.h"
 
+#include "base/sha256.h"
 #include "base/strict_json.h"
 
 #include <algorithm>
@@ -243,9 +244,8 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   if (reader.Has("faults")) ParseFaults(reader, scenario);
   if (reader.Has("variant")) {
     const std::string name = reader.String("variant");
-    if (zoo::FindVariant(name) == nullptr) {
-      throw Failure{reader.PathOf("variant"),
-                    "unknown protocol variant \"" + name + "\" (known: " + zoo::VariantNames() + ")"};
+    if (const std::string problem = zoo::Combine(name).error; !problem.empty()) {
+      throw Failure{reader.PathOf("variant"), "protocol variant: " + problem};
     }
     scenario.variant = name;
   }
@@ -272,6 +272,7 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
     ObjectReader top(json, "");
     ScenarioFile file;
     file.path = path;
+    file.file_digest = base::Sha256Hex(text);
     const Json& scenarios = top.Array("scenarios");
     if (scenarios.empty()) throw Failure{"scenarios", "must hold at least one scenario"};
     if (scenarios.size() > kScenariosMax) throw Failure{"scenarios", "holds too many scenarios"};
@@ -282,6 +283,7 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
       if (!names.insert(scenario.name).second) {
         throw Failure{item_path + ".name", "\"" + scenario.name + "\" is used by an earlier scenario"};
       }
+      file.scenario_digests[scenario.name] = base::Sha256Hex(scenarios[i].dump());
       file.scenarios.push_back(std::move(scenario));
     }
     if (top.Has("require_fault_points")) file.require_fault_points = ParseFaultPointList(top, "require_fault_points");

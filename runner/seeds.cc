@@ -44,4 +44,16 @@ std::variant<std::vector<std::uint64_t>, std::string> ParseSeeds(const std::stri
   return seeds;
 }
 
+std::string FormatSeeds(const std::vector<std::uint64_t>& seeds) {
+  std::string text;
+  for (std::size_t i = 0; i < seeds.size();) {
+    std::size_t last = i;  // the end of a run of consecutive seeds
+    while (last + 1 < seeds.size() && seeds[last + 1] == seeds[last] + 1) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(seeds[i]);
+    if (last > i) text += "-" + std::to_string(seeds[last]);
+    i = last + 1;
+  }
+  return text;
+}
+
 }  // namespace leasesim::runner

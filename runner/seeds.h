@@ -13,4 +13,8 @@ inline constexpr std::size_t kSeedsMax = 10'000'000;
 // The seeds in the order written; an error message naming the broken rule otherwise.
 std::variant<std::vector<std::uint64_t>, std::string> ParseSeeds(const std::string& text);
 
+// The seeds as ParseSeeds reads them back, consecutive ones as ranges:
+// {1, 2, 3, 7} -> "1-3,7".
+std::string FormatSeeds(const std::vector<std::uint64_t>& seeds);
+
 }  // namespace leasesim::runner

@@ -6,8 +6,10 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <thread>
 
+#include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
 #include "runner/sweep_timeline.h"
 #include "sim/trace.h"
@@ -66,7 +68,8 @@ checker::Violation ExplainMismatch(const RunFunction& run, const Scenario& scena
 }
 
 Done RunOne(const RunFunction& run, const Scenario& scenario, std::uint64_t seed, const std::string& file,
-            bool check_determinism) {
+            const SweepOptions& options) {
+  const bool check_determinism = options.check_determinism;
   Done done;
   done.result = run(scenario, seed, {.retain_trace = false, .keep_history = true});
   if (check_determinism) {
@@ -78,20 +81,40 @@ Done RunOne(const RunFunction& run, const Scenario& scenario, std::uint64_t seed
       done.result.unexpected.push_back(std::move(violation));
     }
   }
-  if (!done.result.ok()) done.timeline = BuildTimeline(done.result, file);
+  if (!done.result.ok()) done.timeline = BuildTimeline(done.result, file, options.variant);
   done.result.history = {};
   done.result.trace = {};
   return done;
 }
 
-}  // namespace
-
-std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed) {
-  return "leasesim replay " + ShellWord(file) + " --scenario " + ShellWord(scenario) + " --seed " +
-         std::to_string(seed);
+// What the summary says about the sweep as a whole, before any run.
+reports::SweepSummary SweepHeader(const ScenarioFile& file, const std::vector<const Scenario*>& scenarios,
+                                  const std::string& seeds_text, const SweepOptions& options) {
+  reports::SweepSummary summary;
+  summary.scenario_file = file.path;
+  summary.seeds = seeds_text;
+  summary.shard = options.shard;
+  summary.variant = options.variant;
+  summary.file_digest = file.file_digest;
+  summary.suite.fault_points = file.require_fault_points;
+  summary.suite.probes = file.require_probes;
+  for (const Scenario* scenario : scenarios) {
+    summary.scenarios.push_back(scenario->name);
+    const auto digest = file.scenario_digests.find(scenario->name);
+    if (digest != file.scenario_digests.end()) summary.scenario_digests[scenario->name] = digest->second;
+  }
+  return summary;
 }
 
-reports::RunSummary Summarize(const RunResult& result, const std::string& file) {
+}  // namespace
+
+std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed,
+                          const std::string& variant) {
+  return "leasesim replay " + ShellWord(file) + " --scenario " + ShellWord(scenario) + " --seed " +
+         std::to_string(seed) + (variant.empty() ? "" : " --variant " + ShellWord(variant));
+}
+
+reports::RunSummary Summarize(const RunResult& result, const std::string& file, const std::string& variant) {
   reports::RunSummary summary;
   summary.scenario = result.scenario;
   summary.seed = result.seed;
@@ -107,7 +130,7 @@ reports::RunSummary Summarize(const RunResult& result, const std::string& file) 
   }
   summary.notes = result.verdict.notes;
   summary.figures = result.figures;
-  summary.replay_command = ReplayCommand(file, result.scenario, result.seed);
+  summary.replay_command = ReplayCommand(file, result.scenario, result.seed, variant);
   return summary;
 }
 
@@ -116,10 +139,31 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
                       const SweepOptions& options, const std::function<void(const RunResult&)>& on_run,
                       const std::function<void(const SweepProgress&)>& on_progress) {
   SweepOutcome outcome;
-  outcome.summary.scenario_file = file.path;
-  outcome.summary.seeds = seeds_text;
-  outcome.summary.shard = options.shard;
-  for (const Scenario* scenario : scenarios) outcome.summary.scenarios.push_back(scenario->name);
+  outcome.summary = SweepHeader(file, scenarios, seeds_text, options);
+  // Only the whole sweep judges the suite-level requirements; a shard
+  // records them for `leasesim merge`.
+  // Runs handed to options.on_summary are not kept: the suite is judged on
+  // the largest value each figure took.
+  std::map<std::string, std::int64_t> maxima;
+  auto finish = [&] {
+    if (!options.shard.whole() || !outcome.summary.stopped.empty()) return;
+    if (options.on_summary) {
+      JudgeSuite(outcome.summary, {&maxima});
+    } else {
+      JudgeSuite(outcome.summary);
+    }
+  };
+  // --variant: every scenario runs the given protocol (copies, in file order).
+  std::vector<Scenario> overridden;
+  std::vector<const Scenario*> chosen = scenarios;
+  if (!options.variant.empty()) {
+    overridden.reserve(scenarios.size());
+    for (const Scenario* scenario : scenarios) {
+      overridden.push_back(*scenario);
+      overridden.back().variant = options.variant;
+    }
+    for (std::size_t i = 0; i < overridden.size(); ++i) chosen[i] = &overridden[i];
+  }
 
   // This shard's runs, in sweep order.
   struct Job {
@@ -128,7 +172,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   };
   std::vector<Job> jobs;
   std::size_t index = 0;
-  for (const Scenario* scenario : scenarios) {
+  for (const Scenario* scenario : chosen) {
     for (std::uint64_t seed : seeds) {
       if (InShard(index++, options.shard)) jobs.push_back({scenario, seed});
     }
@@ -136,29 +180,41 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   const RunFunction run = options.run ? options.run : RunFunction(&RunScenario);
   SweepProgress progress{.total = jobs.size()};
 
-  // Takes finished runs in sweep order.
+  // Takes finished runs in sweep order; false once --fail-fast stops.
   auto emit = [&](Done& done) {
+    if (!outcome.summary.stopped.empty()) return false;
     if (on_run) on_run(done.result);
     if (done.nondeterministic) ++outcome.nondeterministic;
     if (done.timeline && outcome.timelines.size() < options.timelines_max) {
       outcome.timelines.push_back(std::move(*done.timeline));
     }
+    reports::RunSummary summary = Summarize(done.result, file.path, options.variant);
     if (options.on_summary) {
-      options.on_summary(Summarize(done.result, file.path));
+      for (const auto& [name, value] : summary.figures) {
+        auto [it, fresh] = maxima.emplace(name, value);
+        if (!fresh) it->second = std::max(it->second, value);
+      }
+      options.on_summary(summary);
     } else {
-      outcome.summary.runs.push_back(Summarize(done.result, file.path));
+      outcome.summary.runs.push_back(std::move(summary));
     }
+    if (options.fail_fast && !done.result.ok()) {
+      outcome.summary.stopped = "fail-fast: stopped at the first failing run, " + done.result.scenario + " seed " +
+                                std::to_string(done.result.seed);
+    }
+    return outcome.summary.stopped.empty();
   };
 
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());
   if (workers <= 1) {
     for (const Job& job : jobs) {
-      Done done = RunOne(run, *job.scenario, job.seed, file.path, options.check_determinism);
+      Done done = RunOne(run, *job.scenario, job.seed, file.path, options);
       ++progress.done;
       progress.failed += done.result.ok() ? 0 : 1;
       if (on_progress) on_progress(progress);
-      emit(done);
+      if (!emit(done)) break;
     }
+    finish();
     return outcome;
   }
 
@@ -174,18 +230,21 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   std::size_t completed_failed = 0;
   std::deque<std::optional<Done>> ready;  // ready[i] is job next_emit + i
   std::exception_ptr failure;
+  bool stopping = false;  // --fail-fast: no new runs start
   auto work = [&] {
     for (;;) {
       std::size_t mine = 0;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return next_job >= jobs.size() || next_job < next_emit + window || failure; });
-        if (next_job >= jobs.size() || failure) return;
+        changed.wait(lock, [&] {
+          return next_job >= jobs.size() || next_job < next_emit + window || failure || stopping;
+        });
+        if (next_job >= jobs.size() || failure || stopping) return;
         mine = next_job++;
       }
       std::optional<Done> done;
       try {
-        done = RunOne(run, *jobs[mine].scenario, jobs[mine].seed, file.path, options.check_determinism);
+        done = RunOne(run, *jobs[mine].scenario, jobs[mine].seed, file.path, options);
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -220,12 +279,19 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       changed.notify_all();  // the window moved
       lock.unlock();
       if (on_progress) on_progress(progress);
-      for (Done& done : batch) emit(done);
+      bool go_on = true;
+      for (Done& done : batch) go_on = go_on && emit(done);
       lock.lock();
+      if (!go_on) {
+        stopping = true;
+        changed.notify_all();
+        break;
+      }
     }
   }
   for (std::thread& thread : threads) thread.join();
   if (failure) std::rethrow_exception(failure);
+  finish();
   return outcome;
 }
 

@@ -19,10 +19,12 @@
 
 namespace leasesim::runner {
 
-// The command that reproduces one run exactly.
-std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed);
+// The command that reproduces one run exactly; `variant` (when not empty)
+// is the --variant the sweep ran every scenario with.
+std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed,
+                          const std::string& variant = "");
 
-reports::RunSummary Summarize(const RunResult& result, const std::string& file);
+reports::RunSummary Summarize(const RunResult& result, const std::string& file, const std::string& variant = "");
 
 using RunFunction = std::function<RunResult(const Scenario&, std::uint64_t, const RunOptions&)>;
 
@@ -33,12 +35,21 @@ struct SweepOptions {
   // trace hashes; a mismatch fails the run with a "nondeterminism" violation
   // naming the first divergent trace event.
   bool check_determinism = false;
+  // Not empty: every scenario runs this protocol variant (zoo names,
+  // comma-joined; checked by the caller with zoo::Combine) instead of its
+  // own, so one binary runs both sides of a comparison (leasesim compare).
+  // Replay commands and the summary carry it.
+  std::string variant;
   std::size_t timelines_max = reports::kTimelinesMax;
+  // Stop at the first failing run in sweep order: the summary then holds the
+  // runs up to and including it (the same for any jobs) and says it stopped.
+  bool fail_fast = false;
   // Replaces RunScenario (tests use it to inject failures or nondeterminism).
   RunFunction run;
   // When set, each run's summary goes here, in sweep order on the calling
   // thread, instead of into the outcome's summary (whose runs stay empty):
-  // a long sweep then need not hold every run (reports::ReportStream).
+  // a long sweep then need not hold every run (reports::ReportStream). Not
+  // for RunBudgetedSweep, which puts its batches' runs in order afterwards.
   std::function<void(const reports::RunSummary&)> on_summary;
 };
 

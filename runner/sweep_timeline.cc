@@ -67,7 +67,7 @@ std::vector<reports::TimelineHolder> StoreHolders(const checker::History& histor
 
 }  // namespace
 
-reports::Timeline BuildTimeline(const RunResult& result, const std::string& file) {
+reports::Timeline BuildTimeline(const RunResult& result, const std::string& file, const std::string& variant) {
   const checker::History& history = result.history;
   reports::Timeline t;
   t.scenario = result.scenario;
@@ -76,7 +76,7 @@ reports::Timeline BuildTimeline(const RunResult& result, const std::string& file
   t.trace_hash = result.trace_hash;
   t.node_count = history.node_count;
   t.end_ns = history.end_ns;
-  t.replay_command = ReplayCommand(file, result.scenario, result.seed);
+  t.replay_command = ReplayCommand(file, result.scenario, result.seed, variant);
   for (const checker::LeadershipBelief& b : history.beliefs) {
     t.beliefs.push_back({b.node, b.holder, b.term, b.from_ns, b.until_ns, b.end_reason});
   }
@@ -100,8 +100,9 @@ reports::Timeline BuildTimeline(const RunResult& result, const std::string& file
   return t;
 }
 
-std::string WriteTimelineHtml(const std::string& path, const RunResult& result, const std::string& file) {
-  return reports::WriteFileAtomically(path, reports::TimelineHtml(BuildTimeline(result, file)));
+std::string WriteTimelineHtml(const std::string& path, const RunResult& result, const std::string& file,
+                              const std::string& variant) {
+  return reports::WriteFileAtomically(path, reports::TimelineHtml(BuildTimeline(result, file, variant)));
 }
 
 }  // namespace leasesim::runner

@@ -60,27 +60,6 @@ sim::LatencyModel DrawLatency(FaultDraw& draw, Nanos request_timeout) {
   return model;
 }
 
-// An upper bound on the share (ppm) of store calls whose latency alone runs
-// past the timeout: each of the request, the service and the reply takes
-// its tail or not, and a combination counts when its longest sum does.
-std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::LatencyModel& store, Nanos timeout) {
-  const std::array<const sim::LatencyModel*, 3> hops{&net, &store, &net};
-  std::int64_t share = 0;
-  for (int tails = 0; tails < 8; ++tails) {
-    Nanos longest = 0;
-    std::int64_t ppm = 1'000'000;
-    for (int hop = 0; hop < 3; ++hop) {
-      const sim::LatencyModel& model = *hops[static_cast<std::size_t>(hop)];
-      const bool tail = ((tails >> hop) & 1) != 0;
-      longest += model.base_ns + model.jitter_ns + (tail ? model.tail_ns : 0);
-      const std::int64_t p = tail ? model.tail_ppm : 1'000'000 - model.tail_ppm;
-      ppm = ppm * p / 1'000'000;
-    }
-    if (longest > timeout) share += ppm;
-  }
-  return share;
-}
-
 // The operating assumption the timeout rests on (docs/TIMING.md): it is
 // above the round trip's p99. A world whose tails make more than 1% of calls
 // time out on latency alone is a misconfiguration, not a test (its leaders
@@ -164,6 +143,24 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
 }
 
 }  // namespace
+
+std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::LatencyModel& store, Nanos timeout) {
+  const std::array<const sim::LatencyModel*, 3> hops{&net, &store, &net};
+  std::int64_t share = 0;
+  for (int tails = 0; tails < 8; ++tails) {
+    Nanos longest = 0;
+    std::int64_t ppm = 1'000'000;
+    for (int hop = 0; hop < 3; ++hop) {
+      const sim::LatencyModel& model = *hops[static_cast<std::size_t>(hop)];
+      const bool tail = ((tails >> hop) & 1) != 0;
+      longest += model.base_ns + model.jitter_ns + (tail ? model.tail_ns : 0);
+      const std::int64_t p = tail ? model.tail_ppm : 1'000'000 - model.tail_ppm;
+      ppm = ppm * p / 1'000'000;
+    }
+    if (longest > timeout) share += ppm;
+  }
+  return share;
+}
 
 // A value below `limit` (exclusive) for one timing rule: half the time a
 // share of it, half the time right at the edge — the limit less a gap

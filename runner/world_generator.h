@@ -30,6 +30,12 @@ Scenario GenerateWorld(FaultDraw& draw, const WorldLimits& limits = {});
 // The same, with the choices drawn from `seed`.
 Scenario GenerateWorld(std::uint64_t seed, const WorldLimits& limits = {});
 
+// An upper bound on the share (ppm) of store calls whose latency alone runs
+// past `timeout`: each of the request, the service and the reply takes its
+// tail or not, and a combination counts when its longest sum does.
+// Generated worlds keep it at 1% at most (the timeout is above the p99).
+std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::LatencyModel& store, Nanos timeout);
+
 // A timing configuration that passes core::ValidateTiming.
 core::TimingConfig GenerateTiming(FaultDraw& draw);
 

@@ -46,5 +46,30 @@ TEST(WorldGenerator, TheCorrectProtocolPassesInFaultFreeWorlds) {
   EXPECT_TRUE(kinds.empty());
 }
 
+// The timeout rests on the round trip's p99 (docs/TIMING.md): a world
+// whose latency alone times out more than 1% of calls makes leaders flap
+// without end, a misconfiguration rather than a test.
+TEST(WorldGenerator, EveryWorldKeepsTheRoundTripsP99InsideTheRequestTimeout) {
+  int tailed = 0;
+  for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
+    const Scenario world = GenerateWorld(seed);
+    const std::int64_t share =
+        TimeoutShareBoundPpm(world.network.latency, world.store.service, world.timing.request_timeout);
+    EXPECT_LE(share, 10'000) << "seed " << seed;
+    if (world.network.latency.tail_ppm >= 100'000) ++tailed;
+  }
+  EXPECT_GT(tailed, 100) << "heavy tails that fit inside the timeout must stay";
+}
+
+TEST(WorldGenerator, TheTimeoutShareCountsEveryCombinationOfTails) {
+  const sim::LatencyModel net{.base_ns = 1'000'000, .jitter_ns = 0, .tail_ppm = 100'000, .tail_ns = 60'000'000};
+  const sim::LatencyModel store{.base_ns = 1'000'000, .jitter_ns = 0, .tail_ppm = 0, .tail_ns = 0};
+  // 3 ms without tails; one tail makes 63 ms, two make 123 ms.
+  EXPECT_EQ(TimeoutShareBoundPpm(net, store, 200'000'000), 0);
+  EXPECT_EQ(TimeoutShareBoundPpm(net, store, 100'000'000), 10'000);   // both hops: 0.1 * 0.1
+  EXPECT_EQ(TimeoutShareBoundPpm(net, store, 50'000'000), 190'000);   // either hop: 1 - 0.9 * 0.9
+  EXPECT_EQ(TimeoutShareBoundPpm(net, store, 2'000'000), 1'000'000);  // the base alone is too slow
+}
+
 }  // namespace
 }  // namespace leasesim::runner

@@ -3,16 +3,18 @@
 # tests) need and is missing. Idempotent: a second run installs nothing and
 # takes well under a second.
 #   --tests  also the test-only tools: Chromium and fonts for the report's
-#            browser test, xmllint for the JUnit schema check.
+#            browser test, xmllint for the JUnit schema check, promtool
+#            (Debian's prometheus) for the metrics exposition check, help2man
+#            for the man page (the build skips the page without it).
 set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
   libboost-context-dev libabsl-dev librapidcheck-dev
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-  libcurl4-openssl-dev etcd-server
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  libcurl4-openssl-dev etcd-server libcpp-httplib-dev openssl
 )
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium fonts-dejavu-core libxml2-utils)
+  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus help2man)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -18,7 +18,6 @@
 #include <gtest/gtest.h>
 
 #include "backends/etcd/etcd_store.h"
-#include "backends/etcd/metrics_server.h"
 
 namespace leasesim::etcd {
 namespace {
@@ -155,29 +154,6 @@ TEST(EtcdHttp, DoesNotRetryElsewhereOnceTheOutcomeIsUnknown) {
   // ... but the next call goes to the other endpoint.
   EXPECT_EQ(store.Read("k", 1'000 * kMs).status, core::StoreStatus::kOk);
   EXPECT_EQ(good.requests(), 1);
-}
-
-TEST(MetricsServer, ServesPrometheusTextOnLoopback) {
-  MetricsServer server(0, [] { return std::string("leasesim_is_leader{node=\"n1\"} 1\n"); });
-  ASSERT_TRUE(server.ok()) << server.error();
-  EtcdHttp http({.endpoints = {Url(server.port())}});
-  // A GET over a raw socket.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-  ASSERT_EQ(::send(fd, get.data(), get.size(), 0), static_cast<ssize_t>(get.size()));
-  std::string response;
-  char buffer[1024];
-  ssize_t n;
-  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0) response.append(buffer, static_cast<std::size_t>(n));
-  ::close(fd);
-  EXPECT_NE(response.find("200 OK"), std::string::npos);
-  EXPECT_NE(response.find("text/plain; version=0.0.4"), std::string::npos);
-  EXPECT_NE(response.find("leasesim_is_leader{node=\"n1\"} 1"), std::string::npos);
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ std::optional<std::vector<KeyValue>> ParseKvs(const Json& range) {
   return out;
 }
 
-// A prefix's range end: the prefix with its last byte incremented (bytes of
-// 0xff dropped first), as etcd's clientv3.GetPrefixRangeEnd.
+}  // namespace
+
 std::string PrefixEnd(std::string prefix) {
   while (!prefix.empty()) {
     unsigned char last = static_cast<unsigned char>(prefix.back());
@@ -79,6 +79,8 @@ std::string PrefixEnd(std::string prefix) {
   }
   return std::string(1, '\0');  // whole keyspace
 }
+
+namespace {
 
 Json CompareJson(const Compare& compare) {
   Json json;
@@ -122,10 +124,6 @@ Json OpJson(const Op& op) {
     }
   }
   return json;
-}
-
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
 }
 
 }  // namespace
@@ -307,66 +305,6 @@ std::optional<core::VersionedRecord> ToVersionedRecord(const std::vector<KeyValu
   out.version = kvs.front().version;
   out.record = std::move(*record);
   return out;
-}
-
-Verdict ClassifyHttpError(long http_status, std::string_view body) {
-  std::string message;
-  std::int64_t code = -1;
-  Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (json.is_object()) {
-    for (const char* field : {"error", "message"}) {
-      auto it = json.find(field);
-      if (it != json.end() && it->is_string()) message += it->get<std::string>() + " ";
-    }
-    auto c = json.find("code");
-    if (c != json.end() && c->is_number_integer()) code = c->get<std::int64_t>();
-  } else {
-    message = std::string(body);
-  }
-  // Proposal outcomes etcd itself does not know: the entry may still commit.
-  for (std::string_view unknown : {"request timed out", "timed out due to", "server stopped",
-                                   "leader changed", "connection lost"}) {
-    if (Contains(message, unknown)) return Verdict::kUnknown;
-  }
-  // Rejected before being proposed: nothing happened.
-  for (std::string_view refused : {"no leader", "too many requests", "not capable",
-                                   "unhealthy cluster", "request is too large", "not supported",
-                                   "key is not provided", "duplicate key given in txn request",
-                                   "too many operations in txn request"}) {
-    if (Contains(message, refused)) return Verdict::kNotApplied;
-  }
-  // gRPC codes the gateway relays for requests rejected on arrival:
-  // InvalidArgument 3, NotFound 5, PermissionDenied 7, ResourceExhausted 8,
-  // FailedPrecondition 9, OutOfRange 11, Unimplemented 12, Unauthenticated 16.
-  switch (code) {
-    case 3: case 5: case 7: case 8: case 9: case 11: case 12: case 16:
-      return Verdict::kNotApplied;
-    default:
-      break;
-  }
-  // A proxy or server answering 4xx never forwarded the request.
-  if (http_status >= 400 && http_status < 500 && code < 0) return Verdict::kNotApplied;
-  return Verdict::kUnknown;
-}
-
-Verdict Classify(Transport transport, long http_status, std::string_view body) {
-  switch (transport) {
-    case Transport::kRefused: return Verdict::kNotApplied;
-    case Transport::kTimedOut:
-    case Transport::kBroken: return Verdict::kUnknown;
-    case Transport::kAnswered:
-      if (http_status == 200) return Verdict::kResult;
-      return ClassifyHttpError(http_status, body);
-  }
-  return Verdict::kUnknown;
-}
-
-core::StoreStatus StoreStatusFor(Verdict verdict) {
-  return verdict == Verdict::kNotApplied ? core::StoreStatus::kUnavailable : core::StoreStatus::kTimeout;
-}
-
-core::LedgerStatus LedgerStatusFor(Verdict verdict) {
-  return verdict == Verdict::kNotApplied ? core::LedgerStatus::kUnavailable : core::LedgerStatus::kTimeout;
 }
 
 std::string Padded(std::int64_t number) {

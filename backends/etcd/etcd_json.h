@@ -1,9 +1,8 @@
 #pragma once
 // Pure encoding for etcd v3's JSON gateway (etcd 3.4: POST /v3/kv/range,
 // /v3/kv/txn): base64 keys and values, request bodies, response parsing, the
-// lease record as JSON in the value, and the mapping of gateway and transport
-// errors to the protocol's outcomes. No I/O here, so all of it is unit-tested
-// without an etcd.
+// lease record as JSON in the value (errors: gateway_errors.h). No I/O
+// here, so all of it is unit-tested without an etcd.
 //
 // Version mapping: the core's per-key `version` is etcd's per-key `version`
 // field (1 on create, +1 on every put; the record is never deleted, so it
@@ -16,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/etcd/gateway_errors.h"
 #include "base/enum_names.h"
 #include "core/env.h"
 #include "core/lease_record.h"
@@ -57,6 +57,9 @@ std::optional<Response> ParseResponse(std::string_view body, bool is_txn);
 
 // Linearizable single-key range (serializable=false).
 std::string RangeBody(std::string_view key);
+// A prefix's range end: the prefix with its last byte incremented (bytes of
+// 0xff dropped first), as etcd's clientv3.GetPrefixRangeEnd.
+std::string PrefixEnd(std::string prefix);
 // Linearizable range of every key under `prefix`, in key order.
 std::string PrefixRangeBody(std::string_view prefix);
 
@@ -101,39 +104,6 @@ std::string CasBody(std::string_view key, std::int64_t expected_version, const c
 // The record a range result holds (found=false when the key is absent).
 // nullopt when the stored value is not a lease record.
 std::optional<core::VersionedRecord> ToVersionedRecord(const std::vector<KeyValue>& kvs);
-
-// --- Errors ----------------------------------------------------------------
-
-// What one HTTP exchange with one endpoint came to, before interpretation.
-enum class Transport {
-  kAnswered,       // an HTTP response arrived (any status)
-  kRefused,        // no connection could be made: the request was never sent
-  kTimedOut,       // sent (or maybe sent) and no complete answer in time
-  kBroken,         // the connection failed after the request may have been sent
-};
-
-// How to treat an exchange's result.
-enum class Verdict {
-  kResult,           // a well-formed answer: interpret it
-  kNotApplied,       // the request certainly had no effect: another endpoint may be tried
-  kUnknown,          // it may or may not have taken effect
-};
-
-// Classifies a gateway answer with a non-200 status (its body is
-// {"error": ..., "code": <grpc code>, "message": ...}). Errors etcd returns
-// before proposing (no leader, too many requests, invalid argument, ...) are
-// kNotApplied; timeouts of a proposal ("request timed out", "... due to
-// leader failure", "server stopped") are kUnknown.
-Verdict ClassifyHttpError(long http_status, std::string_view body);
-
-// The protocol status for a store call that ended with `verdict`.
-// kNotApplied -> kUnavailable, kUnknown -> kTimeout.
-core::StoreStatus StoreStatusFor(Verdict verdict);
-core::LedgerStatus LedgerStatusFor(Verdict verdict);
-
-// Classification of a transport outcome (with the HTTP status and body when
-// answered).
-Verdict Classify(Transport transport, long http_status, std::string_view body);
 
 // Zero-padded decimal, so that etcd's byte-wise VALUE comparison orders
 // non-negative numbers numerically.

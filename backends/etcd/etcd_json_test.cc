@@ -132,37 +132,6 @@ TEST(EtcdJson, PaddedNumbersOrderBytewise) {
   EXPECT_EQ(ParsePadded("12x"), std::nullopt);
 }
 
-TEST(EtcdErrors, TransportFailuresMapToUnavailableOrUnknown) {
-  EXPECT_EQ(Classify(Transport::kRefused, 0, ""), Verdict::kNotApplied);
-  EXPECT_EQ(Classify(Transport::kTimedOut, 0, ""), Verdict::kUnknown);
-  EXPECT_EQ(Classify(Transport::kBroken, 0, ""), Verdict::kUnknown);
-  EXPECT_EQ(Classify(Transport::kAnswered, 200, "{}"), Verdict::kResult);
-  EXPECT_EQ(StoreStatusFor(Verdict::kNotApplied), core::StoreStatus::kUnavailable);
-  EXPECT_EQ(StoreStatusFor(Verdict::kUnknown), core::StoreStatus::kTimeout);
-  EXPECT_EQ(LedgerStatusFor(Verdict::kNotApplied), core::LedgerStatus::kUnavailable);
-  EXPECT_EQ(LedgerStatusFor(Verdict::kUnknown), core::LedgerStatus::kTimeout);
-}
-
-TEST(EtcdErrors, GatewayErrorsSplitIntoRejectedAndUnknown) {
-  auto error = [](const char* message, int code) {
-    return Json{{"error", message}, {"message", message}, {"code", code}}.dump();
-  };
-  // Rejected before being proposed: definitely not applied.
-  EXPECT_EQ(ClassifyHttpError(503, error("etcdserver: no leader", 14)), Verdict::kNotApplied);
-  EXPECT_EQ(ClassifyHttpError(429, error("etcdserver: too many requests", 14)), Verdict::kNotApplied);
-  EXPECT_EQ(ClassifyHttpError(400, error("invalid character 'g' looking for beginning of value", 3)),
-            Verdict::kNotApplied);
-  EXPECT_EQ(ClassifyHttpError(400, error("etcdserver: duplicate key given in txn request", 3)),
-            Verdict::kNotApplied);
-  // Proposed, outcome unknown.
-  EXPECT_EQ(ClassifyHttpError(503, error("etcdserver: request timed out", 14)), Verdict::kUnknown);
-  EXPECT_EQ(ClassifyHttpError(503, error("etcdserver: request timed out, possibly due to previous leader failure", 14)),
-            Verdict::kUnknown);
-  EXPECT_EQ(ClassifyHttpError(503, error("etcdserver: server stopped", 14)), Verdict::kUnknown);
-  EXPECT_EQ(ClassifyHttpError(500, "garbage"), Verdict::kUnknown);
-  EXPECT_EQ(ClassifyHttpError(404, "404 page not found"), Verdict::kNotApplied);
-}
-
 TEST(EtcdStore, InterpretsTxnAnswers) {
   const core::LeaseRecord record = Record("n1#1", 3);
   Json ok = {{"header", {{"revision", "9"}}},

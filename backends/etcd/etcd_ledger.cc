@@ -1,5 +1,7 @@
 #include "backends/etcd/etcd_ledger.h"
 
+#include "backends/etcd/etcd_access.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -44,6 +46,15 @@ Compare FenceAtMost(const EtcdLedgerOptions& o, std::int64_t token) {
 
 EtcdLedgerClient::EtcdLedgerClient(EtcdHttp& http, EtcdLedgerOptions options)
     : http_(http), options_(std::move(options)) {}
+
+HttpResult EtcdLedgerClient::Post(const std::string& path, const std::string& body, core::Nanos timeout) {
+  HttpResult http = http_.Post(path, body, timeout);
+  // A missing permission is a misconfiguration the operator must hear of.
+  if (http.cause == FailureCause::kPermissionDenied) {
+    http_.ReportError(DescribeFailure(http_, http, "use", "the ledger prefix \"" + options_.prefix + "\""));
+  }
+  return http;
+}
 
 std::string EtcdLedgerClient::NextWriteId() {
   return options_.writer + "/" + std::to_string(next_write_.fetch_add(1));
@@ -130,7 +141,7 @@ bool EtcdLedgerClient::EnsureFence(core::Nanos timeout) {
   const std::string body =
       TxnBody({Compare{.target = Compare::Target::kCreate, .key = key, .number = 0}},
               {Op{.kind = Op::Kind::kPut, .key = key, .value = Padded(0)}}, {});
-  const HttpResult http = http_.Post("/v3/kv/txn", body, timeout);
+  const HttpResult http = Post("/v3/kv/txn", body, timeout);
   if (http.verdict != Verdict::kResult) return false;
   fence_ready_.store(true);
   return true;
@@ -156,13 +167,13 @@ core::LedgerResult EtcdLedgerClient::CommitWithId(const core::SettlementBatch& b
   if (!fence_ready_.load()) (void)EnsureFence(timeout);
   bool fence_missing = false;
   core::LedgerResult result =
-      InterpretCommit(http_.Post("/v3/kv/txn", body, remaining()), options_, batch, &fence_missing);
+      InterpretCommit(Post("/v3/kv/txn", body, remaining()), options_, batch, &fence_missing);
   if (fence_missing) {
     // A fresh ledger: create the fence (token 0) and try once more. The
     // first attempt applied nothing, so the retry cannot double-apply.
     fence_ready_.store(false);
     if (!EnsureFence(remaining())) return core::LedgerResult{core::LedgerStatus::kUnavailable};
-    result = InterpretCommit(http_.Post("/v3/kv/txn", body, remaining()), options_, batch, nullptr);
+    result = InterpretCommit(Post("/v3/kv/txn", body, remaining()), options_, batch, nullptr);
   }
   return result;
 }
@@ -171,7 +182,7 @@ core::LedgerResult EtcdLedgerClient::LastAppliedWindow(core::Nanos timeout) {
   const std::string body = TxnBody({}, {Op{.kind = Op::Kind::kRange, .key = FenceKey(options_)},
                                         Op{.kind = Op::Kind::kPrefixLast, .key = WindowsPrefix(options_)}},
                                    {});
-  const HttpResult http = http_.Post("/v3/kv/txn", body, timeout);
+  const HttpResult http = Post("/v3/kv/txn", body, timeout);
   core::LedgerResult result;
   if (http.verdict != Verdict::kResult) {
     result.status = LedgerStatusFor(http.verdict);
@@ -189,7 +200,7 @@ core::LedgerResult EtcdLedgerClient::LastAppliedWindow(core::Nanos timeout) {
 }
 
 bool EtcdLedgerClient::ListApplied(core::Nanos timeout, std::vector<AppliedBatch>& out) {
-  const HttpResult http = http_.Post("/v3/kv/range", PrefixRangeBody(BatchesPrefix(options_)), timeout);
+  const HttpResult http = Post("/v3/kv/range", PrefixRangeBody(BatchesPrefix(options_)), timeout);
   if (http.verdict != Verdict::kResult) return false;
   std::optional<Response> response = ParseResponse(http.body, /*is_txn=*/false);
   if (!response || response->ranges.empty()) return false;

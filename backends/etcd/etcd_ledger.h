@@ -61,6 +61,8 @@ class EtcdLedgerClient final : public core::LedgerClient {
  private:
   // Creates the fence key (token 0) if absent. false when etcd did not say.
   bool EnsureFence(core::Nanos timeout);
+  // http_.Post, reporting a missing permission on the prefix.
+  HttpResult Post(const std::string& path, const std::string& body, core::Nanos timeout);
 
   EtcdHttp& http_;
   EtcdLedgerOptions options_;

@@ -20,6 +20,7 @@
 #include "backends/etcd/etcd_http.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
+#include "backends/etcd/one_etcd_test_util.h"
 #include "backends/etcd/real_env.h"
 #include "core/lease_node.h"
 
@@ -27,67 +28,6 @@ namespace leasesim::etcd {
 namespace {
 
 constexpr core::Nanos kMs = base::kNanosPerMilli;
-constexpr const char* kEtcd = "/usr/bin/etcd";
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// One etcd member on loopback; killed and its data removed on destruction.
-class OneEtcd {
- public:
-  OneEtcd() {
-    char dir_template[] = "/tmp/leasesim-etcd-test.XXXXXX";
-    dir_ = ::mkdtemp(dir_template);
-    const int client = FreePort();
-    const int peer = FreePort();
-    url_ = "http://127.0.0.1:" + std::to_string(client);
-    const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const std::string log = dir_ + "/etcd.log";
-      FILE* out = std::freopen(log.c_str(), "w", stderr);
-      (void)out;
-      ::execl(kEtcd, kEtcd, "--name", "t1", "--data-dir", (dir_ + "/data").c_str(), "--listen-client-urls",
-              url_.c_str(), "--advertise-client-urls", url_.c_str(), "--listen-peer-urls", peer_url.c_str(),
-              "--initial-advertise-peer-urls", peer_url.c_str(), "--initial-cluster",
-              ("t1=" + peer_url).c_str(), "--logger", "zap", "--log-level", "warn", nullptr);
-      std::_Exit(127);
-    }
-    EtcdHttp http({.endpoints = {url_}});
-    for (int i = 0; i < 200; ++i) {
-      if (http.Post("/v3/kv/range", RangeBody("probe"), 200 * kMs).verdict == Verdict::kResult) {
-        ready_ = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  ~OneEtcd() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  bool ready() const { return ready_; }
-  const std::string& url() const { return url_; }
-
- private:
-  std::string dir_;
-  std::string url_;
-  pid_t pid_ = -1;
-  bool ready_ = false;
-};
 
 class EtcdLive : public ::testing::Test {
  protected:

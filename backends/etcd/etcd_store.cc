@@ -1,5 +1,7 @@
 #include "backends/etcd/etcd_store.h"
 
+#include "backends/etcd/etcd_access.h"
+
 namespace leasesim::etcd {
 
 core::StoreResult InterpretRead(const HttpResult& http) {
@@ -47,18 +49,26 @@ core::StoreResult InterpretWriteTxn(const HttpResult& http) {
   return result;
 }
 
+const HttpResult& EtcdStoreClient::Noted(const HttpResult& http, std::string_view key) {
+  // A missing permission is a misconfiguration the operator must hear of.
+  if (http.cause == FailureCause::kPermissionDenied) {
+    http_.ReportError(DescribeFailure(http_, http, "use", "the lease key \"" + std::string(key) + "\""));
+  }
+  return http;
+}
+
 core::StoreResult EtcdStoreClient::Read(std::string_view key, core::Nanos timeout) {
-  return InterpretRead(http_.Post("/v3/kv/range", RangeBody(key), timeout));
+  return InterpretRead(Noted(http_.Post("/v3/kv/range", RangeBody(key), timeout), key));
 }
 
 core::StoreResult EtcdStoreClient::Create(std::string_view key, const core::LeaseRecord& record,
                                           core::Nanos timeout) {
-  return InterpretWriteTxn(http_.Post("/v3/kv/txn", CreateBody(key, record), timeout));
+  return InterpretWriteTxn(Noted(http_.Post("/v3/kv/txn", CreateBody(key, record), timeout), key));
 }
 
 core::StoreResult EtcdStoreClient::CompareAndSet(std::string_view key, std::int64_t expected_version,
                                                  const core::LeaseRecord& record, core::Nanos timeout) {
-  return InterpretWriteTxn(http_.Post("/v3/kv/txn", CasBody(key, expected_version, record), timeout));
+  return InterpretWriteTxn(Noted(http_.Post("/v3/kv/txn", CasBody(key, expected_version, record), timeout), key));
 }
 
 }  // namespace leasesim::etcd

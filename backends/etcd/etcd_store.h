@@ -9,6 +9,8 @@
 //   kUnavailable the request certainly had no effect (every endpoint refused
 //                or had no leader)
 //   kTimeout     sent but no answer in time: it may or may not have applied
+// A permission the etcd user lacks on the key is also reported through the
+// HTTP layer's on_error, naming the key.
 
 #include <string_view>
 
@@ -28,6 +30,7 @@ class EtcdStoreClient final : public core::StoreClient {
                                   const core::LeaseRecord& record, core::Nanos timeout) override;
 
  private:
+  const HttpResult& Noted(const HttpResult& http, std::string_view key);
   EtcdHttp& http_;
 };
 

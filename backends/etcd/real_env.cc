@@ -19,6 +19,7 @@ void JsonLinesEventSink::Emit(const core::LeaseEvent& event) {
 RealEnv::RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events)
     : store_(*this, store),
       ledger_(*this, ledger),
+      gate_(*this),
       events_(events),
       random_(std::random_device{}()) {}  // determinism-ok: live mode (jitter only)
 
@@ -33,7 +34,9 @@ core::Nanos RealEnv::SteadyNanos() {
 
 core::Nanos RealEnv::MonotonicNow() { return SteadyNanos(); }
 
-core::Nanos RealEnv::BootNow() {
+core::Nanos RealEnv::BootNow() { return BootClockNanos(); }
+
+core::Nanos RealEnv::BootClockNanos() {
   // CLOCK_BOOTTIME: CLOCK_MONOTONIC plus the time the machine was suspended.
   timespec now{};
   const int rc = ::clock_gettime(CLOCK_BOOTTIME, &now);
@@ -115,6 +118,29 @@ auto RealEnv::Blocking(Fn&& fn) {
   core_mu_.lock();
   if (stopping_.load()) throw TaskStopped{};
   return result;
+}
+
+void RealEnv::Gate::Outside(const std::function<void()>& callback) {
+  // Entered from core code (the mutex held); left with it held again, also
+  // when the callback unwinds with an exception.
+  struct Relock {
+    std::mutex& mu;
+    ~Relock() { mu.lock(); }
+  };
+  env_.core_mu_.unlock();
+  {
+    Relock relock{env_.core_mu_};
+    callback();
+  }
+  if (env_.stopping_.load()) throw TaskStopped{};
+}
+
+void RealEnv::Gate::Inside(const std::function<void()>& core_code) {
+  // Entered from a callback (the mutex free); a TaskStopped thrown by the
+  // core code leaves with the mutex free again.
+  std::unique_lock<std::mutex> lock(env_.core_mu_);
+  if (env_.stopping_.load()) throw TaskStopped{};
+  core_code();
 }
 
 core::StoreResult RealEnv::UnlockedStore::Read(std::string_view key, core::Nanos timeout) {

@@ -13,9 +13,14 @@
 // holds the others up. Anything outside the core that reads core state (the
 // metrics endpoint) does so under the same mutex (WithCoreLock).
 //
+// A service's own leader callbacks (core/leader_callbacks.h) run outside
+// the mutex through callback_gate(): their blocking I/O never holds up the
+// elector, and each LeaderContext call takes the mutex for its core code.
+//
 // Stop() ends every task at its next blocking point (the task is unwound by
-// an exception the wrapper catches) and joins the threads; the destructor
-// calls it.
+// an exception the wrapper catches; in a callback: at its next
+// LeaderContext call or when it returns) and joins the threads; the
+// destructor calls it.
 
 #include <atomic>
 #include <condition_variable>
@@ -28,6 +33,7 @@
 
 #include "core/env.h"
 #include "core/events.h"
+#include "core/leader_callbacks.h"
 
 namespace leasesim::etcd {
 
@@ -70,12 +76,18 @@ class RealEnv final : public core::Env {
   // Runs fn while holding the core mutex (to read core state from outside).
   void WithCoreLock(const std::function<void()>& fn);
 
+  // The gate for a service's leader callbacks: releases the core mutex
+  // around callback code, takes it again for each call into the core.
+  core::CallbackGate& callback_gate() { return gate_; }
+
   // Ends every task at its next blocking point and joins the threads.
   void Stop();
 
   // The real monotonic clock in nanoseconds (CLOCK_MONOTONIC on Linux: the
   // same clock in every process of the machine).
   static core::Nanos SteadyNanos();
+  // CLOCK_BOOTTIME in nanoseconds (lease deadlines are on it).
+  static core::Nanos BootClockNanos();
 
  private:
   friend class UnlockedStore;
@@ -110,11 +122,22 @@ class RealEnv final : public core::Env {
     core::LedgerClient& inner_;
   };
 
+  class Gate final : public core::CallbackGate {
+   public:
+    explicit Gate(RealEnv& env) : env_(env) {}
+    void Outside(const std::function<void()>& callback) override;
+    void Inside(const std::function<void()>& core_code) override;
+
+   private:
+    RealEnv& env_;
+  };
+
   std::mutex core_mu_;                  // held by a task while it runs core code
   std::condition_variable wake_;        // sleepers wait on it (Stop wakes them)
   std::atomic<bool> stopping_{false};
   UnlockedStore store_;
   UnlockedLedger ledger_;
+  Gate gate_;
   core::EventSink& events_;
   std::mt19937_64 random_;
   std::function<void(std::string_view)> fault_hook_;

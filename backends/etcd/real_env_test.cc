@@ -10,9 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/fenced_ledger.h"
+#include "backends/etcd/memory_backends_test_util.h"
 #include "base/units.h"
-#include "backends/lease_store.h"
 #include "core/lease_node.h"
 #include "core/metrics.h"
 
@@ -20,53 +19,6 @@ namespace leasesim::etcd {
 namespace {
 
 constexpr core::Nanos kMs = base::kNanosPerMilli;
-
-// The in-memory store and ledger of backends/, made thread-safe, with a
-// little latency so calls really block.
-class MemoryStore final : public core::StoreClient {
- public:
-  core::StoreResult Read(std::string_view key, core::Nanos) override {
-    Delay();
-    std::lock_guard<std::mutex> lock(mu_);
-    return store_.Read(std::string(key));
-  }
-  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos) override {
-    Delay();
-    std::lock_guard<std::mutex> lock(mu_);
-    return store_.Create(std::string(key), record);
-  }
-  core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected, const core::LeaseRecord& record,
-                                  core::Nanos) override {
-    Delay();
-    std::lock_guard<std::mutex> lock(mu_);
-    return store_.CompareAndSet(std::string(key), expected, record);
-  }
-
- private:
-  static void Delay() { std::this_thread::sleep_for(std::chrono::microseconds(200)); }
-  std::mutex mu_;
-  backends::LeaseStore store_;
-};
-
-class MemoryLedger final : public core::LedgerClient {
- public:
-  core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ledger_.Commit(batch);
-  }
-  core::LedgerResult LastAppliedWindow(core::Nanos) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ledger_.LastAppliedWindow();
-  }
-  std::size_t entries() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ledger_.entries().size();
-  }
-
- private:
-  std::mutex mu_;
-  backends::FencedLedger ledger_;
-};
 
 class CountingSink final : public core::EventSink {
  public:

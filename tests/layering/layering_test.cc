@@ -111,7 +111,7 @@ std::vector<Crossing> Crossings(const std::string& root, const Table& table) {
 TEST(Layering, TheReadmeTableNamesEveryFolder) {
   const auto table = ReadLayoutTable(SourceDir() + "/README.md");
   for (const char* folder : {"base", "sim", "core", "zoo", "backends", "backends/etcd", "checker", "runner",
-                             "fuzz", "reports", "live", "cli", "bench"}) {
+                             "fuzz", "reports", "live", "timing", "compare", "cli", "bench"}) {
     EXPECT_TRUE(table.contains(folder)) << folder << " has no row in README.md's layout table";
   }
   for (const auto& [folder, uses] : table) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "checker/history_io.h"
+#include "cli/commands.h"
 
 namespace leasesim::checker {
 namespace {
@@ -26,7 +27,7 @@ struct CommandRun {
 
 CommandRun Check(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = RunCheckCommand(args, out, err);
+  const int code = cli::CheckCommand(args, out, err);
   return {code, out.str(), err.str()};
 }
 

@@ -1,0 +1,41 @@
+// leasesim check FILE: reads the command line and hands the request to the
+// checker (checker/check_command.h), which judges the history.
+
+#include <optional>
+#include <ostream>
+
+#include "checker/check_command.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/values.h"
+
+namespace leasesim::cli {
+
+int CheckCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  CommandLine args("check", "Judge a recorded history (leasesim's, a Jepsen log or a Jepsen EDN history) for "
+                            "linearizability and the lease and fencing properties (docs/CHECKER.md).");
+  args.Positional("FILE", "The history file", /*required=*/false)
+      .Option("--format", "leasesim|jepsen-log|edn", "The file's format (default: sniffed)")
+      .Option("--model", "lease|cas-register|kv", "What to judge it against (default: the format's)")
+      .Option("--budget", "N", "Linearizability search steps before giving up (exit 4)")
+      .Switch("--json", "Print one JSON object")
+      .Footer("Exit: 0 fine, 1 violation, 2 bad input or usage (a corrupt line is named by its number), "
+              "4 step budget exhausted.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  if (args.positional().size() != 1) {
+    err << "leasesim check: missing FILE (leasesim check --help lists the options)\n";
+    return checker::kCheckExitBadInput;
+  }
+  checker::CheckRequest request{.file = args.positional()[0],
+                                .format = args.value("--format").value_or(""),
+                                .model = args.value("--model").value_or(""),
+                                .json = args.has("--json")};
+  if (const std::optional<std::string> budget = args.value("--budget");
+      budget && (!ParseNumber(*budget, request.budget) || request.budget <= 0)) {
+    err << "leasesim check: --budget needs a positive integer number of search steps, got \"" << *budget << "\"\n";
+    return checker::kCheckExitBadInput;
+  }
+  return checker::RunCheck(request, out, err);
+}
+
+}  // namespace leasesim::cli

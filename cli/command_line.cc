@@ -1,0 +1,111 @@
+#include "cli/command_line.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <ostream>
+
+#include "cli/commands.h"
+
+namespace leasesim::cli {
+
+CommandLine::CommandLine(const std::string& command, const std::string& description)
+    : app_(std::make_unique<CLI::App>(description, "leasesim " + command)), command_(command) {
+  app_->set_help_flag("-h,--help", "Print this help and exit");
+  // Words after the options are positionals, never swallowed by an option.
+  app_->allow_extras(false);
+  app_->get_formatter()->column_width(34);
+  app_->get_formatter()->label("Usage", "usage");
+}
+
+CommandLine::~CommandLine() = default;
+
+std::string CommandLine::LongName(const std::string& flags) {
+  const std::size_t at = flags.find("--");
+  assert(at != std::string::npos);  // every option has a long name
+  return flags.substr(at);
+}
+
+CommandLine& CommandLine::Positional(const std::string& name, const std::string& help, bool required, bool many) {
+  CLI::Option* option = many ? app_->add_option(name, positional_, help)
+                             : app_->add_option_function<std::string>(
+                                   name, [this](const std::string& word) { positional_.push_back(word); }, help);
+  option->type_name("");
+  if (required) option->required();
+  return *this;
+}
+
+CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help) {
+  app_->add_option(flags, single_[LongName(flags)], help)->type_name(value_name);
+  return *this;
+}
+
+CommandLine& CommandLine::Repeatable(const std::string& flags, const std::string& value_name,
+                                     const std::string& help) {
+  app_->add_option(flags, repeated_[LongName(flags)], help + " (may be repeated)")
+      ->type_name(value_name)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  return *this;
+}
+
+CommandLine& CommandLine::Switch(const std::string& flags, const std::string& help) {
+  app_->add_flag(flags, switches_[LongName(flags)], help);
+  return *this;
+}
+
+CommandLine& CommandLine::Footer(const std::string& text) {
+  app_->footer(text);
+  return *this;
+}
+
+std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
+  try {
+    app_->parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << Help();
+    return kExitOk;
+  } catch (const CLI::ExtrasError&) {
+    // A word no option or positional takes: named as the user wrote it.
+    const std::vector<std::string> left = app_->remaining();
+    const std::string word = left.empty() ? std::string() : left.front();
+    err << "leasesim " << command_ << ": " << (word.starts_with("-") ? "unknown option " : "unexpected argument ")
+        << word << "\n(leasesim " << command_ << " --help lists the options)\n";
+    return kExitBadInput;
+  } catch (const CLI::ParseError& error) {
+    for (const auto& [flag, value] : single_) {
+      if (app_->get_option(flag)->count() <= 1) continue;
+      err << "leasesim " << command_ << ": " << flag << " is given twice\n(leasesim " << command_
+          << " --help lists the options)\n";
+      return kExitBadInput;
+    }
+    err << "leasesim " << command_ << ": " << error.what() << "\n(leasesim " << command_ << " --help lists the options)\n";
+    return kExitBadInput;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> CommandLine::value(const std::string& flag) const {
+  auto it = single_.find(flag);
+  assert(it != single_.end());  // a flag the command declared
+  if (app_->get_option(flag)->count() == 0) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> CommandLine::values(const std::string& flag) const {
+  auto it = repeated_.find(flag);
+  assert(it != repeated_.end());
+  return it->second;
+}
+
+bool CommandLine::has(const std::string& flag) const {
+  auto it = switches_.find(flag);
+  assert(it != switches_.end());
+  return it->second;
+}
+
+std::string CommandLine::Help() const { return app_->help(); }
+
+}  // namespace leasesim::cli

@@ -1,0 +1,185 @@
+// The command line of every command (cli/command_line.h on CLI11): --help,
+// short flags, repeatable and glob --scenario, usage errors naming the
+// option; and run's --fail-fast and --time-budget.
+
+#include "cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/live_command.h"
+#include "reports/report_files.h"
+
+namespace leasesim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+using Command = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+
+Outcome Invoke(Command command, const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = command(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+fs::path TempDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("leasesim_command_line_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string Read(const fs::path& path) {
+  std::string content;
+  EXPECT_TRUE(reports::ReadWholeFile(path.string(), content)) << path;
+  return content;
+}
+
+// Three short scenarios; "slow" fails some runs (its recovery bound is
+// shorter than a takeover after a crash can be).
+fs::path WriteSuite(const fs::path& dir) {
+  auto scenario = [](const std::string& name, const std::string& faults, const std::string& expect) {
+    return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
+      "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
+                "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
+      "settlement": {"period_ms": 2000, "batch_items": 2},
+      "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
+      "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" +
+           faults + "]" + expect + "}";
+  };
+  const fs::path path = dir / "suite.json";
+  std::ofstream(path) << R"({"scenarios": [)" << scenario("leader-steady", "", "") << ", "
+                      << scenario("leader-crash", R"({"at_ms": 6000, "kind": "crash", "node": "leader"})", "") << ", "
+                      << scenario("slow", R"({"at_ms": 4000, "kind": "pause", "node": 2, "duration_ms": 3000},
+                                             {"at_ms": 6000, "kind": "crash", "node": "leader"})",
+                                  R"(, "expect": {"violations": [], "recovery_ms_max": 500})")
+                      << "]}";
+  return path;
+}
+
+TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
+  const std::pair<const char*, Command> commands[] = {
+      {"run", RunCommand},         {"merge", MergeCommand}, {"replay", ReplayCommand}, {"check", CheckCommand},
+      {"fuzz", FuzzCommand},       {"explore", ExploreCommand}, {"zoo", ZooCommand}, {"live", LiveCommand},
+      {"timing", TimingCommand},   {"compare", CompareCommand}};
+  for (const auto& [name, command] : commands) {
+    for (const char* flag : {"--help", "-h"}) {
+      const Outcome help = Invoke(command, {flag});
+      EXPECT_EQ(help.code, kExitOk) << name << " " << flag << help.err;
+      EXPECT_NE(help.out.find(std::string("usage: leasesim ") + name), std::string::npos) << help.out;
+      EXPECT_NE(help.out.find("Exit: 0"), std::string::npos) << name;
+    }
+  }
+  EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("-j,--jobs"), std::string::npos);
+  EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("--variant"), std::string::npos);
+  EXPECT_NE(Invoke(CompareCommand, {"--help"}).out.find("--tolerate"), std::string::npos);
+}
+
+TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
+  const Outcome unknown = Invoke(RunCommand, {"x.json", "--bogus"});
+  EXPECT_EQ(unknown.code, kExitBadInput);
+  EXPECT_NE(unknown.err.find("--bogus"), std::string::npos) << unknown.err;
+  const Outcome missing = Invoke(ReplayCommand, {"x.json", "--seed"});
+  EXPECT_EQ(missing.code, kExitBadInput);
+  EXPECT_NE(missing.err.find("--seed"), std::string::npos) << missing.err;
+  const Outcome twice = Invoke(RunCommand, {"x.json", "--jobs", "1", "-j", "2"});
+  EXPECT_EQ(twice.code, kExitBadInput);
+  EXPECT_NE(twice.err.find("--jobs is given twice"), std::string::npos) << twice.err;
+  const Outcome files = Invoke(RunCommand, {"a.json", "b.json"});
+  EXPECT_EQ(files.code, kExitBadInput);
+  EXPECT_NE(files.err.find("b.json"), std::string::npos) << files.err;
+}
+
+// Short flags mean what their long names do: the same files.
+TEST(CommandLine, ShortFlagsAreTheLongOnes) {
+  const fs::path dir = TempDir("short");
+  const std::string suite = WriteSuite(dir).string();
+  const Outcome shortened = Invoke(RunCommand, {suite, "-s", "1-2", "-j2", "-q", "-o", (dir / "a").string()});
+  const Outcome spelled =
+      Invoke(RunCommand, {suite, "--seeds", "1-2", "--jobs=2", "--quiet", "--out", (dir / "b").string()});
+  EXPECT_EQ(shortened.code, spelled.code);
+  EXPECT_EQ(Read(dir / "a" / "summary.json"), Read(dir / "b" / "summary.json"));
+  EXPECT_EQ(shortened.out.find("  ok   leader-steady"), std::string::npos);  // -q: no scenario lines
+}
+
+TEST(CommandLine, ScenarioIsRepeatableAndTakesGlobs) {
+  const fs::path dir = TempDir("scenario");
+  const std::string suite = WriteSuite(dir).string();
+  const std::string out = (dir / "out").string();
+  auto scenarios = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {suite, "--seed", "1", "-o", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Outcome run = Invoke(RunCommand, args);
+    EXPECT_NE(run.code, kExitBadInput) << run.err;
+    return nlohmann::json::parse(Read(fs::path(out) / "summary.json"))["scenarios"].size();
+  };
+  EXPECT_EQ(scenarios({"--scenario", "leader-*"}), 2u);
+  EXPECT_EQ(scenarios({"--scenario", "slow", "--scenario", "leader-crash"}), 2u);
+  EXPECT_EQ(scenarios({"--scenario", "*", "--scenario", "slow"}), 3u);  // each once, in file order
+  const Outcome none = Invoke(RunCommand, {suite, "--scenario", "follower-*", "-o", out});
+  EXPECT_EQ(none.code, kExitBadInput);
+  EXPECT_NE(none.err.find("has no scenario matching \"follower-*\""), std::string::npos) << none.err;
+  const Outcome named = Invoke(RunCommand, {suite, "--scenario", "nope", "-o", out});
+  EXPECT_NE(named.err.find("has no scenario named \"nope\""), std::string::npos) << named.err;
+}
+
+// --fail-fast: the runs up to the first failing one in sweep order, the
+// same for any jobs, and a summary that says it stopped.
+TEST(CommandLine, FailFastStopsAtTheFirstFailingRun) {
+  const fs::path dir = TempDir("fail_fast");
+  const std::string suite = WriteSuite(dir).string();
+  const Outcome whole = Invoke(RunCommand, {suite, "-s", "1-6", "--scenario", "slow", "-o", (dir / "whole").string()});
+  ASSERT_EQ(whole.code, kExitViolation);
+  const nlohmann::json all = nlohmann::json::parse(Read(dir / "whole" / "summary.json"));
+  const std::uint64_t first_failing = all["scenarios"][0]["failed_seeds"][0].get<std::uint64_t>();
+  for (const char* jobs : {"1", "2"}) {
+    const fs::path out = dir / (std::string("jobs") + jobs);
+    const Outcome fast = Invoke(RunCommand, {suite, "-s", "1-6", "--scenario", "slow", "--fail-fast", "-j", jobs,
+                                             "-o", out.string()});
+    EXPECT_EQ(fast.code, kExitViolation);
+    const nlohmann::json summary = nlohmann::json::parse(Read(out / "summary.json"));
+    EXPECT_EQ(summary["runs"].size(), first_failing) << jobs;
+    EXPECT_EQ(summary["runs"].back()["seed"], first_failing);
+    EXPECT_NE(summary["stopped"].get<std::string>().find("fail-fast"), std::string::npos);
+  }
+  EXPECT_EQ(Read(dir / "jobs1" / "summary.json"), Read(dir / "jobs2" / "summary.json"));
+}
+
+// --time-budget draws whole seeds until the budget is spent; the summary
+// names the seeds that ran, and is what `run --seeds THOSE` writes.
+TEST(CommandLine, TimeBudgetRunsWholeSeedsAndNamesThem) {
+  const fs::path dir = TempDir("budget");
+  const std::string suite = WriteSuite(dir).string();
+  const Outcome budget = Invoke(RunCommand, {suite, "--time-budget", "1s", "-s", "1-40", "-o", (dir / "b").string()});
+  ASSERT_NE(budget.code, kExitBadInput) << budget.err;
+  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "b" / "summary.json"));
+  const std::string seeds = summary["seeds"].get<std::string>();
+  ASSERT_EQ(seeds.rfind("1-", 0), 0u) << seeds;  // seeds from the start of the list, in order
+  EXPECT_EQ(summary["runs"].size() % 3, 0u);     // whole seeds: every scenario of each
+  EXPECT_NE(budget.out.find("time budget: ran seeds " + seeds), std::string::npos) << budget.out;
+  const Outcome same = Invoke(RunCommand, {suite, "-s", seeds, "-o", (dir / "s").string()});
+  EXPECT_EQ(same.code, budget.code);
+  for (const char* name : {"summary.json", "junit.xml", "report.html", "timelines.json"}) {
+    EXPECT_EQ(Read(dir / "b" / name), Read(dir / "s" / name)) << name;
+  }
+  const Outcome sharded = Invoke(RunCommand, {suite, "--time-budget", "1s", "--shard", "1/2", "-o", (dir / "x").string()});
+  EXPECT_EQ(sharded.code, kExitBadInput);
+  EXPECT_NE(sharded.err.find("--time-budget cannot be sharded"), std::string::npos);
+  EXPECT_EQ(Invoke(RunCommand, {suite, "--time-budget", "soon", "-o", (dir / "x").string()}).code, kExitBadInput);
+}
+
+}  // namespace
+}  // namespace leasesim::cli

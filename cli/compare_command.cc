@@ -1,0 +1,104 @@
+// leasesim compare BASE_DIR NEW_DIR: the command-line adapter of compare/
+// (docs/COMPARE.md). Its flags are declared in DeclareCompareFlags alone.
+
+#include <charconv>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "compare/compare.h"
+#include "compare/render.h"
+#include "reports/summary_json.h"
+
+namespace leasesim::cli {
+namespace {
+
+struct CompareRequest {
+  std::string base;
+  std::string next;
+  std::optional<std::string> markdown;
+  std::optional<std::string> json;
+  bool quiet = false;
+  compare::CompareOptions options;
+};
+
+// The command's flags, for parsing and for --help.
+void DeclareCompareFlags(CommandLine& args) {
+  args.Positional("BASE_DIR", "The output of leasesim run (or live) before the change", /*required=*/false)
+      .Positional("NEW_DIR", "The output of the same sweep after the change", /*required=*/false)
+      .Option("--markdown", "FILE", "Also write the comparison as Markdown (a pull-request comment)")
+      .Option("--json", "FILE", "Also write the comparison as JSON")
+      .Repeatable("--tolerate", "FIGURE=+N%", "Accept a regression of FIGURE up to N percent")
+      .Option("--alpha", "A", "Significance level of the paired tests, in (0, 0.5] (default 0.05)")
+      .Switch("--allow-scenario-change", "Compare even when the scenario files or scenarios differ (said in the notes)")
+      .Switch("-q,--quiet", "Print the verdict line only")
+      .Footer("Seeds newly failing, fixed and still failing; per figure the distributions and a paired test over "
+              "seeds (docs/COMPARE.md).\n"
+              "Exit: 0 nothing got worse, 1 a seed newly fails or a figure regressed, 2 bad input.");
+}
+
+// The parsed words as a request, or the message that says what is wrong.
+std::variant<CompareRequest, std::string> CompareRequestOf(const CommandLine& args) {
+  constexpr std::size_t kToleratesMax = 1000;
+  CompareRequest request;
+  if (args.positional().size() != 2) return std::string("give two output directories, BASE_DIR and NEW_DIR");
+  request.base = args.positional()[0];
+  request.next = args.positional()[1];
+  const std::vector<std::string> tolerates = args.values("--tolerate");
+  if (tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
+  for (const std::string& text : tolerates) {
+    std::string error;
+    const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(text, error);
+    if (!tolerance) return error;
+    request.options.tolerances.push_back(*tolerance);
+  }
+  request.markdown = args.value("--markdown");
+  request.json = args.value("--json");
+  request.quiet = args.has("--quiet");
+  request.options.allow_scenario_change = args.has("--allow-scenario-change");
+  if (const auto alpha = args.value("--alpha")) {
+    double value = 0;
+    const auto [end, error] = std::from_chars(alpha->data(), alpha->data() + alpha->size(), value);
+    if (error != std::errc() || end != alpha->data() + alpha->size() || !(value > 0) || value > 0.5) {
+      return "--alpha must be a number in (0, 0.5] (got \"" + *alpha + "\")";
+    }
+    request.options.alpha = value;
+  }
+  return request;
+}
+
+}  // namespace
+
+int CompareCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  CommandLine args("compare", "What a change did: two outputs of the same sweep (before and after), paired by seed.");
+  DeclareCompareFlags(args);
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  auto parsed = CompareRequestOf(args);
+  if (std::holds_alternative<std::string>(parsed)) {
+    err << "leasesim compare: " << std::get<std::string>(parsed) << "\n(leasesim compare --help lists the options)\n";
+    return kExitBadInput;
+  }
+  const CompareRequest& request = std::get<CompareRequest>(parsed);
+  auto result = compare::CompareDirectories(request.base, request.next, request.options);
+  if (std::holds_alternative<std::string>(result)) {
+    err << "leasesim compare: cannot compare: " << std::get<std::string>(result) << "\n";
+    return kExitBadInput;
+  }
+  const compare::Comparison& comparison = std::get<compare::Comparison>(result);
+  out << (request.quiet ? compare::VerdictLine(comparison) + "\n" : compare::ConsoleText(comparison));
+  for (const auto& [path, text] : {std::pair{request.markdown, &compare::Markdown}, std::pair{request.json, &compare::Json}}) {
+    if (!path) continue;
+    if (const std::string problem = reports::WriteFileAtomically(*path, text(comparison)); !problem.empty()) {
+      err << "leasesim compare: " << problem << "\n";
+      return kExitBadInput;
+    }
+    if (!request.quiet) out << "wrote " << *path << "\n";
+  }
+  return comparison.ExitCode();
+}
+
+}  // namespace leasesim::cli

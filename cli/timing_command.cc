@@ -1,0 +1,201 @@
+// leasesim timing: derive a lease timing from targets, write it as a
+// scenario file, and with --verify / --sweep check it by simulation
+// (timing/, docs/TIMING.md). This file only reads the command line and
+// prints; the work is timing/'s.
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <thread>
+#include <variant>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "runner/scenario_parser.h"
+#include "timing/derive.h"
+#include "timing/explain.h"
+#include "timing/regions.h"
+#include "timing/sweep.h"
+#include "timing/verify.h"
+#include "timing/worlds.h"
+
+namespace leasesim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kSeedsDefault = 100;
+constexpr std::uint64_t kSeedsMax = 100'000;
+constexpr int kJobsMax = 256;
+
+// The command line, read: the targets and what to do with the timing.
+struct TimingRequest {
+  timing::Targets targets;
+  std::optional<std::string> regions;
+  std::optional<std::string> out;
+  bool force = false, verify = false, sweep = false;
+  std::uint64_t seeds = kSeedsDefault;
+  int jobs = 1;
+};
+
+std::optional<std::string> Integer(const CommandLine& args, const std::string& flag, std::int64_t& value, bool required) {
+  const std::optional<std::string> text = args.value(flag);
+  if (!text) return required ? std::optional<std::string>(flag + ": is required") : std::nullopt;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size()) {
+    return flag + ": must be a whole number (got \"" + *text + "\")";
+  }
+  return std::nullopt;
+}
+
+// What a numeric flag stands for, said when it is missing or malformed.
+std::string FlagMeaning(const std::string& flag) {
+  if (flag == "--failover-target") return " (ms: a dead leader must be replaced within this)";
+  if (flag == "--store-p99") return " (ms: the 99th percentile of a store call's round trip)";
+  if (flag == "--store-p999") return " (ms: the 99.9th percentile of a store call's round trip)";
+  if (flag == "--pause-budget") return " (ms: the longest stop-the-world pause you promise; 0 for none)";
+  return " (ppm: the largest clock-rate error of any node)";
+}
+
+// Every flag into the request; the first problem as "FLAG: rule".
+std::optional<std::string> ParseTimingArgs(const CommandLine& args, TimingRequest& r) {
+  if (!args.positional().empty()) return "unexpected argument \"" + args.positional().front() + "\"";
+  timing::Targets& t = r.targets;
+  for (auto [flag, field, required] : {std::tuple{"--failover-target", &t.failover_target_ms, true},
+                                       {"--store-p99", &t.store_p99_ms, true},
+                                       {"--pause-budget", &t.pause_budget_ms, true},
+                                       {"--drift-bound", &t.drift_bound_ppm, true},
+                                       {"--store-p999", &t.store_p999_ms, false}}) {
+    if (auto error = Integer(args, flag, *field, required)) return *error + FlagMeaning(flag);
+  }
+  std::int64_t seeds = static_cast<std::int64_t>(kSeedsDefault), jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (auto error = Integer(args, "--seeds", seeds, false)) return error;
+  if (auto error = Integer(args, "--jobs", jobs, false)) return error;
+  if (seeds < 1 || seeds > static_cast<std::int64_t>(kSeedsMax)) return "--seeds: must be in [1, 100000]";
+  if (jobs < 1 || jobs > kJobsMax) return "--jobs: must be in [1, 256]";
+  r.verify = args.has("--verify");
+  r.sweep = args.has("--sweep");
+  if (args.value("--seeds") && !r.verify && !r.sweep) return "--seeds: only with --verify or --sweep";
+  if (args.has("--force") && !args.value("--out")) return "--force: only with --out FILE";
+  r.seeds = static_cast<std::uint64_t>(seeds);
+  r.jobs = static_cast<int>(jobs);
+  r.regions = args.value("--regions");
+  r.out = args.value("--out");
+  r.force = args.has("--force");
+  return std::nullopt;
+}
+
+// "out/t.json" -> "out/t.sweep.svg": the plot beside the scenario file.
+std::string SvgPathFor(const std::string& out) {
+  fs::path path(out);
+  return (path.parent_path() / (path.stem().string() + ".sweep.svg")).string();
+}
+
+std::optional<std::string> RefuseOverwrite(const TimingRequest& r) {
+  if (!r.out || r.force) return std::nullopt;
+  for (const std::string& path : {*r.out, SvgPathFor(*r.out)}) {
+    if (path != *r.out && !r.sweep) continue;
+    if (fs::exists(path)) return "--out: " + path + " exists; not overwriting it (give --force to replace it)";
+  }
+  return std::nullopt;
+}
+
+bool WriteText(const std::string& path, const std::string& text, std::ostream& err) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  if (file.flush()) return true;
+  err << "leasesim timing: cannot write " << path << "\n";
+  return false;
+}
+
+int Fail(std::ostream& err, const std::string& message) {
+  err << "leasesim timing: " << message << "\n(leasesim timing --help lists the options)\n";
+  return kExitBadInput;
+}
+
+// Verify and sweep, once the timing is derived and its worlds read back.
+int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const timing::RegionsPlan* regions,
+             const runner::ScenarioFile& file, const timing::WorldSet& worlds, std::ostream& out, std::ostream& err) {
+  const std::string seeds_text = "1-" + std::to_string(r.seeds);
+  timing::RunPlan plan{{}, seeds_text, r.jobs};
+  for (std::uint64_t seed = 1; seed <= r.seeds; ++seed) plan.seeds.push_back(seed);
+  int code = kExitOk;
+  if (r.verify) {
+    const timing::CallThresholds thresholds{r.targets.EffectiveP99(), r.targets.EffectiveP999(),
+                                            derivation.timing.request_timeout / 1'000'000};
+    const std::vector<timing::WorldStats> stats = timing::RunWorlds(file, worlds, thresholds, plan);
+    out << timing::VerifyText(stats, r.targets, derivation.failover_bound_ms, thresholds, seeds_text);
+    if (!timing::Judge(stats, r.targets, derivation.failover_bound_ms).passed()) {
+      code = kExitViolation;
+      if (!r.out) out << "(the replay commands name " << file.path << ": give --out " << file.path << " to write it)\n";
+    }
+  }
+  if (r.sweep) {
+    const std::vector<timing::SweepRow> rows = timing::RunTimingSweep(r.targets, derivation, regions, plan);
+    out << timing::SweepTable(rows, r.targets, seeds_text);
+    if (r.out) {
+      if (!WriteText(SvgPathFor(*r.out), timing::SweepSvg(rows, r.targets), err)) return kExitBadInput;
+      out << "wrote the sweep's plot to " << SvgPathFor(*r.out) << "\n";
+    } else {
+      out << "(give --out FILE to write the plot beside it)\n";
+    }
+  }
+  return code;
+}
+
+}  // namespace
+
+int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  CommandLine args("timing", "Derive a lease timing from targets (failover, store latency, pause budget, drift), "
+                             "write it as a scenario file, and with --verify / --sweep check it by simulation "
+                             "(docs/TIMING.md).");
+  args.Option("--failover-target", "MS", "A dead leader must be replaced within this (required)")
+      .Option("--store-p99", "MS", "The 99th percentile of a store call's round trip (required)")
+      .Option("--store-p999", "MS", "The 99.9th percentile of a store call's round trip")
+      .Option("--pause-budget", "MS", "The longest stop-the-world pause you promise; 0 for none (required)")
+      .Option("--drift-bound", "PPM", "The largest clock-rate error of any node (required)")
+      .Option("--regions", "FILE", "Store placements across regions to derive for")
+      .Option("-o,--out", "FILE", "Write the verify worlds as a scenario file")
+      .Switch("--force", "With --out: overwrite FILE")
+      .Switch("--verify", "Run the worlds and judge the timing")
+      .Switch("--sweep", "Table failover p99 and spurious demotions over lease durations")
+      .Option("-s,--seeds", "N", "With --verify or --sweep: seeds 1..N (default 100)")
+      .Option("-j,--jobs", "N", "Worker threads, 1..256 (default: the CPU count)")
+      .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  TimingRequest r;
+  if (auto error = ParseTimingArgs(args, r)) return Fail(err, *error);
+  std::optional<timing::RegionsPlan> regions;
+  if (r.regions) {
+    auto loaded = timing::LoadRegions(*r.regions);
+    if (auto* error = std::get_if<std::string>(&loaded)) return Fail(err, "--regions: " + *error);
+    regions = std::get<timing::RegionsPlan>(loaded);
+    r.targets.region_extra_rtt_ms = regions->extra_rtt_ms;
+    r.targets.region_extra_what = regions->farthest;
+  }
+  if (auto error = timing::CheckTargets(r.targets)) return Fail(err, error->ToString());
+  if (auto error = RefuseOverwrite(r)) return Fail(err, *error);
+  const auto derived = timing::Derive(r.targets);
+  if (auto* unreachable = std::get_if<timing::Unreachable>(&derived)) {
+    err << "leasesim timing: " << timing::UnreachableText(r.targets, *unreachable);
+    return kExitBadInput;
+  }
+  const timing::Derivation& derivation = std::get<timing::Derivation>(derived);
+  out << timing::DerivationText(r.targets, derivation);
+  out << "lease block: \"lease\": " << timing::LeaseJson(derivation.timing).dump() << "\n";
+  const timing::RegionsPlan* placement = regions ? &*regions : nullptr;
+  const timing::WorldSet worlds = timing::VerifyWorlds(r.targets, derivation.timing, placement);
+  const std::string text = worlds.file.dump(2) + "\n";
+  auto parsed = runner::ParseScenarioText(r.out.value_or("timing-worlds.json"), text);
+  if (auto* error = std::get_if<runner::ParseError>(&parsed)) return Fail(err, "internal: generated worlds: " + error->message);
+  if (r.out) {
+    if (!WriteText(*r.out, text, err)) return kExitBadInput;
+    out << "wrote " << *r.out << " (" << worlds.worlds.size() << " scenarios with this lease block); run it with: "
+        << "leasesim run " << *r.out << " --seeds 1-100\n";
+  }
+  if (!r.verify && !r.sweep) return kExitOk;
+  return Simulate(r, derivation, placement, std::get<runner::ScenarioFile>(parsed), worlds, out, err);
+}
+
+}  // namespace leasesim::cli

@@ -1,0 +1,32 @@
+# Install rules and the exported CMake package. A service embeds the core
+# with the etcd backend:
+#   find_package(leasesim 0.3 REQUIRED)
+#   target_link_libraries(my_service PRIVATE leasesim::core leasesim::etcd)
+# Installed: bin/leasesim (and bin/leasesim-live-node, which `leasesim live`
+# starts from beside itself), the static libraries base, core and etcd with
+# their headers under include/leasesim/ (included as "core/lease_node.h"),
+# lib/cmake/leasesim/ and the licence. Tests, zoo and sim are not installed.
+include(CMakePackageConfigHelpers)
+
+set(LEASESIM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/leasesim)
+
+install(TARGETS leasesim leasesim-live-node RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS leasesim_base leasesim_core leasesim_etcd
+  EXPORT leasesimTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim)
+foreach(folder base core backends/etcd)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim/${folder}
+    FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE)
+endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/NOTICE
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/leasesim)
+
+install(EXPORT leasesimTargets NAMESPACE leasesim:: DESTINATION ${LEASESIM_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/leasesimConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/leasesimConfig.cmake INSTALL_DESTINATION ${LEASESIM_CMAKE_DIR})
+# 0.x: a minor version may change the API, so only the same minor matches.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/leasesimConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/leasesimConfig.cmake ${PROJECT_BINARY_DIR}/leasesimConfigVersion.cmake
+  DESTINATION ${LEASESIM_CMAKE_DIR})

@@ -1,0 +1,56 @@
+#pragma once
+// What each figure of summary.json means to a comparison: which way is
+// better (lower leaderless time, higher settlements applied, or neither:
+// counts of what the fault script did, coverage), whether -1 stands for
+// "never" (a run that never recovered is worse than any that did), and the
+// tolerance a regression must exceed (--tolerate FIGURE=+5%).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace leasesim::compare {
+
+enum class Direction {
+  kLowerIsBetter,
+  kHigherIsBetter,
+  kNeutral,  // reported, never gated: what the faults caused, coverage, simulator work
+};
+
+struct FigureInfo {
+  Direction direction = Direction::kNeutral;
+  bool minus_one_is_never = false;  // -1 = it never happened (recovery_ms, store_first_leader_ms)
+  bool known = false;               // false: a figure this table does not name (neutral)
+};
+
+// The figure's meaning, by exact name or by prefix (demotions_, renew_failed_, ...).
+FigureInfo DescribeFigure(const std::string& name);
+
+// "lower is better", "higher is better", "neutral".
+const char* DirectionName(Direction direction);
+
+// How much worse a figure may get before it counts as a regression (the
+// shift estimate, in the worse direction, must exceed it). Relative
+// tolerances are of the base side's median (when that median is 0, any
+// shift exceeds them); absolute ones in the figure's own unit.
+struct Tolerance {
+  std::string pattern;          // a figure name, or a prefix ending in '*'
+  bool relative = true;
+  std::int64_t milli_percent = 0;  // relative: 5% = 5000
+  std::int64_t absolute = 0;       // !relative
+  bool Matches(const std::string& figure) const;
+  std::string ToString() const;  // "+5%", "+200"
+};
+
+// The default: worse by more than 5% of the base median.
+inline constexpr std::int64_t kDefaultToleranceMilliPercent = 5000;
+
+// "leaderless_ms=+5%", "demotions_*=+0.5%", "store_ops=+200" -> a tolerance;
+// an error message naming the rule otherwise.
+std::optional<Tolerance> ParseTolerance(const std::string& text, std::string& error);
+
+// The tolerance for a figure: the last matching --tolerate (an exact name
+// wins over a prefix), or the default.
+Tolerance ToleranceFor(const std::string& figure, const std::vector<Tolerance>& given);
+
+}  // namespace leasesim::compare
