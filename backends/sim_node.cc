@@ -28,11 +28,10 @@ struct Exchange {
   Result result;
 };
 
-// A watch in flight: the request, the store's answer (and the history's id
-// of it), and whether it arrived (a duplicated report counts once).
+// A watch in flight: the request, the store's answer, and whether it
+// arrived (a duplicated report counts once).
 struct WatchExchange {
-  WatchRequest request;
-  std::int64_t op = -1;  // the history's id of the answer, as a read
+  StoreRequest request;
   core::StoreResult result;
   bool reported = false;
 };
@@ -181,20 +180,22 @@ core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t k
 }
 
 void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
+  StoreRequest request{.kind = StoreOpKind::kRead, .key = std::string(key), .expected_version = after_version,
+                       .watch = true, .client = host_};
+  // The history sees a read: invoked now, applied when the store answers.
+  request.op = observer_.StoreInvoked(node_, identity_, StoreOpKind::kRead, request.key, 0, request.record);
   watch_->after_version = after_version;
   auto exchange = std::make_shared<WatchExchange>();
-  exchange->request = WatchRequest{.key = std::string(key), .after_version = after_version, .client = host_,
-                                   .node = node_, .process = identity_};
+  exchange->request = std::move(request);
   auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
                           exchange = std::move(exchange), watch = watch_, observer = &observer_] {
     auto reply = [network, server_host = server->host(), me, incarnation, exchange, watch,
-                  observer](std::int64_t op, const core::StoreResult& result) mutable {
-      exchange->op = op;
+                  observer](const core::StoreResult& result) mutable {
       exchange->result = result;
       auto report = [world = &network->world(), observer, exchange = std::move(exchange), watch = std::move(watch)] {
         if (exchange->reported) return;  // a duplicate of the report
         exchange->reported = true;
-        if (exchange->op >= 0) observer->StoreCompleted(exchange->op, exchange->result);
+        observer->StoreCompleted(exchange->request.op, exchange->result);
         watch->reported = true;
         watch->report = exchange->result;
         if (watch->waiting) world->Signal(watch->waiter);
@@ -202,7 +203,7 @@ void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
       static_assert(sim::Message::kFits<decltype(report)>);
       network->Send(server_host, me, incarnation, std::move(report));
     };
-    server->Watch(std::shared_ptr<const WatchRequest>(exchange, &exchange->request), std::move(reply));
+    server->Handle(std::shared_ptr<const StoreRequest>(exchange, &exchange->request), std::move(reply));
   };
   static_assert(sim::Message::kFits<decltype(request_message)>);
   network_.Send(host_, store_.host(), sim::kAnyIncarnation, std::move(request_message));

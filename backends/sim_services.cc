@@ -62,6 +62,10 @@ void SimStoreServer::Handle(std::shared_ptr<const StoreRequest> request, StoreRe
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
   auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
+    if (request->watch) {
+      ApplyWatch(*request, reply);
+      return;
+    }
     const core::StoreResult result = Apply(*request);
     if (request->kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk) {
       NotifyWatchers(request->key, result.current);
@@ -99,42 +103,19 @@ core::StoreResult SimStoreServer::Apply(const StoreRequest& request) {
   return result;
 }
 
-void SimStoreServer::Watch(std::shared_ptr<const WatchRequest> request, WatchReply reply) {
-  // A watch changes nothing: a duplicate of one simply replaces it.
-  if (outage_ == StoreOutage::kBlackhole) {
-    world_.trace().Record(world_.now(), host_, "store_blackhole_watch", request->client);
-    return;
-  }
-  if (outage_ == StoreOutage::kUnavailable) {
-    world_.trace().Record(world_.now(), host_, "store_reject_watch", request->client);
-    reply(-1, core::StoreResult{core::StoreStatus::kUnavailable, {}});
-    return;
-  }
-  const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
-  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable { ApplyWatch(*request, reply); };
-  static_assert(sim::Callback::kFits<decltype(apply)>, "applying a watch must not allocate");
-  world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
-}
-
-void SimStoreServer::ApplyWatch(const WatchRequest& request, WatchReply& reply) {
+void SimStoreServer::ApplyWatch(const StoreRequest& request, StoreReply& reply) {
   std::erase_if(watchers_, [&](const Watcher& w) { return w.client == request.client; });  // replaced
   const core::StoreResult current = store_.Read(request.key);
-  if (current.current.version > request.after_version) {
-    Answer(request.node, request.process, request.key, current.current, reply);
+  if (current.current.version > request.expected_version) {
+    const std::int64_t seq = next_applied_seq_++;
+    observer_.StoreApplied(request.op, seq);
+    world_.trace().Record(world_.now(), host_, "store_watch_answer", request.op, current.current.version);
+    reply(current);
     return;
   }
   assert(watchers_.size() < kWatchersMax);
-  world_.trace().Record(world_.now(), host_, "store_watch", request.client, request.after_version);
-  watchers_.push_back(Watcher{request.client, request.node, request.process, request.key, request.after_version,
-                              std::move(reply)});
-}
-
-void SimStoreServer::Answer(int node, const std::string& process, const std::string& key,
-                            const core::VersionedRecord& current, WatchReply& reply) {
-  const std::int64_t op = observer_.StoreInvoked(node, process, StoreOpKind::kRead, key, 0, core::LeaseRecord{});
-  observer_.StoreApplied(op, next_applied_seq_++);
-  world_.trace().Record(world_.now(), host_, "store_watch_answer", op, current.version);
-  reply(op, core::StoreResult{core::StoreStatus::kOk, current});
+  world_.trace().Record(world_.now(), host_, "store_watch", request.op, request.expected_version);
+  watchers_.push_back(Watcher{request.client, request.op, request.key, request.expected_version, std::move(reply)});
 }
 
 void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current) {
@@ -146,7 +127,12 @@ void SimStoreServer::NotifyWatchers(const std::string& key, const core::Versione
     (w.key == key && current.version > w.after_version ? due : waiting).push_back(std::move(w));
   }
   watchers_ = std::move(waiting);
-  for (Watcher& watcher : due) Answer(watcher.node, watcher.process, watcher.key, current, watcher.reply);
+  for (Watcher& watcher : due) {
+    const std::int64_t seq = next_applied_seq_++;
+    observer_.StoreApplied(watcher.op, seq);
+    world_.trace().Record(world_.now(), host_, "store_watch_answer", watcher.op, current.version);
+    watcher.reply(core::StoreResult{core::StoreStatus::kOk, current});
+  }
 }
 
 SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,

@@ -30,23 +30,12 @@ struct StoreRequest {
   std::string key;
   std::int64_t expected_version = 0;
   core::LeaseRecord record;
-};
-
-// A watch on a record (StoreClient::WaitForChange): answered once the
-// record's version is above after_version. A client host has one watch: a
-// newer one replaces its older one.
-struct WatchRequest {
-  std::string key;
-  std::int64_t after_version = 0;
+  // A watch (StoreClient::WaitForChange): a read answered once the record's
+  // version is above expected_version. A client has one: a newer watch from
+  // the same client host replaces its older one.
+  bool watch = false;
   sim::HostId client = -1;
-  // Whose read the answer is, in the history.
-  int node = 0;
-  std::string process;
 };
-
-// The answer to a watch: the record as a read returns it, and the history's
-// id of that read (-1 when the store refused the watch).
-using WatchReply = sim::InlineFunction<void(std::int64_t op, const core::StoreResult&), 64>;
 
 // How a store in an outage treats requests.
 enum class StoreOutage {
@@ -79,11 +68,6 @@ class SimStoreServer {
   // host with the result once the request has been applied. The request is
   // shared, not copied: a duplicated message hands the same one over twice.
   void Handle(std::shared_ptr<const StoreRequest> request, StoreReply reply);
-  // Runs on the store host when a watch arrives; `reply` runs on the store
-  // host once the record moves past the watch (at once if it already has).
-  // The answer enters the history as a read invoked and applied at that
-  // instant: the wait before it is no store call.
-  void Watch(std::shared_ptr<const WatchRequest> request, WatchReply reply);
   sim::HostId host() const { return host_; }
   const LeaseStore& state() const { return store_; }
   // A lagging replica cannot keep a watch's promise of order: the stale-read
@@ -92,12 +76,10 @@ class SimStoreServer {
 
  private:
   core::StoreResult Apply(const StoreRequest& request);
-  // A watch at its apply time: answered now if the record moved past it,
-  // kept until a write moves it otherwise.
-  void ApplyWatch(const WatchRequest& request, WatchReply& reply);
+  // A watch arrived at its apply time: answered now if the record moved
+  // past it, kept until a write moves it otherwise.
+  void ApplyWatch(const StoreRequest& request, StoreReply& reply);
   void NotifyWatchers(const std::string& key, const core::VersionedRecord& current);
-  void Answer(int node, const std::string& process, const std::string& key, const core::VersionedRecord& current,
-              WatchReply& reply);
   core::StoreResult StaleRead(const std::string& key, sim::Nanos as_of) const;
 
   static constexpr std::size_t kReplicaLogMax = 4096;
@@ -123,11 +105,10 @@ class SimStoreServer {
   std::vector<bool> seen_requests_;  // by op id (dense, from 0)
   struct Watcher {
     sim::HostId client;
-    int node;
-    std::string process;
+    std::int64_t op;
     std::string key;
     std::int64_t after_version;
-    WatchReply reply;
+    StoreReply reply;
   };
   static constexpr std::size_t kWatchersMax = 4096;  // one per client host
   std::vector<Watcher> watchers_;
