@@ -28,14 +28,6 @@ struct Exchange {
   Result result;
 };
 
-// A watch in flight: the request, the store's answer, and whether it
-// arrived (a duplicated report counts once).
-struct WatchExchange {
-  StoreRequest request;
-  core::StoreResult result;
-  bool reported = false;
-};
-
 // Sends the exchange's request to `server` and its reply back to `me`, which
 // waits on `token`. Each closure fits its message or event without an
 // allocation.
@@ -151,62 +143,6 @@ core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t e
                                 .expected_version = expected_version,
                                 .record = record},
                    timeout);
-}
-
-bool SimNodeEnv::CanWatch() const { return replicated_store_ == nullptr && store_.CanWatch(); }
-
-std::optional<core::StoreResult> SimNodeEnv::TakeReport(std::int64_t known_version) {
-  WatchState& watch = *watch_;
-  if (!watch.reported) return std::nullopt;
-  watch.reported = false;
-  watch.after_version = -1;  // a report spends its registration
-  if (watch.report.status != core::StoreStatus::kOk) return watch.report;  // the store refused the watch
-  if (watch.report.current.version > known_version) return watch.report;
-  return std::nullopt;  // older than what the caller knows
-}
-
-core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
-  assert(world_.in_fiber());
-  assert(CanWatch());
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
-  if (watch_->after_version != known_version) SendWatch(key, known_version);
-  WatchState& watch = *watch_;
-  watch.waiter = world_.PrepareWait();
-  watch.waiting = true;
-  world_.Wait(watch.waiter, MonotonicNow() + timeout);
-  watch.waiting = false;
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
-  return core::StoreResult{};  // kTimeout: no news
-}
-
-void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
-  StoreRequest request{.kind = StoreOpKind::kRead, .key = std::string(key), .expected_version = after_version,
-                       .watch = true, .client = host_};
-  // The history sees a read: invoked now, applied when the store answers.
-  request.op = observer_.StoreInvoked(node_, identity_, StoreOpKind::kRead, request.key, 0, request.record);
-  watch_->after_version = after_version;
-  auto exchange = std::make_shared<WatchExchange>();
-  exchange->request = std::move(request);
-  auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
-                          exchange = std::move(exchange), watch = watch_, observer = &observer_] {
-    auto reply = [network, server_host = server->host(), me, incarnation, exchange, watch,
-                  observer](const core::StoreResult& result) mutable {
-      exchange->result = result;
-      auto report = [world = &network->world(), observer, exchange = std::move(exchange), watch = std::move(watch)] {
-        if (exchange->reported) return;  // a duplicate of the report
-        exchange->reported = true;
-        observer->StoreCompleted(exchange->request.op, exchange->result);
-        watch->reported = true;
-        watch->report = exchange->result;
-        if (watch->waiting) world->Signal(watch->waiter);
-      };
-      static_assert(sim::Message::kFits<decltype(report)>);
-      network->Send(server_host, me, incarnation, std::move(report));
-    };
-    server->Handle(std::shared_ptr<const StoreRequest>(exchange, &exchange->request), std::move(reply));
-  };
-  static_assert(sim::Message::kFits<decltype(request_message)>);
-  network_.Send(host_, store_.host(), sim::kAnyIncarnation, std::move(request_message));
 }
 
 core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos timeout) {

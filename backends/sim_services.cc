@@ -62,14 +62,7 @@ void SimStoreServer::Handle(std::shared_ptr<const StoreRequest> request, StoreRe
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
   auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
-    if (request->watch) {
-      ApplyWatch(*request, reply);
-      return;
-    }
     const core::StoreResult result = Apply(*request);
-    if (request->kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk) {
-      NotifyWatchers(request->key, result.current);
-    }
     reply(result);
   };
   static_assert(sim::Callback::kFits<decltype(apply)>, "applying a request must not allocate");
@@ -101,38 +94,6 @@ core::StoreResult SimStoreServer::Apply(const StoreRequest& request) {
   observer_.StoreApplied(request.op, seq);
   world_.trace().Record(world_.now(), host_, "store_apply", request.op, static_cast<std::int64_t>(result.status));
   return result;
-}
-
-void SimStoreServer::ApplyWatch(const StoreRequest& request, StoreReply& reply) {
-  std::erase_if(watchers_, [&](const Watcher& w) { return w.client == request.client; });  // replaced
-  const core::StoreResult current = store_.Read(request.key);
-  if (current.current.version > request.expected_version) {
-    const std::int64_t seq = next_applied_seq_++;
-    observer_.StoreApplied(request.op, seq);
-    world_.trace().Record(world_.now(), host_, "store_watch_answer", request.op, current.current.version);
-    reply(current);
-    return;
-  }
-  assert(watchers_.size() < kWatchersMax);
-  world_.trace().Record(world_.now(), host_, "store_watch", request.op, request.expected_version);
-  watchers_.push_back(Watcher{request.client, request.op, request.key, request.expected_version, std::move(reply)});
-}
-
-void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current) {
-  // In registration order; each answered as a read applied right after the write.
-  if (watchers_.empty()) return;
-  std::vector<Watcher> due;
-  std::vector<Watcher> waiting;
-  for (Watcher& w : watchers_) {
-    (w.key == key && current.version > w.after_version ? due : waiting).push_back(std::move(w));
-  }
-  watchers_ = std::move(waiting);
-  for (Watcher& watcher : due) {
-    const std::int64_t seq = next_applied_seq_++;
-    observer_.StoreApplied(watcher.op, seq);
-    world_.trace().Record(world_.now(), host_, "store_watch_answer", watcher.op, current.version);
-    watcher.reply(core::StoreResult{core::StoreStatus::kOk, current});
-  }
 }
 
 SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,

@@ -30,11 +30,6 @@ struct StoreRequest {
   std::string key;
   std::int64_t expected_version = 0;
   core::LeaseRecord record;
-  // A watch (StoreClient::WaitForChange): a read answered once the record's
-  // version is above expected_version. A client has one: a newer watch from
-  // the same client host replaces its older one.
-  bool watch = false;
-  sim::HostId client = -1;
 };
 
 // How a store in an outage treats requests.
@@ -70,16 +65,9 @@ class SimStoreServer {
   void Handle(std::shared_ptr<const StoreRequest> request, StoreReply reply);
   sim::HostId host() const { return host_; }
   const LeaseStore& state() const { return store_; }
-  // A lagging replica cannot keep a watch's promise of order: the stale-read
-  // store has none.
-  bool CanWatch() const { return config_.stale_read_ppm == 0; }
 
  private:
   core::StoreResult Apply(const StoreRequest& request);
-  // A watch arrived at its apply time: answered now if the record moved
-  // past it, kept until a write moves it otherwise.
-  void ApplyWatch(const StoreRequest& request, StoreReply& reply);
-  void NotifyWatchers(const std::string& key, const core::VersionedRecord& current);
   core::StoreResult StaleRead(const std::string& key, sim::Nanos as_of) const;
 
   static constexpr std::size_t kReplicaLogMax = 4096;
@@ -103,15 +91,6 @@ class SimStoreServer {
   // Request ids seen: a request the network delivered twice is applied once
   // (as TCP and request ids ensure in real clients).
   std::vector<bool> seen_requests_;  // by op id (dense, from 0)
-  struct Watcher {
-    sim::HostId client;
-    std::int64_t op;
-    std::string key;
-    std::int64_t after_version;
-    StoreReply reply;
-  };
-  static constexpr std::size_t kWatchersMax = 4096;  // one per client host
-  std::vector<Watcher> watchers_;
 };
 
 using LedgerReply = sim::InlineFunction<void(const core::LedgerResult&), 64>;

@@ -198,7 +198,6 @@ void LeaseElector::Demote(DemotionReason reason) {
 }
 
 bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term, Probe on_success) {
-  ++takes_attempted_;
   env_.AtFaultPoint(FaultPoint::kBeforeAcquire);
   const Nanos sent = env_.BootNow();
   const Nanos wall = env_.WallNow();
@@ -260,29 +259,11 @@ bool LeaseElector::Campaign() {
   // Expiry of another holder is judged only from our own monotonic clock
   // (ProtocolRules::HolderExpired), from when we first saw its version.
   Observation watched;
-  // A store that can watch the record (StoreClient::CanWatch) reports each
-  // change; between changes the candidate judges the record it knows again
-  // every retry period instead of reading it again. A change it missed (a
-  // lost report) only makes a take fail its compare-and-set, and after any
-  // take it reads the record afresh. Without a watch: read, judge, sleep.
-  std::optional<VersionedRecord> known;
   for (;;) {
     if (shutting_down_) return false;
-    if (!known) {
-      const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
-      if (read.status == StoreStatus::kOk) known = read.current;
-    }
-    if (known) {
-      const std::int64_t takes_before = takes_attempted_;
-      if (ConsiderRecord(*known, watched)) return true;
-      if (takes_attempted_ != takes_before || !env_.store().CanWatch()) known.reset();
-    }
-    if (!known) {
-      env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
-      continue;
-    }
-    const StoreResult change = env_.store().WaitForChange(config_.key, known->version, JitteredRetry());
-    if (change.status == StoreStatus::kOk) known = change.current;
+    const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
+    if (read.status == StoreStatus::kOk && ConsiderRecord(read.current, watched)) return true;
+    env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
   }
 }
 
