@@ -41,6 +41,7 @@ install: build
 
 bench: build
 	$(BUILD)/bench/sim_bench
+	$(BUILD)/bench/bench_ratio --out $(BUILD)/bench/bench_ratio.json --check bench/reference.json
 
 # Not in CI: the RapidCheck properties on ROUNDS fresh random seeds (ctest
 # runs them on tests/rapidcheck_seeds.txt); prints each failing seed as the

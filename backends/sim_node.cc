@@ -4,18 +4,56 @@
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
 #include <utility>
 
 namespace leasesim::backends {
 namespace {
 
-// Shared between a blocked caller and the reply closure, which may outlive
-// the call (a late reply) or the caller's process (a crash).
+// Where a blocked caller waits for its reply: on the caller's own stack. A
+// reply writes here only while the wait is open (World::WaitOpen), so a late
+// reply, or one to a crashed process, touches nothing.
 template <typename Result>
 struct PendingReply {
   bool done = false;
   Result result;
 };
+
+// A request in flight with, once applied, its result: one allocation that
+// every message of the exchange shares (the request out, the reply back, and
+// a duplicate of either).
+template <typename Request, typename Result>
+struct Exchange {
+  Request request;
+  Result result;
+};
+
+// Sends the exchange's request to `server` and its reply back to `me`, which
+// waits on `token`. Each closure fits its message or event without an
+// allocation.
+template <typename Server, typename Request, typename Result>
+void SendExchange(sim::Network& network, Server& server, sim::HostId me, std::uint64_t incarnation,
+                  std::shared_ptr<Exchange<Request, Result>> exchange, PendingReply<Result>* pending,
+                  sim::WaitToken token) {
+  auto request_message = [network = &network, server = &server, me, incarnation, exchange = std::move(exchange),
+                          pending, token] {
+    auto reply = [network, server_host = server->host(), me, incarnation, exchange, pending,
+                  token](const Result& result) mutable {
+      exchange->result = result;
+      auto reply_message = [world = &network->world(), exchange = std::move(exchange), pending, token] {
+        if (!world->WaitOpen(token)) return;  // the caller gave up (timed out) or died
+        pending->done = true;
+        pending->result = exchange->result;
+        world->Signal(token);
+      };
+      static_assert(sim::Message::kFits<decltype(reply_message)>);
+      network->Send(server_host, me, incarnation, std::move(reply_message));
+    };
+    server->Handle(std::shared_ptr<const Request>(exchange, &exchange->request), std::move(reply));
+  };
+  static_assert(sim::Message::kFits<decltype(request_message)>);
+  network.Send(me, server.host(), sim::kAnyIncarnation, std::move(request_message));
+}
 
 }  // namespace
 
@@ -76,26 +114,14 @@ core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeou
     observer_.StoreCompleted(op, replicated);
     return replicated;
   }
-  auto pending = std::make_shared<PendingReply<core::StoreResult>>();
+  auto exchange = std::make_shared<Exchange<StoreRequest, core::StoreResult>>();
+  exchange->request = std::move(request);
+  PendingReply<core::StoreResult> pending;
   const sim::WaitToken token = world_.PrepareWait();
-  const sim::HostId me = host_;
-  const std::uint64_t incarnation = incarnation_;
-  sim::World* world = &world_;
-  sim::Network* network = &network_;
-  SimStoreServer* server = &store_;
-  network_.Send(me, server->host(), sim::kAnyIncarnation,
-                [=, request = std::move(request)] {
-                  server->Handle(request, [=](const core::StoreResult& result) {
-                    network->Send(server->host(), me, incarnation, [=] {
-                      pending->done = true;
-                      pending->result = result;
-                      world->Signal(token);
-                    });
-                  });
-                });
+  SendExchange(network_, store_, host_, incarnation_, std::move(exchange), &pending, token);
   world_.Wait(token, MonotonicNow() + timeout);
   core::StoreResult result;  // kTimeout: outcome unknown
-  if (pending->done) result = pending->result;
+  if (pending.done) result = pending.result;
   observer_.StoreCompleted(op, result);
   return result;
 }
@@ -122,25 +148,13 @@ core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t e
 core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
-  auto pending = std::make_shared<PendingReply<core::LedgerResult>>();
+  auto exchange = std::make_shared<Exchange<LedgerRequest, core::LedgerResult>>();
+  exchange->request = std::move(request);
+  PendingReply<core::LedgerResult> pending;
   const sim::WaitToken token = world_.PrepareWait();
-  const sim::HostId me = host_;
-  const std::uint64_t incarnation = incarnation_;
-  sim::World* world = &world_;
-  sim::Network* network = &network_;
-  SimLedgerServer* server = &ledger_;
-  network_.Send(me, server->host(), sim::kAnyIncarnation,
-                [=, request = std::move(request)] {
-                  server->Handle(request, [=](const core::LedgerResult& result) {
-                    network->Send(server->host(), me, incarnation, [=] {
-                      pending->done = true;
-                      pending->result = result;
-                      world->Signal(token);
-                    });
-                  });
-                });
+  SendExchange(network_, ledger_, host_, incarnation_, std::move(exchange), &pending, token);
   world_.Wait(token, MonotonicNow() + timeout);
-  if (pending->done) return pending->result;
+  if (pending.done) return pending.result;
   return core::LedgerResult{};  // kTimeout
 }
 

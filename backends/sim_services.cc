@@ -46,79 +46,79 @@ core::StoreResult SimStoreServer::StaleRead(const std::string& key, sim::Nanos a
   return {core::StoreStatus::kOk, core::VersionedRecord{}};
 }
 
-void SimStoreServer::Handle(const StoreRequest& request,
-                            std::function<void(const core::StoreResult&)> reply) {
-  if (!FirstSighting(seen_requests_, request.op)) {
-    world_.trace().Record(world_.now(), host_, "store_duplicate_dropped", request.op);
+void SimStoreServer::Handle(std::shared_ptr<const StoreRequest> request, StoreReply reply) {
+  if (!FirstSighting(seen_requests_, request->op)) {
+    world_.trace().Record(world_.now(), host_, "store_duplicate_dropped", request->op);
     return;
   }
   if (outage_ == StoreOutage::kBlackhole) {
-    world_.trace().Record(world_.now(), host_, "store_blackhole", request.op);
+    world_.trace().Record(world_.now(), host_, "store_blackhole", request->op);
     return;
   }
   if (outage_ == StoreOutage::kUnavailable) {
-    world_.trace().Record(world_.now(), host_, "store_reject", request.op);
+    world_.trace().Record(world_.now(), host_, "store_reject", request->op);
     reply(core::StoreResult{core::StoreStatus::kUnavailable, {}});
     return;
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
-  const std::uint64_t incarnation = world_.incarnation(host_);
-  world_.At(apply_at, [this, incarnation, request, reply = std::move(reply)]() mutable {
-    world_.RunOnHost(host_, incarnation, [this, request, reply = std::move(reply)] {
-      core::StoreResult result;
-      switch (request.kind) {
-        case StoreOpKind::kRead:
-          if (config_.stale_read_ppm > 0 && prng_.ChancePpm(config_.stale_read_ppm)) {
-            const sim::Nanos lag = prng_.UniformRange(0, config_.stale_lag_ns_max);
-            result = StaleRead(request.key, world_.now() - lag);
-          } else {
-            result = store_.Read(request.key);
-          }
-          break;
-        case StoreOpKind::kCreate: result = store_.Create(request.key, request.record); break;
-        case StoreOpKind::kCas:
-          result = store_.CompareAndSet(request.key, request.expected_version, request.record);
-          break;
+  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
+    const core::StoreResult result = Apply(*request);
+    reply(result);
+  };
+  static_assert(sim::Callback::kFits<decltype(apply)>, "applying a request must not allocate");
+  world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
+}
+
+core::StoreResult SimStoreServer::Apply(const StoreRequest& request) {
+  core::StoreResult result;
+  switch (request.kind) {
+    case StoreOpKind::kRead:
+      if (config_.stale_read_ppm > 0 && prng_.ChancePpm(config_.stale_read_ppm)) {
+        const sim::Nanos lag = prng_.UniformRange(0, config_.stale_lag_ns_max);
+        result = StaleRead(request.key, world_.now() - lag);
+      } else {
+        result = store_.Read(request.key);
       }
-      if (request.kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk &&
-          config_.stale_read_ppm > 0) {
-        if (replica_log_.size() >= kReplicaLogMax) replica_log_.erase(replica_log_.begin());
-        replica_log_.push_back(Change{world_.now(), request.key, result.current});
-      }
-      const std::int64_t seq = next_applied_seq_++;
-      observer_.StoreApplied(request.op, seq);
-      world_.trace().Record(world_.now(), host_, "store_apply", request.op,
-                            static_cast<std::int64_t>(result.status));
-      reply(result);
-    });
-  });
+      break;
+    case StoreOpKind::kCreate: result = store_.Create(request.key, request.record); break;
+    case StoreOpKind::kCas:
+      result = store_.CompareAndSet(request.key, request.expected_version, request.record);
+      break;
+  }
+  if (request.kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk &&
+      config_.stale_read_ppm > 0) {
+    if (replica_log_.size() >= kReplicaLogMax) replica_log_.erase(replica_log_.begin());
+    replica_log_.push_back(Change{world_.now(), request.key, result.current});
+  }
+  const std::int64_t seq = next_applied_seq_++;
+  observer_.StoreApplied(request.op, seq);
+  world_.trace().Record(world_.now(), host_, "store_apply", request.op, static_cast<std::int64_t>(result.status));
+  return result;
 }
 
 SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,
                                  sim::LatencyModel service, SimObserver& observer, LedgerOptions options)
     : world_(world), host_(host), prng_(prng), service_(service), observer_(observer), ledger_(options) {}
 
-void SimLedgerServer::Handle(const LedgerRequest& request,
-                             std::function<void(const core::LedgerResult&)> reply) {
-  if (request.write >= 0 && !FirstSighting(seen_writes_, request.write)) {
-    world_.trace().Record(world_.now(), host_, "ledger_duplicate_dropped", request.write);
+void SimLedgerServer::Handle(std::shared_ptr<const LedgerRequest> request, LedgerReply reply) {
+  if (request->write >= 0 && !FirstSighting(seen_writes_, request->write)) {
+    world_.trace().Record(world_.now(), host_, "ledger_duplicate_dropped", request->write);
     return;
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, service_);
-  const std::uint64_t incarnation = world_.incarnation(host_);
-  world_.At(apply_at, [this, incarnation, request, reply = std::move(reply)]() mutable {
-    world_.RunOnHost(host_, incarnation, [this, request, reply = std::move(reply)] {
-      if (request.write < 0) {
-        reply(ledger_.LastAppliedWindow());
-        return;
-      }
-      const core::LedgerResult result = ledger_.Commit(request.batch);
-      observer_.LedgerArrived(request.write, result.status);
-      world_.trace().Record(world_.now(), host_, "ledger_commit", request.batch.token,
-                            static_cast<std::int64_t>(result.status));
-      reply(result);
-    });
-  });
+  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
+    if (request->write < 0) {
+      reply(ledger_.LastAppliedWindow());
+      return;
+    }
+    const core::LedgerResult result = ledger_.Commit(request->batch);
+    observer_.LedgerArrived(request->write, result.status);
+    world_.trace().Record(world_.now(), host_, "ledger_commit", request->batch.token,
+                          static_cast<std::int64_t>(result.status));
+    reply(result);
+  };
+  static_assert(sim::Callback::kFits<decltype(apply)>, "applying a write must not allocate");
+  world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
 }
 
 }  // namespace leasesim::backends

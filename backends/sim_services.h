@@ -6,18 +6,23 @@
 // already applied).
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "backends/fenced_ledger.h"
 #include "backends/lease_store.h"
 #include "backends/sim_observer.h"
+#include "sim/inline_function.h"
 #include "sim/network.h"
 #include "sim/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
+
+// How a server answers a request (on its own host, once applied). Small
+// enough to ride inside the server's apply event without an allocation.
+using StoreReply = sim::InlineFunction<void(const core::StoreResult&), 64>;
 
 struct StoreRequest {
   std::int64_t op = 0;  // the observer's id
@@ -55,12 +60,14 @@ class SimStoreServer {
   void SetExtraLatency(sim::Nanos extra) { extra_latency_ = extra; }
 
   // Runs on the store host when a request arrives; `reply` runs on the store
-  // host with the result once the request has been applied.
-  void Handle(const StoreRequest& request, std::function<void(const core::StoreResult&)> reply);
+  // host with the result once the request has been applied. The request is
+  // shared, not copied: a duplicated message hands the same one over twice.
+  void Handle(std::shared_ptr<const StoreRequest> request, StoreReply reply);
   sim::HostId host() const { return host_; }
   const LeaseStore& state() const { return store_; }
 
  private:
+  core::StoreResult Apply(const StoreRequest& request);
   core::StoreResult StaleRead(const std::string& key, sim::Nanos as_of) const;
 
   static constexpr std::size_t kReplicaLogMax = 4096;
@@ -86,6 +93,8 @@ class SimStoreServer {
   std::vector<bool> seen_requests_;  // by op id (dense, from 0)
 };
 
+using LedgerReply = sim::InlineFunction<void(const core::LedgerResult&), 64>;
+
 struct LedgerRequest {
   std::int64_t write = 0;  // the observer's id; -1 for a query
   core::SettlementBatch batch;
@@ -97,7 +106,7 @@ class SimLedgerServer {
   SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng, sim::LatencyModel service,
                   SimObserver& observer, LedgerOptions options);
 
-  void Handle(const LedgerRequest& request, std::function<void(const core::LedgerResult&)> reply);
+  void Handle(std::shared_ptr<const LedgerRequest> request, LedgerReply reply);
   sim::HostId host() const { return host_; }
   const FencedLedger& state() const { return ledger_; }
 

@@ -7,8 +7,7 @@
 
 #include <boost/context/fiber.hpp>
 
-#include "runner/run.h"
-#include "runner/scenario_parser.h"
+#include "bench/workloads.h"
 #include "sim/fiber.h"
 #include "sim/world.h"
 
@@ -16,22 +15,12 @@ namespace leasesim {
 namespace {
 
 // Steady state: `pending` events in the queue, each one scheduling the next
-// at a pseudo-random later time, as timers and messages do in a run.
+// at a pseudo-random later time, as timers and messages do in a run. With
+// 1,000 pending this is the in-run baseline's event (bench/workloads.h).
 void BM_EventLoop(benchmark::State& state) {
   const int pending = static_cast<int>(state.range(0));
   const int events = 200'000;
-  for (auto _ : state) {
-    sim::World world(1, false);
-    sim::Prng prng(7);
-    int remaining = events;
-    std::function<void()> tick;
-    tick = [&] {
-      if (--remaining <= 0) return;
-      world.At(world.now() + prng.UniformRange(1, 1'000'000), [&] { tick(); });
-    };
-    for (int i = 0; i < pending; ++i) world.At(prng.UniformRange(0, 1'000'000), [&] { tick(); });
-    world.RunUntil(sim::Seconds(1'000'000));
-  }
+  for (auto _ : state) bench::RunEventLoop(pending, events);
   state.SetItemsProcessed(state.iterations() * events);
 }
 BENCHMARK(BM_EventLoop)->Arg(16)->Arg(1'000)->Arg(100'000);
@@ -81,37 +70,14 @@ void BM_WorldSleepWake(benchmark::State& state) {
 }
 BENCHMARK(BM_WorldSleepWake);
 
-runner::Scenario StandardScenario() {
-  // 5 nodes, one simulated hour, renewal every second, settlement every 5 s,
-  // a leader crash and restart every 10 minutes.
-  std::string faults;
-  for (int minute = 5; minute < 60; minute += 10) {
-    if (!faults.empty()) faults += ",";
-    faults += R"({"at_ms": )" + std::to_string(minute * 60'000) + R"(, "kind": "crash", "node": "leader"})";
-    for (int node = 1; node <= 5; ++node) {
-      faults += R"(,{"at_ms": )" + std::to_string(minute * 60'000 + 20'000) + R"(, "kind": "restart", "node": )" +
-                std::to_string(node) + "}";
-    }
-  }
-  const std::string text = R"({"scenarios": [{"name": "standard", "nodes": 5, "duration_ms": 3600000,
-    "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 3000,
-              "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
-    "settlement": {"period_ms": 5000, "batch_items": 4},
-    "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3, "tail_p": 0.01, "tail": 100}},
-    "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001},
-    "faults": [)" + faults + "]}]}";
-  auto parsed = runner::ParseScenarioText("standard", text);
-  return std::get<runner::ScenarioFile>(parsed).scenarios.at(0);
-}
-
 void BM_StandardScenarioHour(benchmark::State& state) {
-  const runner::Scenario scenario = StandardScenario();
+  const runner::Scenario scenario = bench::StandardScenario();
   std::uint64_t seed = 1;
   std::int64_t events = 0;
   for (auto _ : state) {
-    const runner::RunResult result = runner::RunScenario(scenario, seed++);
-    if (!result.ok()) state.SkipWithError("the standard scenario found a violation");
-    events += result.figures.at("sim_events");
+    const std::int64_t ran = bench::RunStandardHour(scenario, seed++);
+    if (ran < 0) state.SkipWithError("the standard scenario found a violation");
+    events += ran;
   }
   // items = simulated seconds, so items/s reads as the speed-up over real time.
   state.SetItemsProcessed(state.iterations() * 3600);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/run_summary.h"
+#include "reports/sweep_totals.h"
 #include "runner/run.h"
 
 namespace leasesim::cli {
@@ -33,7 +34,7 @@ int CompareCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // One line per scenario (unless quiet), as `run` and `merge` print them.
-void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out);
+void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out);
 
 // A failing run: its unexpected violations and the command that replays it.
 // `variant`: the --variant the sweep ran with (empty: none).

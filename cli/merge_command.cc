@@ -167,7 +167,7 @@ std::string ReadShards(const std::vector<std::string>& directories, const std::s
 void PrintMerged(const reports::SweepSummary& merged, int count, const std::string& out_dir, bool quiet,
                  std::ostream& out) {
   out << "leasesim merge: " << count << " shard(s) of " << merged.scenario_file << " seeds " << merged.seeds << "\n";
-  if (!quiet) PrintScenarioLines(merged, out);
+  if (!quiet) PrintScenarioLines(reports::SweepTotals::Of(merged), out);
   int failures_printed = 0;
   for (const reports::RunSummary& run : merged.runs) {
     if (run.ok || failures_printed++ >= 20) continue;

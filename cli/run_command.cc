@@ -10,13 +10,15 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <thread>
+#include <cstdio>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/cpu_quota.h"
 #include "cli/progress_line.h"
 #include "cli/values.h"
 #include "reports/report_files.h"
+#include "reports/report_stream.h"
 #include "reports/summary_json.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
@@ -31,19 +33,15 @@ constexpr const char* kDefaultSeeds = "1-100";
 constexpr int kFailuresPrintedMax = 20;
 constexpr int kJobsMax = 256;
 
-// Every CPU by default: the results do not depend on the number of jobs.
-int DefaultJobs() {
-  const unsigned cpus = std::thread::hardware_concurrency();
-  return cpus == 0 ? 1 : static_cast<int>(std::min<unsigned>(cpus, kJobsMax));
-}
-
 void Declare(CommandLine& args) {
   args.Positional("FILE", "The scenario file (docs/SCENARIOS.md)", /*required=*/false)
       .Option("-s,--seeds", "SEEDS", "Seeds: 7, 1-2000 or 1-10,42 (default 1-100)")
       .Option("--seed", "N", "One seed")
       .Repeatable("--scenario", "NAME", "Run only the scenarios so named; shell globs (leader-*) match several")
       .Option("-o,--out", "DIR", "Where summary.json, junit.xml, report.html and timelines.json go (default out)")
-      .Option("-j,--jobs", "N", "Worker threads, 1..256 (default: the CPU count; the output is the same)")
+      .Option("-j,--jobs", "N",
+              "Worker threads, 1..256 (default: the CPUs this process may use, its container's quota "
+              "included; the output is the same)")
       .Option("--shard", "K/N", "Run part K of N of the sweep (environment: LEASESIM_SHARD)")
       .Option("--time-budget", "DURATION",
               "Draw whole seeds from --seeds (default 1 upward) until this much wall time is spent "
@@ -69,7 +67,9 @@ struct Request {
 };
 
 std::optional<std::string> ReadJobsAndShard(const CommandLine& args, runner::SweepOptions& options) {
-  options.jobs = DefaultJobs();
+  // Every CPU the process may use by default (its affinity and its
+  // container's quota): the results do not depend on the number of jobs.
+  options.jobs = DefaultJobs(kJobsMax);
   if (const auto jobs = args.value("--jobs")) {
     if (!ParseNumber(*jobs, options.jobs) || options.jobs < 1 || options.jobs > kJobsMax) {
       return "--jobs must be an integer from 1 to " + std::to_string(kJobsMax) + " (got \"" + *jobs + "\")";
@@ -200,6 +200,16 @@ void PrintHeader(const Request& request, std::size_t scenarios, std::ostream& ou
   out << "\n";
 }
 
+// "600 runs in 1.23 s: 487.8 runs/s (--jobs 2)": the sweep's own speed
+// (the runs and their reports; reading the file and writing the final files
+// are not counted).
+void PrintThroughput(std::size_t runs, double seconds, int jobs, std::ostream& out) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%zu runs in %.2f s: %.1f runs/s (--jobs %d)\n", runs, seconds,
+                seconds > 0 ? static_cast<double>(runs) / seconds : 0.0, jobs);
+  out << line;
+}
+
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -229,10 +239,23 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   const auto& scenarios = std::get<std::vector<const runner::Scenario*>>(selected);
   PrintHeader(request, scenarios.size(), out);
+  // A sweep over given seeds writes its reports run by run, so its memory
+  // does not grow with the seeds; a budgeted one orders its batches' runs
+  // afterwards and writes them at the end.
+  const bool streamed = request.budget_ms == 0;
+  std::vector<std::string> names;
+  for (const runner::Scenario* scenario : scenarios) names.push_back(scenario->name);
+  reports::ReportStream stream(request.out_dir, file.path, names);
+  if (streamed) request.options.on_summary = [&stream](const reports::RunSummary& run) { stream.Add(run); };
+  const auto started = std::chrono::steady_clock::now();  // determinism-ok: the throughput line only
   const runner::SweepOutcome outcome = Sweep(file, scenarios, request, out, err);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();  // determinism-ok
   const reports::SweepSummary& sweep = outcome.summary;
-  if (!request.quiet) PrintScenarioLines(sweep, out);
-  if (const std::string problem = reports::WriteReports(request.out_dir, sweep, outcome.timelines); !problem.empty()) {
+  const reports::SweepTotals totals = streamed ? stream.totals() : reports::SweepTotals::Of(sweep);
+  if (!request.quiet) PrintScenarioLines(totals, out);
+  const std::string problem = streamed ? stream.Finish(sweep, outcome.timelines)
+                                       : reports::WriteReports(request.out_dir, sweep, outcome.timelines);
+  if (!problem.empty()) {
     err << "leasesim run: " << problem << "\n";
     return kExitBadInput;
   }
@@ -243,10 +266,11 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (request.budget_ms > 0) out << "time budget: ran seeds " << sweep.seeds << "\n";
   if (!sweep.stopped.empty()) out << "stopped early (--fail-fast): " << sweep.stopped << "\n";
   PrintSuiteVerdict(sweep, out);
-  const int failed = sweep.failed();
-  out << sweep.runs.size() << " runs: " << (static_cast<int>(sweep.runs.size()) - failed) << " ok, " << failed
+  const int failed = totals.failed();
+  out << totals.runs() << " runs: " << (static_cast<int>(totals.runs()) - failed) << " ok, " << failed
       << " failed; wrote " << (std::filesystem::path(request.out_dir) / reports::kSummaryFile).string() << ", "
       << reports::kJunitFile << ", " << reports::kReportFile << "\n";
+  PrintThroughput(totals.runs(), seconds, request.options.jobs, out);
   return failed == 0 && !sweep.suite.failed() ? kExitOk : kExitViolation;
 }
 

@@ -8,20 +8,14 @@
 
 namespace leasesim::cli {
 
-void PrintScenarioLines(const reports::SweepSummary& sweep, std::ostream& out) {
-  for (const std::string& name : sweep.scenarios) {
-    int runs = 0;
-    int failed = 0;
-    std::int64_t leaderless_ms = 0;
-    for (const reports::RunSummary& run : sweep.runs) {
-      if (run.scenario != name) continue;
-      ++runs;
-      failed += run.ok ? 0 : 1;
-      auto it = run.figures.find("leaderless_ms");
-      if (it != run.figures.end()) leaderless_ms += it->second;
-    }
-    out << "  " << (failed == 0 ? "ok  " : "FAIL") << " " << name << ": " << runs << " runs, " << failed
-        << " failed, mean leaderless " << (runs > 0 ? leaderless_ms / runs : 0) << " ms\n";
+void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out) {
+  for (std::size_t i = 0; i < sweep.scenarios().size(); ++i) {
+    const reports::ScenarioTotals& totals = sweep.by_scenario()[i];
+    auto it = totals.figures.find("leaderless_ms");
+    const std::int64_t leaderless_ms = it == totals.figures.end() ? 0 : it->second.sum;
+    out << "  " << (totals.failed == 0 ? "ok  " : "FAIL") << " " << sweep.scenarios()[i] << ": " << totals.runs
+        << " runs, " << totals.failed << " failed, mean leaderless "
+        << (totals.runs > 0 ? leaderless_ms / totals.runs : 0) << " ms\n";
   }
 }
 

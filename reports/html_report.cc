@@ -22,7 +22,7 @@ using html::Text;
 using html::TimelineLegend;
 using html::TimeOrdered;
 
-constexpr int kFailingSeedsListed = 12;  // per scenario, in the table
+constexpr std::size_t kFailingSeedsListed = 12;  // per scenario, in the table
 constexpr std::size_t kMoreFailuresListed = 200;
 
 std::string HashText(std::uint64_t hash) {
@@ -31,87 +31,61 @@ std::string HashText(std::uint64_t hash) {
   return text;
 }
 
-// One figure over a scenario's runs.
-struct FigureRange {
-  std::int64_t min = 0;
-  std::int64_t max = 0;
-  std::int64_t sum = 0;
-  int runs = 0;
-};
-using FigureRanges = std::map<std::string, FigureRange>;  // by figure name
-
 bool Drawn(const std::vector<Timeline>& timelines, const std::string& scenario, std::uint64_t seed) {
   bool drawn = false;
   for (const Timeline& t : timelines) drawn = drawn || (t.scenario == scenario && t.seed == seed);
   return drawn;
 }
 
-FigureRanges RangesOf(const SweepSummary& sweep, const std::string& scenario) {
-  FigureRanges figures;
-  for (const RunSummary& run : sweep.runs) {
-    if (run.scenario != scenario) continue;
-    for (const auto& [name, value] : run.figures) {
-      FigureRange& range = figures[name];
-      range.min = range.runs == 0 ? value : std::min(range.min, value);
-      range.max = range.runs == 0 ? value : std::max(range.max, value);
-      range.sum += value;
-      range.runs += 1;
-    }
-  }
-  return figures;
-}
-
 // One row of the scenarios table: status, runs, failures (the first seeds
 // linked to their timelines) and two mean figures.
-std::string ScenarioRow(const SweepSummary& sweep, const std::vector<Timeline>& timelines, const std::string& scenario,
-                        const FigureRanges& figures) {
-  int runs = 0;
-  int scenario_failed = 0;
+std::string ScenarioRow(const SweepTotals& sweep, const std::vector<Timeline>& timelines, std::size_t index) {
+  const std::string& scenario = sweep.scenarios()[index];
+  const ScenarioTotals& totals = sweep.by_scenario()[index];
   std::string failing;
-  int listed = 0;
-  for (const RunSummary& run : sweep.runs) {
-    if (run.scenario != scenario) continue;
-    ++runs;
-    if (run.ok) continue;
-    ++scenario_failed;
-    if (listed++ < kFailingSeedsListed) {
-      const std::string seed = std::to_string(run.seed);
-      failing += (failing.empty() ? "" : ", ") +
-                 (Drawn(timelines, scenario, run.seed) ? "<a href=\"#" + Attr(RunId(scenario, run.seed)) + "\">" + seed + "</a>" : seed);
-    }
+  for (std::size_t i = 0; i < totals.failed_seeds.size() && i < kFailingSeedsListed; ++i) {
+    const std::uint64_t seed_number = totals.failed_seeds[i];
+    const std::string seed = std::to_string(seed_number);
+    failing += (failing.empty() ? "" : ", ") +
+               (Drawn(timelines, scenario, seed_number) ? "<a href=\"#" + Attr(RunId(scenario, seed_number)) + "\">" + seed + "</a>"
+                                                        : seed);
   }
-  if (listed > kFailingSeedsListed) failing += ", \xE2\x80\xA6";
+  if (totals.failed_seeds.size() > kFailingSeedsListed) failing += ", \xE2\x80\xA6";
   auto mean = [&](const char* name, const char* unit) -> std::string {
-    auto it = figures.find(name);
-    if (it == figures.end() || it->second.runs == 0) return "\xE2\x80\x93";
+    auto it = totals.figures.find(name);
+    if (it == totals.figures.end() || it->second.runs == 0) return "\xE2\x80\x93";
     return std::to_string(it->second.sum / it->second.runs) + unit;
   };
-  const bool pass = scenario_failed == 0;
+  const bool pass = totals.failed == 0;
   return "<tr class=\"scenario " + std::string(pass ? "pass" : "fail") + "\" id=\"scenario-" +
          Attr(IdFragment(scenario)) + "\"><td class=\"status " + (pass ? "pass\">pass" : "fail\">FAIL") +
-         "</td><td>" + Text(scenario) + "</td><td class=\"num\">" + std::to_string(runs) +
-         "</td><td class=\"num\">" + std::to_string(scenario_failed) + "</td><td>" + failing +
+         "</td><td>" + Text(scenario) + "</td><td class=\"num\">" + std::to_string(totals.runs) +
+         "</td><td class=\"num\">" + std::to_string(totals.failed) + "</td><td>" + failing +
          "</td><td class=\"num\">" + mean("leaderless_ms", " ms") + "</td><td class=\"num\">" +
          mean("leader_terms", "") + "</td></tr>\n";
 }
 
-std::string ScenarioTable(const SweepSummary& sweep, const std::vector<Timeline>& timelines,
-                          const std::map<std::string, FigureRanges>& ranges) {
+std::string ScenarioTable(const SweepTotals& sweep, const std::vector<Timeline>& timelines) {
   std::string html =
       "<h2>Scenarios</h2>\n<table class=\"scenarios\">\n<tr><th>status</th><th>scenario</th><th>runs</th>"
       "<th>failed</th><th>failing seeds</th><th>mean leaderless</th><th>mean leader terms</th></tr>\n";
-  for (const std::string& scenario : sweep.scenarios) html += ScenarioRow(sweep, timelines, scenario, ranges.at(scenario));
+  for (std::size_t i = 0; i < sweep.scenarios().size(); ++i) html += ScenarioRow(sweep, timelines, i);
   html += "</table>\n";
   return html;
 }
 
 // The failing runs without a timeline: one line each, with the first
-// unexpected violation and the replay command.
-std::string MoreFailures(const SweepSummary& sweep, const std::vector<Timeline>& timelines) {
+// unexpected violation and the replay command. Every timeline is of a
+// failing run, so the runs not drawn number failed - timelines.
+std::string MoreFailures(const SweepTotals& sweep, const std::vector<Timeline>& timelines) {
+  std::size_t kept_drawn = 0;
   std::size_t listed = 0;
   std::string rest;
-  for (const RunSummary& run : sweep.runs) {
-    if (run.ok || Drawn(timelines, run.scenario, run.seed)) continue;
+  for (const RunSummary& run : sweep.first_failing()) {
+    if (Drawn(timelines, run.scenario, run.seed)) {
+      ++kept_drawn;
+      continue;
+    }
     if (++listed > kMoreFailuresListed) continue;
     std::string first;
     for (const ViolationSummary& v : run.violations) {
@@ -123,6 +97,10 @@ std::string MoreFailures(const SweepSummary& sweep, const std::vector<Timeline>&
     rest += "<li>" + Text(run.scenario) + " seed " + std::to_string(run.seed) + ": " + Text(first) +
             "<br><code class=\"replay\">" + Text(run.replay_command) + "</code></li>\n";
   }
+  // Failing runs beyond those kept whole: all of them, less the drawn ones among them.
+  const std::size_t beyond = static_cast<std::size_t>(sweep.failed()) - sweep.first_failing().size();
+  const std::size_t drawn_beyond = std::min(beyond, timelines.size() - std::min(timelines.size(), kept_drawn));
+  listed += beyond - drawn_beyond;
   if (listed == 0) return "";
   std::string html = "<h2>More failing runs</h2>\n<ul class=\"more-failures\">\n" + rest;
   if (listed > kMoreFailuresListed) {
@@ -133,7 +111,8 @@ std::string MoreFailures(const SweepSummary& sweep, const std::vector<Timeline>&
   return html;
 }
 
-std::string FailingRuns(const SweepSummary& sweep, const std::vector<Timeline>& timelines, int failed) {
+std::string FailingRuns(const SweepTotals& sweep, const std::vector<Timeline>& timelines) {
+  const int failed = sweep.failed();
   std::string html = "<h2>Failing runs</h2>\n";
   if (static_cast<std::size_t>(failed) > timelines.size()) {
     html += "<p class=\"meta\">Timelines of the first " + std::to_string(timelines.size()) + " of " +
@@ -146,24 +125,23 @@ std::string FailingRuns(const SweepSummary& sweep, const std::vector<Timeline>& 
 }
 
 // Every figure by scenario: mean [min - max]; open when nothing failed.
-std::string FiguresTable(const SweepSummary& sweep, const std::map<std::string, FigureRanges>& ranges, bool open) {
+std::string FiguresTable(const SweepTotals& sweep, bool open) {
   std::set<std::string> figure_names;
-  for (const RunSummary& run : sweep.runs) {
-    for (const auto& [name, value] : run.figures) figure_names.insert(name);
+  for (const ScenarioTotals& totals : sweep.by_scenario()) {
+    for (const auto& [name, range] : totals.figures) figure_names.insert(name);
   }
   if (figure_names.empty()) return "";
   std::string html = "<details class=\"figures\"" + std::string(open ? " open" : "") +
                      "><summary><h2>Figures</h2></summary>\n"
                      "<p class=\"meta\">mean [min \xE2\x80\x93 max] over each scenario's runs</p>\n"
                      "<div class=\"wide\"><table class=\"figures\">\n<tr><th>figure</th>";
-  for (const std::string& scenario : sweep.scenarios) html += "<th>" + Text(scenario) + "</th>";
+  for (const std::string& scenario : sweep.scenarios()) html += "<th>" + Text(scenario) + "</th>";
   html += "</tr>\n";
   for (const std::string& name : figure_names) {
     html += "<tr><td><code>" + Text(name) + "</code></td>";
-    for (const std::string& scenario : sweep.scenarios) {
-      const FigureRanges& figures = ranges.at(scenario);
-      auto it = figures.find(name);
-      if (it == figures.end() || it->second.runs == 0) {
+    for (const ScenarioTotals& totals : sweep.by_scenario()) {
+      auto it = totals.figures.find(name);
+      if (it == totals.figures.end() || it->second.runs == 0) {
         html += "<td class=\"num\">\xE2\x80\x93</td>";
         continue;
       }
@@ -243,27 +221,29 @@ std::string TimelineHtml(const Timeline& timeline) {
   return html;
 }
 
-std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& timelines) {
+std::string ReportHtml(const SweepSummary& header, const SweepTotals& sweep, const std::vector<Timeline>& timelines) {
   const int failed = sweep.failed();
-  const std::size_t total = sweep.runs.size();
-  std::string html = PageHead("leasesim report: " + sweep.scenario_file + " seeds " + sweep.seeds);
+  const std::size_t total = sweep.runs();
+  std::string html = PageHead("leasesim report: " + header.scenario_file + " seeds " + header.seeds);
   html += "<h1>leasesim: " +
           (failed == 0 ? "all " + std::to_string(total) + " runs passed"
                        : std::to_string(failed) + " of " + std::to_string(total) + " runs failed") +
-          (sweep.suite.failed() ? "; the suite's requirements are not met" : "") + "</h1>\n";
-  html += "<p class=\"meta\">scenario file <code>" + Text(sweep.scenario_file) + "</code>" +
-          (sweep.file_digest.empty() ? "" : " (SHA-256 <code class=\"file-digest\">" + Text(sweep.file_digest) + "</code>)") +
-          ", seeds <code>" + Text(sweep.seeds) + "</code>" +
-          (sweep.shard.whole() ? "" : ", shard " + FormatShard(sweep.shard)) + ", leasesim <code class=\"version\">" +
-          Text(sweep.leasesim_version) + "</code></p>\n";
-  html += SuiteSection(sweep.suite, sweep.scenario_file);
-  std::map<std::string, FigureRanges> ranges;
-  for (const std::string& scenario : sweep.scenarios) ranges[scenario] = RangesOf(sweep, scenario);
-  html += ScenarioTable(sweep, timelines, ranges);
-  if (failed > 0) html += FailingRuns(sweep, timelines, failed);
-  html += FiguresTable(sweep, ranges, failed == 0);
+          (header.suite.failed() ? "; the suite's requirements are not met" : "") + "</h1>\n";
+  html += "<p class=\"meta\">scenario file <code>" + Text(header.scenario_file) + "</code>" +
+          (header.file_digest.empty() ? "" : " (SHA-256 <code class=\"file-digest\">" + Text(header.file_digest) + "</code>)") +
+          ", seeds <code>" + Text(header.seeds) + "</code>" +
+          (header.shard.whole() ? "" : ", shard " + FormatShard(header.shard)) + ", leasesim <code class=\"version\">" +
+          Text(header.leasesim_version) + "</code></p>\n";
+  html += SuiteSection(header.suite, header.scenario_file);
+  html += ScenarioTable(sweep, timelines);
+  if (failed > 0) html += FailingRuns(sweep, timelines);
+  html += FiguresTable(sweep, failed == 0);
   html += "</body>\n</html>\n";
   return html;
+}
+
+std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& timelines) {
+  return ReportHtml(sweep, SweepTotals::Of(sweep), timelines);
 }
 
 }  // namespace leasesim::reports

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "reports/run_summary.h"
+#include "reports/sweep_totals.h"
 #include "reports/timeline.h"
 
 namespace leasesim::reports {
@@ -31,5 +32,8 @@ std::string TimelineHtml(const Timeline& timeline);
 // The sweep's report; `timelines` are drawn in the order given (the caller
 // passes the first failing runs in sweep order).
 std::string ReportHtml(const SweepSummary& sweep, const std::vector<Timeline>& timelines);
+// The same from a sweep's header fields (its runs not read) and totals (a
+// sweep written run by run, reports/report_stream.h).
+std::string ReportHtml(const SweepSummary& header, const SweepTotals& sweep, const std::vector<Timeline>& timelines);
 
 }  // namespace leasesim::reports

@@ -54,9 +54,11 @@ std::string Failure(const RunSummary& run) {
          Attr(first ? first->message : "the run failed") + "\">" + EscapeXml(body) + "</failure>\n";
 }
 
-std::string Testcase(const SweepSummary& sweep, const RunSummary& run, std::size_t failing_index) {
+}  // namespace
+
+std::string JunitTestcase(const std::string& scenario_file, const RunSummary& run, std::size_t failing_index) {
   std::string xml = "    <testcase name=\"seed " + std::to_string(run.seed) + "\" classname=\"" +
-                    Attr("leasesim." + run.scenario) + "\" file=\"" + Attr(sweep.scenario_file) + "\">\n";
+                    Attr("leasesim." + run.scenario) + "\" file=\"" + Attr(scenario_file) + "\">\n";
   xml += "      <properties>\n";
   xml += Property("seed", std::to_string(run.seed), "        ");
   xml += Property("trace_hash", HashText(run.trace_hash), "        ");
@@ -67,6 +69,8 @@ std::string Testcase(const SweepSummary& sweep, const RunSummary& run, std::size
   xml += "    </testcase>\n";
   return xml;
 }
+
+namespace {
 
 // One suite-level requirement as a testcase: skipped in a shard (merge
 // judges it), failing when some required name was never reached.
@@ -120,41 +124,49 @@ int SuiteFailures(const SuiteRequirements& suite) {
   return (suite.fault_points_unmet.empty() ? 0 : 1) + (suite.probes_unmet.empty() ? 0 : 1);
 }
 
-std::string JunitXml(const SweepSummary& sweep) {
+std::string JunitOpen(const SweepSummary& header, const SweepTotals& sweep) {
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  std::string suites_name = "leasesim " + sweep.scenario_file + " seeds " + sweep.seeds;
-  if (!sweep.shard.whole()) suites_name += " shard " + FormatShard(sweep.shard);
-  const int suite_tests = (sweep.suite.fault_points.empty() ? 0 : 1) + (sweep.suite.probes.empty() ? 0 : 1);
-  xml += "<testsuites name=\"" + Attr(suites_name) + "\" tests=\"" + std::to_string(sweep.runs.size() + suite_tests) +
-         "\" failures=\"" + std::to_string(sweep.failed() + SuiteFailures(sweep.suite)) + "\" errors=\"0\">\n";
+  std::string suites_name = "leasesim " + header.scenario_file + " seeds " + header.seeds;
+  if (!header.shard.whole()) suites_name += " shard " + FormatShard(header.shard);
+  const int suite_tests = (header.suite.fault_points.empty() ? 0 : 1) + (header.suite.probes.empty() ? 0 : 1);
+  xml += "<testsuites name=\"" + Attr(suites_name) + "\" tests=\"" + std::to_string(sweep.runs() + suite_tests) +
+         "\" failures=\"" + std::to_string(sweep.failed() + SuiteFailures(header.suite)) + "\" errors=\"0\">\n";
+  return xml;
+}
+
+std::string JunitSuiteOpen(const SweepSummary& header, const SweepTotals& sweep, std::size_t s) {
+  const std::string& scenario = sweep.scenarios()[s];
+  const ScenarioTotals& totals = sweep.by_scenario()[s];
+  std::string xml = "  <testsuite name=\"" + Attr(scenario) + "\" tests=\"" + std::to_string(totals.runs) +
+                    "\" failures=\"" + std::to_string(totals.failed) + "\" errors=\"0\" skipped=\"0\" id=\"" +
+                    std::to_string(s) + "\" package=\"" + Attr("leasesim." + scenario) + "\">\n";
+  xml += "    <properties>\n";
+  xml += Property("scenario_file", header.scenario_file, "      ");
+  xml += Property("file_digest", header.file_digest, "      ");
+  xml += Property("leasesim_version", header.leasesim_version, "      ");
+  xml += Property("seeds", header.seeds, "      ");
+  xml += "    </properties>\n";
+  return xml;
+}
+
+std::string JunitClose(const SweepSummary& header, const SweepTotals& sweep) {
+  return SuiteRequirementsSuite(header, sweep.scenarios().size()) + "</testsuites>\n";
+}
+
+std::string JunitXml(const SweepSummary& sweep) {
+  const SweepTotals totals = SweepTotals::Of(sweep);
+  std::string xml = JunitOpen(sweep, totals);
   std::size_t failing_index = 0;
   for (std::size_t s = 0; s < sweep.scenarios.size(); ++s) {
-    const std::string& scenario = sweep.scenarios[s];
-    int tests = 0;
-    int failures = 0;
+    xml += JunitSuiteOpen(sweep, totals, s);
     for (const RunSummary& run : sweep.runs) {
-      if (run.scenario != scenario) continue;
-      ++tests;
-      failures += run.ok ? 0 : 1;
-    }
-    xml += "  <testsuite name=\"" + Attr(scenario) + "\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
-           std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" id=\"" + std::to_string(s) + "\" package=\"" +
-           Attr("leasesim." + scenario) + "\">\n";
-    xml += "    <properties>\n";
-    xml += Property("scenario_file", sweep.scenario_file, "      ");
-    xml += Property("file_digest", sweep.file_digest, "      ");
-    xml += Property("leasesim_version", sweep.leasesim_version, "      ");
-    xml += Property("seeds", sweep.seeds, "      ");
-    xml += "    </properties>\n";
-    for (const RunSummary& run : sweep.runs) {
-      if (run.scenario != scenario) continue;
-      xml += Testcase(sweep, run, failing_index);
+      if (run.scenario != sweep.scenarios[s]) continue;
+      xml += JunitTestcase(sweep.scenario_file, run, failing_index);
       failing_index += run.ok ? 0 : 1;
     }
-    xml += "  </testsuite>\n";
+    xml += kJunitSuiteClose;
   }
-  xml += SuiteRequirementsSuite(sweep, sweep.scenarios.size());
-  xml += "</testsuites>\n";
+  xml += JunitClose(sweep, totals);
   return xml;
 }
 

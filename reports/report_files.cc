@@ -12,6 +12,56 @@
 #include "reports/timeline_json.h"
 
 namespace leasesim::reports {
+namespace {
+
+// Reads a JSON document only as far as its top-level "format" string, so a
+// summary of a million runs is recognised without being loaded.
+class FormatReader final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string format;
+
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool string(string_t& value) override {
+    if (depth_ == 1 && in_format_) {
+      format = value;
+      return false;  // found: stop reading
+    }
+    return Value();
+  }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override { return Open(); }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_array() override { return Close(); }
+  bool key(string_t& key) override {
+    in_format_ = depth_ == 1 && key == "format";
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool Value() {
+    in_format_ = false;
+    return true;
+  }
+  bool Open() {
+    in_format_ = false;
+    ++depth_;
+    return true;
+  }
+  bool Close() {
+    --depth_;
+    return true;
+  }
+  int depth_ = 0;
+  bool in_format_ = false;
+};
+
+}  // namespace
 
 std::string PrepareOutputDirectory(const std::string& directory) {
   std::error_code error;
@@ -19,12 +69,10 @@ std::string PrepareOutputDirectory(const std::string& directory) {
   if (error) return "--out " + directory + ": cannot create directory: " + error.message();
   const std::filesystem::path summary = std::filesystem::path(directory) / kSummaryFile;
   if (std::filesystem::exists(summary)) {
-    std::ifstream in(summary);
-    try {
-      const nlohmann::json json = nlohmann::json::parse(in);
-      if (json.is_object() && json.value("format", "") == "leasesim-summary") return "";
-    } catch (const nlohmann::json::exception&) {
-    }
+    std::ifstream in(summary, std::ios::binary);
+    FormatReader reader;
+    nlohmann::json::sax_parse(in, &reader);
+    if (reader.format == "leasesim-summary") return "";
     return "--out " + directory + ": " + summary.string() +
            " exists and was not written by leasesim; refusing to overwrite it";
   }

@@ -1,5 +1,6 @@
 #include "reports/summary_json.h"
 
+#include <cassert>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -18,52 +19,29 @@ std::string HashText(std::uint64_t hash) {
   return text;
 }
 
-// Per-scenario totals, in the order of sweep.scenarios.
-Json ScenarioTotals(const SweepSummary& sweep) {
+// Per-scenario totals, in the order of the sweep's scenarios.
+Json ScenarioTotalsJson(const SweepSummary& header, const SweepTotals& sweep) {
   Json list = Json::array();
-  for (const std::string& name : sweep.scenarios) {
-    int runs = 0;
-    int failed = 0;
-    Json failed_seeds = Json::array();
-    struct Range {
-      std::int64_t min = std::numeric_limits<std::int64_t>::max();
-      std::int64_t max = std::numeric_limits<std::int64_t>::min();
-      std::int64_t sum = 0;
-      int runs = 0;
-    };
-    std::map<std::string, Range> figures;
-    for (const RunSummary& run : sweep.runs) {
-      if (run.scenario != name) continue;
-      ++runs;
-      if (!run.ok) {
-        ++failed;
-        failed_seeds.push_back(run.seed);
-      }
-      for (const auto& [figure, value] : run.figures) {
-        Range& range = figures[figure];
-        range.min = std::min(range.min, value);
-        range.max = std::max(range.max, value);
-        range.sum += value;
-        range.runs += 1;
-      }
-    }
+  for (std::size_t i = 0; i < sweep.scenarios().size(); ++i) {
+    const std::string& name = sweep.scenarios()[i];
+    const ScenarioTotals& totals = sweep.by_scenario()[i];
     Json entry;
     entry["name"] = name;
-    if (const auto digest = sweep.scenario_digests.find(name); digest != sweep.scenario_digests.end()) {
+    if (const auto digest = header.scenario_digests.find(name); digest != header.scenario_digests.end()) {
       entry["scenario_digest"] = digest->second;
     }
-    entry["runs"] = runs;
-    entry["ok"] = runs - failed;
-    entry["failed"] = failed;
-    entry["failed_seeds"] = std::move(failed_seeds);
+    entry["runs"] = totals.runs;
+    entry["ok"] = totals.runs - totals.failed;
+    entry["failed"] = totals.failed;
+    entry["failed_seeds"] = totals.failed_seeds;
     Json figure_totals = Json::object();
-    for (const auto& [figure, range] : figures) {
-      Json totals;
-      totals["runs"] = range.runs;
-      totals["min"] = range.min;
-      totals["max"] = range.max;
-      totals["sum"] = range.sum;
-      figure_totals[figure] = std::move(totals);
+    for (const auto& [figure, range] : totals.figures) {
+      Json figure_json;
+      figure_json["runs"] = range.runs;
+      figure_json["min"] = range.min;
+      figure_json["max"] = range.max;
+      figure_json["sum"] = range.sum;
+      figure_totals[figure] = std::move(figure_json);
     }
     entry["figures"] = std::move(figure_totals);
     list.push_back(std::move(entry));
@@ -126,50 +104,80 @@ int SweepSummary::failed() const {
   return count;
 }
 
-std::string SummaryJson(const SweepSummary& sweep) {
+SummaryFrame SummaryJsonFrame(const SweepSummary& header, const SweepTotals& sweep) {
   Json json;
   json["format"] = "leasesim-summary";
   json["version"] = kSummaryVersion;
-  json["leasesim_version"] = sweep.leasesim_version;
-  json["scenario_file"] = sweep.scenario_file;
-  if (!sweep.file_digest.empty()) json["file_digest"] = sweep.file_digest;
-  json["seeds"] = sweep.seeds;
-  if (!sweep.shard.whole()) json["shard"] = FormatShard(sweep.shard);
-  if (!sweep.variant.empty()) json["variant"] = sweep.variant;
+  json["leasesim_version"] = header.leasesim_version;
+  json["scenario_file"] = header.scenario_file;
+  if (!header.file_digest.empty()) json["file_digest"] = header.file_digest;
+  json["seeds"] = header.seeds;
+  if (!header.shard.whole()) json["shard"] = FormatShard(header.shard);
+  if (!header.variant.empty()) json["variant"] = header.variant;
   Json totals;
-  totals["runs"] = sweep.runs.size();
-  totals["ok"] = static_cast<int>(sweep.runs.size()) - sweep.failed();
+  totals["runs"] = sweep.runs();
+  totals["ok"] = static_cast<int>(sweep.runs()) - sweep.failed();
   totals["failed"] = sweep.failed();
   json["totals"] = totals;
-  if (!sweep.stopped.empty()) json["stopped"] = sweep.stopped;
-  if (sweep.suite.any()) json["suite"] = SuiteJson(sweep.suite);
-  json["scenarios"] = ScenarioTotals(sweep);
-  Json runs = Json::array();
-  for (const RunSummary& run : sweep.runs) {
-    Json entry;
-    entry["scenario"] = run.scenario;
-    entry["seed"] = run.seed;
-    entry["ok"] = run.ok;
-    entry["trace_hash"] = HashText(run.trace_hash);
-    Json violations = Json::array();
-    for (const ViolationSummary& violation : run.violations) {
-      Json v;
-      v["kind"] = violation.kind;
-      v["message"] = violation.message;
-      v["at_ns"] = violation.at_ns;
-      v["expected"] = violation.expected;
-      violations.push_back(std::move(v));
-    }
-    entry["violations"] = std::move(violations);
-    if (!run.notes.empty()) entry["notes"] = run.notes;
-    Json figures = Json::object();
-    for (const auto& [name, value] : run.figures) figures[name] = value;
-    entry["figures"] = std::move(figures);
-    if (!run.replay_command.empty()) entry["replay"] = run.replay_command;
-    runs.push_back(std::move(entry));
+  if (!header.stopped.empty()) json["stopped"] = header.stopped;
+  if (header.suite.any()) json["suite"] = SuiteJson(header.suite);
+  json["scenarios"] = ScenarioTotalsJson(header, sweep);
+  json["runs"] = Json::array();
+  // "runs" is the last key: the entries go between its brackets.
+  const std::string text = json.dump(2) + "\n";
+  const std::string marker = "\"runs\": []";
+  const std::size_t at = text.rfind(marker);
+  assert(at != std::string::npos);
+  const std::size_t split = at + marker.size() - 1;  // just before the "]"
+  return SummaryFrame{text.substr(0, split), text.substr(split)};
+}
+
+std::string SummaryRunEntry(const RunSummary& run) {
+  Json entry;
+  entry["scenario"] = run.scenario;
+  entry["seed"] = run.seed;
+  entry["ok"] = run.ok;
+  entry["trace_hash"] = HashText(run.trace_hash);
+  Json violations = Json::array();
+  for (const ViolationSummary& violation : run.violations) {
+    Json v;
+    v["kind"] = violation.kind;
+    v["message"] = violation.message;
+    v["at_ns"] = violation.at_ns;
+    v["expected"] = violation.expected;
+    violations.push_back(std::move(v));
   }
-  json["runs"] = std::move(runs);
-  return json.dump(2) + "\n";
+  entry["violations"] = std::move(violations);
+  if (!run.notes.empty()) entry["notes"] = run.notes;
+  Json figures = Json::object();
+  for (const auto& [name, value] : run.figures) figures[name] = value;
+  entry["figures"] = std::move(figures);
+  if (!run.replay_command.empty()) entry["replay"] = run.replay_command;
+  // As dumped inside the document: every line two levels (4 spaces) in.
+  const std::string text = entry.dump(2);
+  std::string indented = "    ";
+  indented.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    indented += c;
+    if (c == '\n') indented += "    ";
+  }
+  return indented;
+}
+
+void AppendRunEntry(std::string& entries, const RunSummary& run) {
+  entries += entries.empty() ? "\n" : ",\n";
+  entries += SummaryRunEntry(run);
+}
+
+std::string JoinSummary(const SummaryFrame& frame, const std::string& entries) {
+  if (entries.empty()) return frame.head + frame.tail;
+  return frame.head + entries + "\n  " + frame.tail;
+}
+
+std::string SummaryJson(const SweepSummary& sweep) {
+  std::string entries;
+  for (const RunSummary& run : sweep.runs) AppendRunEntry(entries, run);
+  return JoinSummary(SummaryJsonFrame(sweep, SweepTotals::Of(sweep)), entries);
 }
 
 std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text) {

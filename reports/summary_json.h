@@ -6,12 +6,26 @@
 #include <variant>
 
 #include "reports/run_summary.h"
+#include "reports/sweep_totals.h"
 
 namespace leasesim::reports {
 
 inline constexpr int kSummaryVersion = 2;
 
 std::string SummaryJson(const SweepSummary& sweep);
+
+// The same document in pieces, for writing it run by run: the text before
+// the first run entry and after the last (from the sweep's header fields,
+// its runs not read, and its totals), and each run's entry. The file is
+// JoinSummary(frame, entries) with every entry appended by AppendRunEntry.
+struct SummaryFrame {
+  std::string head;
+  std::string tail;
+};
+SummaryFrame SummaryJsonFrame(const SweepSummary& header, const SweepTotals& sweep);
+std::string SummaryRunEntry(const RunSummary& run);
+void AppendRunEntry(std::string& entries, const RunSummary& run);  // with its separator
+std::string JoinSummary(const SummaryFrame& frame, const std::string& entries);
 
 // Reads a summary.json back (what `leasesim merge` combines). Every field
 // SummaryJson writes comes back, so SummaryJson(ParseSummaryJson(x)) == x.

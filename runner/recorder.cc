@@ -119,8 +119,8 @@ void Recorder::CloseBelief(int node, const std::string& reason) {
 }
 
 void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
-  if (event.kind == core::EventKind::kRenewFailed) event_counts_["renew_failed_" + event.reason] += 1;
-  if (event.kind == core::EventKind::kRenewed) event_counts_["renewals_ok"] += 1;
+  if (event.kind == core::EventKind::kRenewFailed) rare_counts_["renew_failed_" + event.reason] += 1;
+  if (event.kind == core::EventKind::kRenewed) renewals_ok_ += 1;
   switch (event.kind) {
     case core::EventKind::kAcquired: {
       CloseBelief(node, "reacquired");
@@ -150,8 +150,27 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
 }
 
 bool Recorder::FaultPointReached(int node, std::string_view point) {
-  event_counts_["fault_point_" + std::string(point)] += 1;
+  // The names come from core's table: the pointer usually settles it.
+  std::size_t index = 0;
+  while (index < core::kFaultPointNames.size() && core::kFaultPointNames[index].data() != point.data() &&
+         core::kFaultPointNames[index] != point) {
+    ++index;
+  }
+  if (index < fault_point_counts_.size()) {
+    fault_point_counts_[index] += 1;
+  } else {
+    rare_counts_["fault_point_" + std::string(point)] += 1;
+  }
   return fault_point_action_ && fault_point_action_(node, point);
+}
+
+std::map<std::string, std::int64_t> Recorder::event_counts() const {
+  std::map<std::string, std::int64_t> counts = rare_counts_;
+  if (renewals_ok_ > 0) counts["renewals_ok"] = renewals_ok_;
+  for (std::size_t i = 0; i < fault_point_counts_.size(); ++i) {
+    if (fault_point_counts_[i] > 0) counts["fault_point_" + std::string(core::kFaultPointNames[i])] += fault_point_counts_[i];
+  }
+  return counts;
 }
 
 void Recorder::ProbeReached(int node, core::Probe probe) {

@@ -14,6 +14,7 @@
 
 #include "backends/sim_observer.h"
 #include "checker/history.h"
+#include "core/fault_points.h"
 #include "sim/world.h"
 
 namespace leasesim::runner {
@@ -53,8 +54,9 @@ class Recorder final : public backends::SimObserver {
   // nullopt when it believes it holds none.
   std::optional<sim::Nanos> RemainingLease(int node) const;
 
-  // Protocol events counted by kind and reason ("renew_failed_timeout", ...).
-  const std::map<std::string, std::int64_t>& event_counts() const { return event_counts_; }
+  // Protocol events counted by kind and reason ("renew_failed_timeout", ...),
+  // and fault points reached ("fault_point_before_renew"); only counts above 0.
+  std::map<std::string, std::int64_t> event_counts() const;
   // How often each coverage probe was reached, by core::Probe.
   const std::array<std::int64_t, core::kProbeNames.size()>& probe_counts() const { return probe_counts_; }
 
@@ -74,7 +76,10 @@ class Recorder final : public backends::SimObserver {
   checker::History history_;
   std::map<int, OpenBelief> open_beliefs_;  // by node
   std::array<std::int64_t, core::kProbeNames.size()> probe_counts_{};
-  std::map<std::string, std::int64_t> event_counts_;
+  // Counted by id on the hot paths, named only when asked (event_counts()).
+  std::int64_t renewals_ok_ = 0;
+  std::array<std::int64_t, core::kFaultPointNames.size()> fault_point_counts_{};
+  std::map<std::string, std::int64_t> rare_counts_;  // renewal failures by reason, points not in the list
   std::function<bool(int, std::string_view)> fault_point_action_;
 };
 

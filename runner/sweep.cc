@@ -6,6 +6,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <thread>
 
 #include "runner/suite_judge.h"
@@ -141,8 +142,16 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
   outcome.summary = SweepHeader(file, scenarios, seeds_text, options);
   // Only the whole sweep judges the suite-level requirements; a shard
   // records them for `leasesim merge`.
+  // Runs handed to options.on_summary are not kept: the suite is judged on
+  // the largest value each figure took.
+  std::map<std::string, std::int64_t> maxima;
   auto finish = [&] {
-    if (options.shard.whole() && outcome.summary.stopped.empty()) JudgeSuite(outcome.summary);
+    if (!options.shard.whole() || !outcome.summary.stopped.empty()) return;
+    if (options.on_summary) {
+      JudgeSuite(outcome.summary, {&maxima});
+    } else {
+      JudgeSuite(outcome.summary);
+    }
   };
   // --variant: every scenario runs the given protocol (copies, in file order).
   std::vector<Scenario> overridden;
@@ -179,7 +188,16 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
     if (done.timeline && outcome.timelines.size() < options.timelines_max) {
       outcome.timelines.push_back(std::move(*done.timeline));
     }
-    outcome.summary.runs.push_back(Summarize(done.result, file.path, options.variant));
+    reports::RunSummary summary = Summarize(done.result, file.path, options.variant);
+    if (options.on_summary) {
+      for (const auto& [name, value] : summary.figures) {
+        auto [it, fresh] = maxima.emplace(name, value);
+        if (!fresh) it->second = std::max(it->second, value);
+      }
+      options.on_summary(summary);
+    } else {
+      outcome.summary.runs.push_back(std::move(summary));
+    }
     if (options.fail_fast && !done.result.ok()) {
       outcome.summary.stopped = "fail-fast: stopped at the first failing run, " + done.result.scenario + " seed " +
                                 std::to_string(done.result.seed);

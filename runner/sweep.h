@@ -46,6 +46,11 @@ struct SweepOptions {
   bool fail_fast = false;
   // Replaces RunScenario (tests use it to inject failures or nondeterminism).
   RunFunction run;
+  // When set, each run's summary goes here, in sweep order on the calling
+  // thread, instead of into the outcome's summary (whose runs stay empty):
+  // a long sweep then need not hold every run (reports::ReportStream). Not
+  // for RunBudgetedSweep, which puts its batches' runs in order afterwards.
+  std::function<void(const reports::RunSummary&)> on_summary;
 };
 
 struct SweepProgress {

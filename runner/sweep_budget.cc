@@ -52,6 +52,7 @@ SweepOutcome RunBudgetedSweep(const ScenarioFile& file, const std::vector<const 
                               const SweepOptions& options, const std::function<void(const RunResult&)>& on_run,
                               const std::function<void(const SweepProgress&)>& on_progress) {
   assert(options.shard.whole());
+  assert(!options.on_summary && "a budgeted sweep reorders its batches' runs: it keeps them");
   assert(!scenarios.empty());
   // Enough runs per batch to keep every worker busy, few enough to stop
   // soon after the budget is spent.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
 #include <utility>
 
 namespace leasesim::sim {
@@ -114,8 +115,7 @@ Nanos Network::DrawLatency(const LatencyModel& model) {
   return latency;
 }
 
-void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation,
-                   std::function<void()> on_arrival) {
+void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation, Message&& on_arrival) {
   ++sent_;
   if (blocked(from, to) || prng_.ChancePpm(config_.loss_ppm)) {
     ++dropped_;
@@ -133,14 +133,17 @@ void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation,
     ++duplicated_;
     const Nanos again = arrival + DrawLatency(latency);
     world_.trace().Record(world_.now(), from, "duplicate", to, again);
-    Deliver(from, to, to_incarnation, again, on_arrival);
+    // Both copies run the one closure (messages are move-only).
+    auto shared = std::make_shared<Message>(std::move(on_arrival));
+    Deliver(from, to, to_incarnation, again, [shared] { (*shared)(); });
+    Deliver(from, to, to_incarnation, arrival, [shared] { (*shared)(); });
+    return;
   }
   Deliver(from, to, to_incarnation, arrival, std::move(on_arrival));
 }
 
-void Network::Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival,
-                      std::function<void()> on_arrival) {
-  world_.At(arrival, [this, from, to, to_incarnation, fn = std::move(on_arrival)]() mutable {
+void Network::Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message&& on_arrival) {
+  auto delivery = [this, from, to, to_incarnation, fn = std::move(on_arrival)]() mutable {
     if (blocked(from, to)) {  // a partition that began while in flight
       ++dropped_;
       world_.trace().Record(world_.now(), to, "drop_in_flight", from);
@@ -150,7 +153,9 @@ void Network::Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nano
     const std::uint64_t incarnation =
         to_incarnation == kAnyIncarnation ? world_.incarnation(to) : to_incarnation;
     world_.RunOnHost(to, incarnation, std::move(fn));
-  });
+  };
+  static_assert(Callback::kFits<decltype(delivery)>, "a delivery must fit in an event without an allocation");
+  world_.At(arrival, std::move(delivery));
 }
 
 }  // namespace leasesim::sim

@@ -6,9 +6,9 @@
 // lost, leaving the sender with an unknown outcome.
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
+#include "sim/inline_function.h"
 #include "sim/prng.h"
 #include "sim/time.h"
 #include "sim/world.h"
@@ -35,13 +35,19 @@ struct NetworkConfig {
 // Deliveries to a host's current incarnation, whichever it is on arrival.
 inline constexpr std::uint64_t kAnyIncarnation = 0;
 
+// A message: what runs on the receiver when it arrives. Its inline buffer
+// leaves room in an event for the delivery's own fields, so a message that
+// fits here travels without an allocation. A duplicated message runs the
+// same closure twice, so a message must not consume its captures.
+using Message = InlineFunction<void(), 72>;
+
 class Network {
  public:
   Network(World& world, Prng prng, NetworkConfig config);
 
   // Sends a message from `from` to `to`; on_arrival runs on `to` (for
   // incarnation `to_incarnation`, or any when kAnyIncarnation) when it arrives.
-  void Send(HostId from, HostId to, std::uint64_t to_incarnation, std::function<void()> on_arrival);
+  void Send(HostId from, HostId to, std::uint64_t to_incarnation, Message&& on_arrival);
 
   // One-way block: messages from `from` to `to` are dropped (in flight too).
   // Blocks nest: overlapping partitions each add one, and each removes its own.
@@ -73,12 +79,12 @@ class Network {
   std::uint64_t delivered() const { return delivered_; }
   std::uint64_t dropped() const { return dropped_; }
   std::uint64_t duplicated() const { return duplicated_; }
+  World& world() { return world_; }
 
  private:
   std::size_t Index(HostId from, HostId to) const;
   void Grow();
-  void Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival,
-               std::function<void()> on_arrival);
+  void Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message&& on_arrival);
 
   World& world_;
   Prng prng_;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace leasesim::sim {
 namespace {
 
@@ -96,6 +98,17 @@ TEST(Network, RegionsTakeTheirPairsLatencyAndUnplacedHostsTheDefault) {
   EXPECT_EQ(a_to_b, Millis(40));
   EXPECT_EQ(b_to_a, Millis(60));
   EXPECT_EQ(a_to_c, Millis(5));
+}
+
+TEST(Network, ADuplicatedMessageRunsItsClosureTwiceAndFreesItOnce) {
+  TwoHosts hosts;
+  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(1)}, .duplicate_ppm = kPpmOne});
+  auto payload = std::make_shared<int>(0);
+  net.Send(hosts.a, hosts.b, kAnyIncarnation, [payload] { ++*payload; });
+  hosts.world.RunUntil(Seconds(1));
+  EXPECT_EQ(*payload, 2);
+  EXPECT_EQ(net.duplicated(), 1u);
+  EXPECT_EQ(payload.use_count(), 1);  // nothing of the message is left behind
 }
 
 }  // namespace

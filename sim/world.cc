@@ -25,22 +25,14 @@ World::~World() {
   for (Host& host : hosts_) DestroyProcess(host);
 }
 
-World::FiberRecord* World::FindFiber(FiberId id) {
+const World::FiberRecord* World::FindFiber(FiberId id) const {
   if (id == 0 || id >= fibers_.size()) return nullptr;
-  FiberRecord& record = fibers_[id];
+  const FiberRecord& record = fibers_[id];
   return record.fiber ? &record : nullptr;
 }
 
-World::Host& World::Get(HostId host) {
-  assert(host >= 0);
-  assert(host < static_cast<HostId>(hosts_.size()));
-  return hosts_[static_cast<std::size_t>(host)];
-}
-
-const World::Host& World::Get(HostId host) const {
-  assert(host >= 0);
-  assert(host < static_cast<HostId>(hosts_.size()));
-  return hosts_[static_cast<std::size_t>(host)];
+World::FiberRecord* World::FindFiber(FiberId id) {
+  return const_cast<FiberRecord*>(std::as_const(*this).FindFiber(id));
 }
 
 HostId World::AddHost(const HostConfig& config) {
@@ -125,73 +117,110 @@ void World::Unsuspend(HostId id) {
   std::vector<Host::FrozenTimer> timers = std::move(host.frozen_timers);
   host.frozen_timers.clear();
   for (Host::FrozenTimer& timer : timers) {
-    ArmLocalTimer(id, timer.incarnation, timer.local_deadline, std::move(timer.fn));
+    ArmLocalTimer(id, timer.incarnation, timer.local_deadline, std::move(timer.deed));
   }
   FlushDeferred(id);
 }
 
 void World::FlushDeferred(HostId id) {
   Host& host = Get(id);
-  std::vector<Callback> deferred = std::move(host.deferred);
+  std::vector<Deed> deferred = std::move(host.deferred);
   host.deferred.clear();
   const std::uint64_t incarnation = host.incarnation;
-  for (Callback& fn : deferred) {
-    At(now_, [this, id, incarnation, fn = std::move(fn)]() mutable {
-      RunOnHost(id, incarnation, std::move(fn));
-    });
+  for (Deed& deed : deferred) {
+    Entry& entry = Schedule(now_);
+    entry.gate = Entry::Gate::kOnHost;
+    entry.host = id;
+    entry.incarnation = incarnation;
+    entry.deed = std::move(deed);
   }
 }
 
-void World::At(Nanos when, Callback fn) {
+World::Entry& World::Schedule(Nanos when) {
   assert(when >= now_);
   assert(queue_.size() < kEventsQueuedMax);
   std::uint32_t slot = 0;
   if (free_slots_.empty()) {
-    slot = static_cast<std::uint32_t>(callbacks_.size());
-    callbacks_.push_back(std::move(fn));
+    slot = slots_used_++;
+    assert(slot < (std::uint32_t{1} << kSlotBits));
+    if ((slot >> kChunkShift) >= chunks_.size()) chunks_.push_back(std::make_unique<Entry[]>(kChunkEntries));
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
-    callbacks_[slot] = std::move(fn);
   }
-  queue_.push_back(Event{when, next_sequence_++, slot});
-  std::push_heap(queue_.begin(), queue_.end(), Later{});
+  const std::uint64_t sequence = next_sequence_++;
+  assert(sequence < (std::uint64_t{1} << (64 - kSlotBits)));
+  assert(when >= 0);
+  const EventQueue::Key key =
+      (EventQueue::Key{static_cast<std::uint64_t>(when)} << 64) | ((sequence << kSlotBits) | slot);
+  queue_.Push(key, when - now_);
+  return EntryAt(slot);
 }
 
-void World::RunOnHost(HostId id, std::uint64_t incarnation, Callback fn) {
+void World::Perform(World& world, Deed& deed) {
+  if (deed.fn) {
+    deed.fn();
+  } else {
+    world.ResumeFiber(deed.token, deed.signalled);
+  }
+}
+
+void World::DeedOnHost(HostId id, std::uint64_t incarnation, Deed& deed) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
   if (host.state != HostState::kUp) {
-    assert(host.deferred.size() < kDeferredMax);
-    host.deferred.push_back(std::move(fn));
+    Defer(host, std::move(deed));
     return;
   }
-  fn();
+  Perform(*this, deed);
+}
+
+void World::Defer(Host& host, Deed&& deed) {
+  assert(host.deferred.size() < kDeferredMax);
+  host.deferred.push_back(std::move(deed));
 }
 
 void World::AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn) {
-  ArmLocalTimer(host, incarnation, local_deadline, std::move(fn));
+  ArmLocalTimer(host, incarnation, local_deadline, Deed{.fn = std::move(fn)});
 }
 
-void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline, Callback fn) {
+void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
   const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
   if (when == kNeverNanos) {
     assert(host.frozen_timers.size() < kDeferredMax);
-    host.frozen_timers.push_back(Host::FrozenTimer{incarnation, local_deadline, std::move(fn)});
+    host.frozen_timers.push_back(Host::FrozenTimer{incarnation, local_deadline, std::move(deed)});
     return;
   }
-  At(when < now_ ? now_ : when, [this, id, incarnation, local_deadline, fn = std::move(fn)]() mutable {
-    Host& target = Get(id);
-    if (target.state == HostState::kCrashed || target.incarnation != incarnation) return;
-    // The clock's rate may have changed since the timer was armed.
-    if (target.clock.Monotonic(now_) < local_deadline) {
-      ArmLocalTimer(id, incarnation, local_deadline, std::move(fn));
+  Entry& entry = Schedule(when < now_ ? now_ : when);
+  entry.gate = Entry::Gate::kLocalTimer;
+  entry.host = id;
+  entry.incarnation = incarnation;
+  entry.local_deadline = local_deadline;
+  entry.deed = std::move(deed);
+}
+
+void World::Fire(Entry& entry) {
+  switch (entry.gate) {
+    case Entry::Gate::kNone:
+      Perform(*this, entry.deed);
+      return;
+    case Entry::Gate::kOnHost:
+      DeedOnHost(entry.host, entry.incarnation, entry.deed);
+      return;
+    case Entry::Gate::kLocalTimer: {
+      Host& target = Get(entry.host);
+      if (target.state == HostState::kCrashed || target.incarnation != entry.incarnation) return;
+      // The clock's rate may have changed since the timer was armed.
+      if (target.clock.Monotonic(now_) < entry.local_deadline) {
+        ArmLocalTimer(entry.host, entry.incarnation, entry.local_deadline, std::move(entry.deed));
+        return;
+      }
+      DeedOnHost(entry.host, entry.incarnation, entry.deed);
       return;
     }
-    RunOnHost(id, incarnation, std::move(fn));
-  });
+  }
 }
 
 FiberId World::Spawn(HostId id, std::function<void()> body) {
@@ -206,11 +235,12 @@ FiberId World::Spawn(HostId id, std::function<void()> body) {
   record.waiting = true;  // waiting to be started
   fibers_.push_back(std::move(record));
   host.fibers.push_back(fiber_id);
-  const WaitToken start{fiber_id, 0};
-  const std::uint64_t incarnation = host.incarnation;
-  At(now_, [this, id, incarnation, start] {
-    RunOnHost(id, incarnation, [this, start] { ResumeFiber(start, true); });
-  });
+  Entry& entry = Schedule(now_);
+  entry.gate = Entry::Gate::kOnHost;
+  entry.host = id;
+  entry.incarnation = host.incarnation;
+  entry.deed.token = WaitToken{fiber_id, 0};
+  entry.deed.signalled = true;
   return fiber_id;
 }
 
@@ -235,11 +265,17 @@ void World::Signal(WaitToken token) {
     record.signal_pending = true;  // signalled before it parked
     return;
   }
-  const HostId host = record.host;
-  const std::uint64_t incarnation = Get(host).incarnation;
-  At(now_, [this, host, incarnation, token] {
-    RunOnHost(host, incarnation, [this, token] { ResumeFiber(token, true); });
-  });
+  Entry& entry = Schedule(now_);
+  entry.gate = Entry::Gate::kOnHost;
+  entry.host = record.host;
+  entry.incarnation = Get(record.host).incarnation;
+  entry.deed.token = token;
+  entry.deed.signalled = true;
+}
+
+bool World::WaitOpen(WaitToken token) const {
+  const FiberRecord* record = FindFiber(token.fiber);
+  return record != nullptr && record->generation == token.generation;
 }
 
 bool World::Wait(WaitToken token, Nanos local_deadline) {
@@ -253,7 +289,7 @@ bool World::Wait(WaitToken token, Nanos local_deadline) {
   }
   if (local_deadline != kNeverNanos) {
     const HostId host = record.host;
-    AtLocal(host, Get(host).incarnation, local_deadline, [this, token] { ResumeFiber(token, false); });
+    ArmLocalTimer(host, Get(host).incarnation, local_deadline, Deed{.token = token, .signalled = false});
   }
   record.waiting = true;
   Fiber* fiber = record.fiber.get();
@@ -293,16 +329,18 @@ void World::ResumeFiber(WaitToken token, bool signalled) {
 
 void World::RunUntil(Nanos end) {
   assert(end >= now_);
-  while (!queue_.empty() && queue_.front().time <= end) {
-    std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    const Event event = queue_.back();
-    queue_.pop_back();
-    assert(event.time >= now_);
-    now_ = event.time;
+  // An event is due by `end` when its key is at most this.
+  const EventQueue::Key limit = (EventQueue::Key{static_cast<std::uint64_t>(end)} << 64) | ~std::uint64_t{0};
+  EventQueue::Key key = 0;
+  while (queue_.PopUpTo(limit, key)) {
+    assert(TimeOf(key) >= now_);
+    now_ = TimeOf(key);
     ++events_processed_;
-    Callback fn = std::move(callbacks_[event.slot]);
-    free_slots_.push_back(event.slot);
-    fn();
+    const std::uint32_t slot = SlotOf(key);
+    Entry& entry = EntryAt(slot);
+    Fire(entry);  // may schedule more: they take other slots, and chunks never move
+    entry.deed.fn = nullptr;
+    free_slots_.push_back(slot);
   }
   now_ = end;
 }

@@ -5,6 +5,7 @@
 // a run can be replayed exactly. The world knows nothing about leases: a
 // host's process is whatever its boot function builds.
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "sim/clock.h"
+#include "sim/event_queue.h"
 #include "sim/fiber.h"
 #include "sim/inline_function.h"
 #include "sim/prng.h"
@@ -89,11 +91,36 @@ class World {
   void Unsuspend(HostId host);
 
   // --- scheduling ------------------------------------------------------------
-  // Runs fn at true time `when` (>= now) in the world's own context.
-  void At(Nanos when, Callback fn);
+  // Runs fn (any void() callable) at true time `when` (>= now) in the
+  // world's own context. The callable is built in its event's slot.
+  template <typename F>
+  void At(Nanos when, F&& fn) {
+    Entry& entry = Schedule(when);
+    entry.gate = Entry::Gate::kNone;
+    entry.deed.fn.Emplace(std::forward<F>(fn));
+  }
   // Runs fn on `host` while `incarnation` lives: at once if the host is up,
   // when it resumes if paused or suspended, never if it crashed meanwhile.
-  void RunOnHost(HostId host, std::uint64_t incarnation, Callback fn);
+  template <typename F>
+  void RunOnHost(HostId host, std::uint64_t incarnation, F&& fn) {
+    Host& target = Get(host);
+    if (target.state == HostState::kCrashed || target.incarnation != incarnation) return;
+    if (target.state != HostState::kUp) {
+      Defer(target, Deed{.fn = Callback(std::forward<F>(fn))});
+      return;
+    }
+    fn();
+  }
+  // As RunOnHost, from true time `when` (>= now): At(when, RunOnHost(...))
+  // in one event, without a closure around the closure.
+  template <typename F>
+  void AtOnHost(Nanos when, HostId host, std::uint64_t incarnation, F&& fn) {
+    Entry& entry = Schedule(when);
+    entry.gate = Entry::Gate::kOnHost;
+    entry.host = host;
+    entry.incarnation = incarnation;
+    entry.deed.fn.Emplace(std::forward<F>(fn));
+  }
   // As RunOnHost, once the host's monotonic clock reads >= local_deadline.
   void AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
 
@@ -105,6 +132,10 @@ class World {
   // Inside a fiber: prepare, arrange for Signal(token), then Wait(token, ...).
   WaitToken PrepareWait();
   void Signal(WaitToken token);
+  // True while the wait `token` was prepared for has not returned: its
+  // fiber lives, so whatever the waiter keeps on its stack for the waker
+  // is still there.
+  bool WaitOpen(WaitToken token) const;
   // True when signalled, false when the local deadline passed first.
   bool Wait(WaitToken token, Nanos local_deadline);
   void SleepUntilLocal(Nanos local_deadline);
@@ -114,6 +145,13 @@ class World {
   void RunUntil(Nanos end);
 
  private:
+  // What an event (or work deferred by a pause) does: call fn, or, when
+  // fn is empty, resume the fiber of `token` (a wake-up needs no closure).
+  struct Deed {
+    Callback fn;
+    WaitToken token;
+    bool signalled = false;
+  };
   struct Host {
     std::string name;
     NodeClock clock;
@@ -122,11 +160,11 @@ class World {
     BootFn boot;
     std::unique_ptr<ProcessState> process;
     std::vector<FiberId> fibers;
-    std::vector<Callback> deferred;  // work queued while not running
+    std::vector<Deed> deferred;  // work queued while not running
     struct FrozenTimer {
       std::uint64_t incarnation;
       Nanos local_deadline;
-      Callback fn;
+      Deed deed;
     };
     std::vector<FrozenTimer> frozen_timers;  // timers waiting for the clock to move
   };
@@ -138,26 +176,52 @@ class World {
     bool signal_pending = false;
     bool signalled = false;
   };
-  // Heap entries stay small and trivially movable; the callbacks live in a
-  // slab indexed by slot, so sifting the heap never moves a callback.
-  struct Event {
-    Nanos time;
-    std::uint64_t sequence;
-    std::uint32_t slot;
+  // A queued event's deed and the condition it runs under: always, on a
+  // host's incarnation, or on it once its monotonic clock reads
+  // local_deadline. Entries live in fixed chunks, so an entry runs in place
+  // while the events it schedules take other slots.
+  struct Entry {
+    enum class Gate : std::uint8_t { kNone, kOnHost, kLocalTimer };
+    Gate gate = Gate::kNone;
+    HostId host = 0;
+    std::uint64_t incarnation = 0;
+    Nanos local_deadline = 0;
+    Deed deed;
   };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      if (a.time != b.time) return a.time > b.time;
-      return a.sequence > b.sequence;
-    }
-  };
+  static constexpr std::size_t kChunkShift = 8;
+  static constexpr std::size_t kChunkEntries = std::size_t{1} << kChunkShift;
+  // An event's key is 128 bits: the time above, then the sequence number
+  // with the entry's slot in its low bits (sequence numbers are unique, so
+  // the slot never decides the order). One key compares without a branch.
+  static constexpr int kSlotBits = 24;
+  static Nanos TimeOf(EventQueue::Key key) { return static_cast<Nanos>(static_cast<std::uint64_t>(key >> 64)); }
+  static std::uint32_t SlotOf(EventQueue::Key key) {
+    return static_cast<std::uint32_t>(key) & ((std::uint32_t{1} << kSlotBits) - 1);
+  }
 
-  Host& Get(HostId host);
-  const Host& Get(HostId host) const;
+  // Inline: every clock reading and delivery goes through here.
+  Host& Get(HostId host) {
+    assert(host >= 0);
+    assert(host < static_cast<HostId>(hosts_.size()));
+    return hosts_[static_cast<std::size_t>(host)];
+  }
+  const Host& Get(HostId host) const {
+    assert(host >= 0);
+    assert(host < static_cast<HostId>(hosts_.size()));
+    return hosts_[static_cast<std::size_t>(host)];
+  }
   void ResumeFiber(WaitToken token, bool signalled);
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
-  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Callback fn);
+  // Takes a free slot for an event at `when`; the caller fills the entry.
+  Entry& Schedule(Nanos when);
+  Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
+  void Fire(Entry& entry);
+  void DeedOnHost(HostId host, std::uint64_t incarnation, Deed& deed);
+  void Defer(Host& host, Deed&& deed);
+  static void Perform(World& world, Deed& deed);
+  void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
+  const FiberRecord* FindFiber(FiberId id) const;
   FiberRecord* FindFiber(FiberId id);
 
   static constexpr std::size_t kEventsQueuedMax = 10'000'000;
@@ -169,8 +233,9 @@ class World {
   Nanos now_ = 0;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::vector<Event> queue_;  // a binary heap under Later
-  std::vector<Callback> callbacks_;
+  EventQueue queue_;
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  std::uint32_t slots_used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
   StackPool stacks_;

@@ -209,5 +209,48 @@ TEST(World, APollingTaskGoesOnAfterEachSuspend) {
   for (Nanos t : wakes) during += (t > Millis(355) && t < Millis(2486)) || (t > Millis(2936) && t < Millis(7385)) ? 1 : 0;
   EXPECT_EQ(during, 0);
 }
+TEST(World, AtOnHostWaitsOutAPauseAndIsDroppedByACrash) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  std::vector<Nanos> ran;
+  world.At(Millis(5), [&] { world.Pause(host); });
+  world.AtOnHost(Millis(10), host, 1, [&] { ran.push_back(world.now()); });
+  world.At(Millis(30), [&] { world.Unpause(host); });
+  world.AtOnHost(Millis(40), host, 1, [&] { ran.push_back(world.now()); });
+  world.At(Millis(50), [&] {
+    world.Crash(host);
+    world.Restart(host);
+  });
+  world.AtOnHost(Millis(60), host, 1, [&] { ran.push_back(world.now()); });  // incarnation 1 is gone
+  world.AtOnHost(Millis(70), host, 2, [&] { ran.push_back(world.now()); });
+  world.RunUntil(Seconds(1));
+  EXPECT_EQ(ran, (std::vector<Nanos>{Millis(30), Millis(40), Millis(70)}));
+}
+
+TEST(World, AWaitIsOpenUntilItReturnsAndClosedByACrash) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  WaitToken first{};
+  WaitToken second{};
+  std::vector<bool> open;
+  world.Spawn(host, [&] {
+    first = world.PrepareWait();
+    world.Wait(first, Millis(10));      // times out
+    second = world.PrepareWait();
+    world.Wait(second, Seconds(100));   // still waiting when the host crashes
+  });
+  world.At(Millis(5), [&] { open.push_back(world.WaitOpen(first)); });
+  world.At(Millis(20), [&] {
+    open.push_back(world.WaitOpen(first));
+    open.push_back(world.WaitOpen(second));
+    world.Crash(host);
+    open.push_back(world.WaitOpen(second));
+  });
+  world.RunUntil(Seconds(1));
+  EXPECT_EQ(open, (std::vector<bool>{true, false, true, false}));
+}
+
 }  // namespace
 }  // namespace leasesim::sim

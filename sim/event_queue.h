@@ -1,0 +1,63 @@
+#pragma once
+// The world's pending events, in key order (the key holds the event's time
+// above its sequence number, so no two keys are equal). Three binary heaps
+// by how far ahead an event was when scheduled: soon (messages, service
+// times, wake-ups: the busy ones), later (timers), far (a fault script set
+// up an hour ahead). Pop takes the smallest of the tops, so the order is
+// exactly that of a single heap whichever heap an event went to; the split
+// only keeps the busy heaps shallow.
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace leasesim::sim {
+
+class EventQueue {
+ public:
+  __extension__ using Key = unsigned __int128;
+
+  // Events due within kSoonNs of their scheduling are "soon", within
+  // kLaterNs "later". Only speed depends on these.
+  static constexpr std::int64_t kSoonNs = 50'000'000;
+  static constexpr std::int64_t kLaterNs = 10'000'000'000;
+
+  EventQueue() {
+    for (std::vector<Key>& heap : heaps_) heap.push_back(kNone);
+  }
+
+  void Push(Key key, std::int64_t ahead_ns) {
+    assert(key < kNone);
+    std::vector<Key>& heap = heaps_[ahead_ns < kSoonNs ? 0 : ahead_ns < kLaterNs ? 1 : 2];
+    heap.push_back(key);
+    std::push_heap(heap.begin(), heap.end(), std::greater<Key>{});
+  }
+  bool empty() const { return size() == 0; }
+  std::size_t size() const { return heaps_[0].size() + heaps_[1].size() + heaps_[2].size() - 3; }
+  // Pops the smallest key into `key` when it is at most `limit` (compared
+  // as keys); false, and nothing popped, when the queue is empty or its
+  // smallest key is above the limit.
+  bool PopUpTo(Key limit, Key& key) {
+    assert(limit < kNone);
+    std::vector<Key>* smallest = &heaps_[0];
+    if (heaps_[1].front() < smallest->front()) smallest = &heaps_[1];
+    if (heaps_[2].front() < smallest->front()) smallest = &heaps_[2];
+    if (smallest->front() > limit) return false;
+    std::pop_heap(smallest->begin(), smallest->end(), std::greater<Key>{});
+    key = smallest->back();
+    smallest->pop_back();
+    return true;
+  }
+
+ private:
+  // Every heap holds this largest key at its bottom, so its front is always
+  // there to compare (an empty heap's front is kNone) and is never popped.
+  static constexpr Key kNone = ~Key{0};
+
+  std::vector<Key> heaps_[3];  // soon, later, far: min-heaps under std::greater
+};
+
+}  // namespace leasesim::sim
