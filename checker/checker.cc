@@ -2,6 +2,7 @@
 
 #include "checker/fencing_checks.h"
 #include "checker/lease_checks.h"
+#include "checker/lease_contract_checks.h"
 #include "checker/liveness_checks.h"
 
 namespace leasesim::checker {
@@ -15,6 +16,7 @@ Verdict CheckHistory(const History& history, const CheckOptions& options) {
   CheckDuplicateSettlements(history, verdict);
   CheckTermReuse(history, verdict);
   CheckLeaseOverlap(history, verdict);
+  CheckLeaseContract(history, verdict);
   CheckWriteOutsideLease(history, verdict);
   CheckMissedSettlements(history, verdict);
   CheckSlowRecovery(history, verdict);

@@ -16,4 +16,13 @@ std::string FormatTime(TimeNs ns) {
   return buffer;
 }
 
+std::string FormatDuration(TimeNs ns) {
+  const bool negative = ns < 0;
+  const std::int64_t us = (negative ? -ns : ns) / base::kNanosPerMicro;
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%s%lld.%03lld ms", negative ? "-" : "", static_cast<long long>(us / 1000),
+                static_cast<long long>(us % 1000));
+  return buffer;
+}
+
 }  // namespace leasesim::checker

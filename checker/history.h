@@ -62,6 +62,10 @@ struct StoreOp {
   // The store's own application order (0-based), when the recorder knows it
   // (the simulator does); -1 when not applied or not known.
   std::int64_t applied_seq = -1;
+  // The true instant the store applied it, when the recorder knows it (the
+  // simulator does; a real store does not say): where the lease a written
+  // record grants begins in the store's terms.
+  TimeNs applied_ns = kNeverNs;
 };
 
 // An interval during which a node believed it held the lease. until_ns is
@@ -74,6 +78,20 @@ struct LeadershipBelief {
   TimeNs from_ns = 0;
   TimeNs until_ns = 0;
   std::string end_reason;  // "deadline", "conflict", "released", "crash", "end_of_run", ...
+};
+
+// A holder's claim of validity at one instant (an acquisition or a
+// renewal): at true time at_ns its boot clock read boot_ns, and it took its
+// lease to last until that clock reads until_boot_ns. What the claim means
+// in true time depends on how fast the clock runs from then on; the checker
+// takes the slowest rate the drift bound allows.
+struct ValidityClaim {
+  int node = 0;
+  std::string holder;
+  std::int64_t term = 0;
+  TimeNs at_ns = 0;
+  TimeNs boot_ns = 0;
+  TimeNs until_boot_ns = 0;
 };
 
 enum class LedgerResult {
@@ -148,6 +166,7 @@ struct History {
   TimeNs end_ns = 0;                       // true time the run stopped
   std::vector<StoreOp> store_ops;
   std::vector<LeadershipBelief> beliefs;
+  std::vector<ValidityClaim> claims;  // optional: the simulator records them
   std::vector<LedgerWrite> ledger_writes;
   std::vector<FaultRecord> faults;
   // Settlement windows that fell due during the run (a due window must be

@@ -15,9 +15,10 @@ using base::Json;
 using base::JsonError;
 using base::ObjectReader;
 
-enum class RecordType { kStoreOp, kBelief, kLedgerWrite, kFault };
-constexpr base::EnumNames<RecordType, 4> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
+enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault };
+constexpr base::EnumNames<RecordType, 5> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
                                                            {RecordType::kBelief, "belief"},
+                                                           {RecordType::kClaim, "claim"},
                                                            {RecordType::kLedgerWrite, "ledger_write"},
                                                            {RecordType::kFault, "fault"}}};
 
@@ -62,6 +63,7 @@ Json StoreOpJson(const StoreOp& op) {
             {"outcome", kOutcomeNames.CName(op.outcome)},
             {"invoke_ns", op.invoke_ns}, {"complete_ns", TimeJson(op.complete_ns)},
             {"applied_seq", op.applied_seq}};
+  if (op.applied_ns != kNeverNs) line["applied_ns"] = op.applied_ns;
   if (op.kind == StoreOpKind::kCas) line["expected_version"] = op.expected_version;
   if (op.kind != StoreOpKind::kRead) line["value"] = ValueJson(op.value);
   line["found"] = op.found;
@@ -74,6 +76,12 @@ Json BeliefJson(const LeadershipBelief& belief) {
   return Json{{"type", "belief"},    {"node", belief.node},       {"holder", belief.holder},
               {"term", belief.term}, {"from_ns", belief.from_ns}, {"until_ns", TimeJson(belief.until_ns)},
               {"end_reason", belief.end_reason}};
+}
+
+Json ClaimJson(const ValidityClaim& claim) {
+  return Json{{"type", "claim"},      {"node", claim.node},       {"holder", claim.holder},
+              {"term", claim.term},   {"at_ns", claim.at_ns},     {"boot_ns", claim.boot_ns},
+              {"until_boot_ns", claim.until_boot_ns}};
 }
 
 Json LedgerWriteJson(const LedgerWrite& write) {
@@ -178,10 +186,28 @@ StoreOp ReadStoreOp(ObjectReader& r) {
   op.invoke_ns = Time(r, "invoke_ns");
   op.complete_ns = op.outcome != Outcome::kUnknown ? Time(r, "complete_ns") : TimeOr(r, "complete_ns", kNeverNs);
   op.applied_seq = r.IntegerOr("applied_seq", -1, base::kInt64Max, -1);
+  op.applied_ns = TimeOr(r, "applied_ns", kNeverNs);
+  if (op.applied_ns != kNeverNs && op.applied_ns < op.invoke_ns) {
+    throw JsonError{"applied_ns", "applied before it was invoked"};
+  }
+  if (op.applied_ns != kNeverNs && op.complete_ns != kNeverNs && op.applied_ns > op.complete_ns) {
+    throw JsonError{"applied_ns", "applied after it completed"};
+  }
   if (op.outcome != Outcome::kUnknown && op.complete_ns < op.invoke_ns) {
     throw JsonError{"complete_ns", "completes before it was invoked"};
   }
   return op;
+}
+
+ValidityClaim ReadClaim(ObjectReader& r) {
+  ValidityClaim claim;
+  claim.node = SmallInt(r, "node");
+  claim.holder = r.String("holder");
+  claim.term = r.Integer("term");
+  claim.at_ns = Time(r, "at_ns");
+  claim.boot_ns = Time(r, "boot_ns");
+  claim.until_boot_ns = Time(r, "until_boot_ns");
+  return claim;
 }
 
 LeadershipBelief ReadBelief(ObjectReader& r) {
@@ -232,6 +258,7 @@ void ReadRecord(ObjectReader& r, History& history) {
   switch (r.Enum("type", kRecordTypeNames)) {
     case RecordType::kStoreOp: history.store_ops.push_back(ReadStoreOp(r)); break;
     case RecordType::kBelief: history.beliefs.push_back(ReadBelief(r)); break;
+    case RecordType::kClaim: history.claims.push_back(ReadClaim(r)); break;
     case RecordType::kLedgerWrite: history.ledger_writes.push_back(ReadLedgerWrite(r)); break;
     case RecordType::kFault: history.faults.push_back(ReadFault(r)); break;
   }
@@ -259,6 +286,7 @@ void WriteHistory(const History& history, std::ostream& out) {
   out << HeaderJson(history).dump() << '\n';
   for (const StoreOp& op : history.store_ops) out << StoreOpJson(op).dump() << '\n';
   for (const LeadershipBelief& belief : history.beliefs) out << BeliefJson(belief).dump() << '\n';
+  for (const ValidityClaim& claim : history.claims) out << ClaimJson(claim).dump() << '\n';
   for (const LedgerWrite& write : history.ledger_writes) out << LedgerWriteJson(write).dump() << '\n';
   for (const FaultRecord& fault : history.faults) out << FaultJson(fault).dump() << '\n';
 }

@@ -228,6 +228,19 @@ TEST(HistoryChecks, MissedSettlementAfterFaultsHealed) {
   EXPECT_FALSE(Has(CheckHistory(late), "missed_settlement"));
 }
 
+// The schedule runs on the settler's wall clock, which may lag true time by
+// the drift bound times the time run so far: a window due at 35 s of a run
+// judged until 40 s may fall due at 42 s for a node 20% slow.
+TEST(HistoryChecks, AMissedWindowAllowsForTheWallClocksLagWithinTheDriftBound) {
+  History bad = Baseline();
+  bad.faults.push_back({"partition", {1}, 5 * kS, 10 * kS, true, ""});
+  bad.ledger_writes[6].result = LedgerResult::kLost;  // due at 35 s
+  EXPECT_TRUE(Has(CheckHistory(bad), "missed_settlement"));
+  History lagging = bad;
+  lagging.assumptions.drift_bound_ppm = 200'000;
+  EXPECT_FALSE(Has(CheckHistory(lagging), "missed_settlement"));
+}
+
 TEST(HistoryChecks, SlowRecovery) {
   History bad = Baseline();
   bad.faults.push_back({"crash", {1}, 20 * kS, 22 * kS, true, "leader crashed"});

@@ -40,7 +40,11 @@ void CheckMissedSettlements(const History& history, Verdict& verdict) {
   for (std::size_t i = 0; i < history.due_windows.size(); ++i) {
     const std::int64_t window = history.due_windows[i];
     const TimeNs due = have_times ? history.due_window_ns[i] : (window + 1) * a.settlement_period_ns;
-    if (due >= judged_until || applied.contains(window) || !reported.insert(window).second) continue;
+    // The schedule runs on the settling node's wall clock, which may lag
+    // true time by the drift bound times the time run so far (a host with
+    // no NTP client): a window falls due that much later for it.
+    const TimeNs lag = due / 1'000'000 * a.drift_bound_ppm + due % 1'000'000 * a.drift_bound_ppm / 1'000'000;
+    if (due + lag >= judged_until || applied.contains(window) || !reported.insert(window).second) continue;
     std::vector<int> nodes;
     std::string attempts;
     int count = 0;

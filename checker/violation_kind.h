@@ -18,6 +18,8 @@ enum class ViolationKind {
   kTermReuse,             // lease_checks
   kLeaseOverlap,          // lease_checks
   kWriteOutsideLease,     // lease_checks
+  kLeaseOutlived,         // lease_contract_checks: a holder led past the lease its record granted
+  kEarlyTakeover,         // lease_contract_checks: a candidate led before the replaced lease ran out
   kMissedSettlement,      // liveness_checks
   kSlowRecovery,          // liveness_checks
   kNotLinearizable,       // store_checks, check_command
@@ -26,13 +28,15 @@ enum class ViolationKind {
   kFaultPointNotReached,  // the runner: a fault point the scenario requires never struck
 };
 
-inline constexpr base::EnumNames<ViolationKind, 12> kViolationKindNames{{
+inline constexpr base::EnumNames<ViolationKind, 14> kViolationKindNames{{
     {ViolationKind::kStaleTokenWrite, "stale_token_write"},
     {ViolationKind::kDualWriter, "dual_writer"},
     {ViolationKind::kDuplicateSettlement, "duplicate_settlement"},
     {ViolationKind::kTermReuse, "term_reuse"},
     {ViolationKind::kLeaseOverlap, "lease_overlap"},
     {ViolationKind::kWriteOutsideLease, "write_outside_lease"},
+    {ViolationKind::kLeaseOutlived, "lease_outlived"},
+    {ViolationKind::kEarlyTakeover, "early_takeover"},
     {ViolationKind::kMissedSettlement, "missed_settlement"},
     {ViolationKind::kSlowRecovery, "slow_recovery"},
     {ViolationKind::kNotLinearizable, "not_linearizable"},

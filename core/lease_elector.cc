@@ -233,7 +233,7 @@ bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watc
     // gives it a few retry periods first.
     const std::string& preferred = seen.record.preferred_successor;
     const bool preferred_me = !preferred.empty() && preferred == config_.node_name;
-    const bool my_turn = preferred.empty() || preferred_me || now - watched.since >= 3 * config_.timing.retry;
+    const bool my_turn = preferred.empty() || preferred_me || now - watched.since >= ReleasedRecordWait(config_.timing);
     if (!my_turn) return false;
     return TryTake(seen, rules_.TakeoverTerm(seen.record.term),
                    preferred_me ? Probe::kPreferredSuccessorTook : Probe::kReleasedLeaseTaken);

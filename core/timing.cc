@@ -1,5 +1,7 @@
 #include "core/timing.h"
 
+#include <algorithm>
+
 namespace leasesim::core {
 namespace {
 
@@ -77,11 +79,15 @@ Nanos TakeoverWait(Nanos holder_duration, std::int64_t drift_bound_ppm) {
 
 Nanos RecoveryBound(const TimingConfig& t) {
   // A dead holder's lease runs out (the takeover wait, on the candidate's
-  // clock), a candidate notices within a retry period and its CAS completes
-  // within a request timeout, with one more of each for jitter. All of it is
-  // counted on the candidate's clock, which may run slow by the drift bound:
-  // in true time it takes up to 1/(1 - drift) as long.
-  const Nanos local = TakeoverWait(t.lease_duration, t.drift_bound_ppm) + 2 * t.retry + 2 * t.request_timeout;
+  // clock) or a released record waits out its grace for the preferred
+  // successor (longer than the lease when retries are long: found by the
+  // fuzzer's timing edges), a candidate notices within a retry period and
+  // its CAS completes within a request timeout, with one more of each for
+  // jitter. All of it is counted on the candidate's clock, which may run
+  // slow by the drift bound: in true time it takes up to 1/(1 - drift) as
+  // long.
+  const Nanos wait = std::max(TakeoverWait(t.lease_duration, t.drift_bound_ppm), ReleasedRecordWait(t));
+  const Nanos local = wait + 2 * t.retry + 2 * t.request_timeout;
   // ceil(local * drift / (10^6 - drift)), split so no product overflows.
   const std::int64_t slow = kMillion - t.drift_bound_ppm;
   const Nanos whole = local / slow * t.drift_bound_ppm;

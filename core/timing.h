@@ -41,4 +41,8 @@ Nanos TakeoverWait(Nanos holder_duration, std::int64_t drift_bound_ppm);
 // The bound within which, after faults heal, some node must lead again.
 Nanos RecoveryBound(const TimingConfig& timing);
 
+// How long a candidate that is not the preferred successor leaves a
+// released record to the others (on its own clock): a few retry periods.
+constexpr Nanos ReleasedRecordWait(const TimingConfig& timing) { return 3 * timing.retry; }
+
 }  // namespace leasesim::core

@@ -58,6 +58,18 @@ TEST(Timing, EachRuleIsNamed) {
   EXPECT_TRUE(Names(ValidateTiming(t), "pause_budget"));
 }
 
+// A released record waits out ReleasedRecordWait for its preferred
+// successor: with retries over a third of the lease that is the longer
+// wait, and the bound must cover it (found by the fuzzer's timing edges).
+TEST(Timing, TheRecoveryBoundCoversTheWaitForAReleasedRecord) {
+  TimingConfig t{.lease_duration = 6000 * kMs, .renew_interval = 2000 * kMs, .renew_deadline = 5900 * kMs,
+                 .retry = 3800 * kMs, .request_timeout = 300 * kMs};
+  ASSERT_TRUE(ValidateTiming(t).empty());
+  EXPECT_GE(RecoveryBound(t), ReleasedRecordWait(t) + 2 * t.retry + 2 * t.request_timeout);
+  t.retry = 100 * kMs;
+  EXPECT_EQ(RecoveryBound(t), TakeoverWait(t.lease_duration, 0) + 2 * t.retry + 2 * t.request_timeout);
+}
+
 TEST(Timing, TakeoverWaitCoversDrift) {
   EXPECT_EQ(TakeoverWait(10'000 * kMs, 1'000), 10'010 * kMs);
   EXPECT_EQ(TakeoverWait(10'000 * kMs, 0), 10'000 * kMs);

@@ -51,7 +51,9 @@ bool Holds(const std::string& property, const runner::RunResult& result,
   if (property == "no-stale-token-write") return !HasKind(result, {"stale_token_write"});
   if (property == "no-dual-writer") return !HasKind(result, {"dual_writer", "term_reuse"});
   if (property == "no-duplicate-settlement") return !HasKind(result, {"duplicate_settlement"});
-  if (property == "no-lease-overlap") return !HasKind(result, {"lease_overlap", "write_outside_lease"});
+  if (property == "no-lease-overlap") {
+    return !HasKind(result, {"lease_overlap", "write_outside_lease", "lease_outlived", "early_takeover"});
+  }
   if (property == "recovery") return !HasKind(result, {"slow_recovery", "missed_settlement"});
   if (property == "same-seed-same-trace") {
     const runner::RunResult again = rerun();

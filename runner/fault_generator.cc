@@ -55,6 +55,11 @@ std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
   return std::min<std::int64_t>(kGrossMax, bound + (std::int64_t{1} << octaves));
 }
 
+std::int64_t WithinDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
+  const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
+  return draw.Percent(50) ? bound : draw.Range(0, bound);
+}
+
 const std::vector<const FaultKindSpec*>& DrawOrder() {
   static const std::vector<const FaultKindSpec*> ranked = [] {
     std::vector<const FaultKindSpec*> list;

@@ -107,6 +107,11 @@ class FaultDrawContext {
 // A drift magnitude (ppm) beyond `bound_ppm`: near the bound or gross.
 std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm);
 
+// A drift magnitude (ppm) within `bound_ppm`: half the time anywhere in
+// [0, bound], half the time the bound itself — the worst clock the
+// assumptions allow, where arithmetic that forgets a factor first shows.
+std::int64_t WithinDriftPpm(FaultDraw& draw, std::int64_t bound_ppm);
+
 // The catalogue's drawable kinds, by draw rank.
 const std::vector<const FaultKindSpec*>& DrawOrder();
 

@@ -41,7 +41,7 @@ Heal StrikeClockStep(Injector& injector, const Fault& fault, int node, checker::
 void DrawClockDrift(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
   const std::int64_t bound = context.timing.drift_bound_ppm;
-  const std::int64_t magnitude = context.Beyond() ? BeyondDriftPpm(context.draw, bound) : context.draw.Range(0, bound);
+  const std::int64_t magnitude = context.Beyond() ? BeyondDriftPpm(context.draw, bound) : WithinDriftPpm(context.draw, bound);
   fault.drift_ppm = context.draw.Percent(50) ? magnitude : -magnitude;
   context.AimIfTimed(fault);
   context.Push(std::move(fault));

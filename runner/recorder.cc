@@ -41,6 +41,7 @@ void Recorder::StoreApplied(std::int64_t op, std::int64_t applied_seq) {
   assert(op >= 0);
   assert(op < static_cast<std::int64_t>(history_.store_ops.size()));
   history_.store_ops[static_cast<std::size_t>(op)].applied_seq = applied_seq;
+  history_.store_ops[static_cast<std::size_t>(op)].applied_ns = world_.now();
 }
 
 void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) {
@@ -118,6 +119,12 @@ void Recorder::CloseBelief(int node, const std::string& reason) {
   open_beliefs_.erase(it);
 }
 
+void Recorder::RecordClaim(int node, const core::LeaseEvent& event) {
+  history_.claims.push_back(checker::ValidityClaim{.node = node, .holder = event.holder, .term = event.term,
+                                                   .at_ns = world_.now(), .boot_ns = event.boot_ns,
+                                                   .until_boot_ns = event.valid_until_ns});
+}
+
 void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
   if (event.kind == core::EventKind::kRenewFailed) rare_counts_["renew_failed_" + event.reason] += 1;
   if (event.kind == core::EventKind::kRenewed) renewals_ok_ += 1;
@@ -131,11 +138,13 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
       open.belief.from_ns = world_.now();
       open.local_deadline = event.valid_until_ns;
       open_beliefs_[node] = std::move(open);
+      RecordClaim(node, event);
       break;
     }
     case core::EventKind::kRenewed: {
       auto it = open_beliefs_.find(node);
       if (it != open_beliefs_.end()) it->second.local_deadline = event.valid_until_ns;
+      if (it != open_beliefs_.end()) RecordClaim(node, event);
       break;
     }
     case core::EventKind::kDemoted:

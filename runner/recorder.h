@@ -69,6 +69,7 @@ class Recorder final : public backends::SimObserver {
     sim::Nanos local_deadline = 0;
   };
   void CloseBelief(int node, const std::string& reason);
+  void RecordClaim(int node, const core::LeaseEvent& event);
   sim::Nanos DeadlineInTrueTime(int node, sim::Nanos local_deadline) const;
 
   sim::World& world_;

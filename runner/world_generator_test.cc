@@ -23,6 +23,29 @@ TEST(WorldGenerator, EveryTimingItDrawsObeysEveryRule) {
   EXPECT_GE(leases.size(), 6u) << "the draw should span short and long leases";
 }
 
+// Boundary-value testing against the validator itself: some drawn timings
+// sit right at the edge core::ValidateTiming allows for a field (one more
+// millisecond fails), some have no safety margin at all.
+TEST(WorldGenerator, SomeTimingsSitAtTheEdgeTheValidatorAllows) {
+  PrngDraw draw(11);
+  int deadline_edge = 0, timeout_edge = 0, no_margin = 0;
+  constexpr int kDraws = 2000;
+  for (int i = 0; i < kDraws; ++i) {
+    const core::TimingConfig t = GenerateTiming(draw);
+    core::TimingConfig longer = t;
+    longer.renew_deadline += sim::kNanosPerMilli;
+    deadline_edge += core::ValidateTiming(longer).empty() ? 0 : 1;
+    longer = t;
+    longer.request_timeout += sim::kNanosPerMilli;
+    timeout_edge += core::ValidateTiming(longer).empty() ? 0 : 1;
+    no_margin += t.safety_margin == 0 ? 1 : 0;
+  }
+  EXPECT_GT(deadline_edge, kDraws / 40);
+  EXPECT_GT(timeout_edge, kDraws / 40);
+  EXPECT_GT(no_margin, kDraws / 40);
+  EXPECT_GT(kDraws - deadline_edge, kDraws / 10) << "loose timings must stay too";
+}
+
 TEST(WorldGenerator, SameSeedSameWorld) {
   const Scenario a = GenerateWorld(42);
   const Scenario b = GenerateWorld(42);

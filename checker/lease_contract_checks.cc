@@ -1,0 +1,190 @@
+#include "checker/lease_contract_checks.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "checker/format.h"
+#include "checker/violation_kind.h"
+
+namespace leasesim::checker {
+namespace {
+
+constexpr int kMaxBreachesSpelledOut = 5;
+
+// The writes that took effect, in the store's own order, when the history
+// knows when the store applied each: as their clients learned, or, for a
+// reply that was lost, by replaying the create/CAS rule on the versions.
+std::vector<const StoreOp*> AppliedWrites(const History& history) {
+  std::vector<const StoreOp*> processed;
+  for (const StoreOp& op : history.store_ops) {
+    if (op.kind == StoreOpKind::kRead || op.applied_seq < 0) continue;
+    if (op.applied_ns == kNeverNs) return {};  // not known for every write: not judged
+    processed.push_back(&op);
+  }
+  std::stable_sort(processed.begin(), processed.end(),
+                   [](const StoreOp* a, const StoreOp* b) { return a->applied_seq < b->applied_seq; });
+  std::map<std::string, std::int64_t> versions;  // by key; absent = no record
+  std::vector<const StoreOp*> writes;
+  for (const StoreOp* op : processed) {
+    const auto it = versions.find(op->key);
+    const bool exists = it != versions.end();
+    bool took_effect = op->outcome == Outcome::kOk;
+    if (op->outcome == Outcome::kUnknown) {
+      took_effect = op->kind == StoreOpKind::kCreate ? !exists : exists && it->second == op->expected_version;
+    }
+    if (!took_effect) continue;
+    versions[op->key] = op->kind == StoreOpKind::kCreate ? 1 : op->expected_version + 1;
+    writes.push_back(op);
+  }
+  return writes;
+}
+
+TimeNs LeaseEnd(const StoreOp& write) { return write.applied_ns + write.value.duration_ns; }
+
+TimeNs BeliefEnd(const LeadershipBelief& belief, const History& history) {
+  return belief.until_ns == kNeverNs ? std::max(history.end_ns, belief.from_ns) : belief.until_ns;
+}
+
+std::string Describe(const LeadershipBelief& belief, const History& history) {
+  return "node " + std::to_string(belief.node) + " (" + belief.holder + ", term " + std::to_string(belief.term) +
+         ", leader from " + FormatTime(belief.from_ns) + " to " + FormatTime(BeliefEnd(belief, history)) + ")";
+}
+
+// A fault beyond the stated assumptions begun by `at`: what excuses a breach.
+const FaultRecord* BeyondBy(const History& history, TimeNs at) {
+  for (const FaultRecord& fault : history.faults) {
+    if (!fault.within_assumptions && fault.start_ns <= at) return &fault;
+  }
+  return nullptr;
+}
+
+// The holder's last record of the belief's term the store applied by the
+// time the belief ended; null when none is known.
+const StoreOp* LastOwnRecord(const std::vector<const StoreOp*>& writes, const LeadershipBelief& belief, TimeNs end) {
+  const StoreOp* last = nullptr;
+  for (const StoreOp* write : writes) {
+    if (write->value.holder != belief.holder || write->value.term != belief.term) continue;
+    if (write->applied_ns <= end) last = write;
+  }
+  return last;
+}
+
+// The write that made the belief's holder leader in its term (its first
+// applied record of that term), and the record it replaced; nulls when
+// either is unknown.
+std::pair<const StoreOp*, const StoreOp*> Takeover(const std::vector<const StoreOp*>& writes,
+                                                   const LeadershipBelief& belief) {
+  const StoreOp* before = nullptr;
+  for (const StoreOp* write : writes) {
+    if (write->value.holder == belief.holder && write->value.term == belief.term) {
+      if (before == nullptr || before->key != write->key) return {write, nullptr};
+      return {write, before};
+    }
+    before = write;
+  }
+  return {nullptr, nullptr};
+}
+
+class Judge {
+ public:
+  Judge(const History& history, Verdict& verdict) : history_(history), verdict_(verdict) {}
+
+  void Breach(ViolationKind kind, TimeNs at, std::vector<int> nodes, const std::string& what) {
+    if (const FaultRecord* cause = BeyondBy(history_, at); cause != nullptr) {
+      if (++excused_ <= kMaxBreachesSpelledOut) {
+        verdict_.notes.push_back("lease contract broken, expected: " + what + "; the " + cause->kind +
+                                 " fault at " + FormatTime(cause->start_ns) + " exceeded the stated assumptions.");
+      }
+      return;
+    }
+    if (++found_ > kMaxBreachesSpelledOut) return;
+    verdict_.violations.push_back(Violation{.kind = KindName(kind),
+                                            .message = what + ", although every fault stayed within the stated "
+                                                              "assumptions.",
+                                            .at_ns = at,
+                                            .nodes = std::move(nodes)});
+  }
+
+  ~Judge() {
+    if (found_ > kMaxBreachesSpelledOut) {
+      verdict_.notes.push_back(std::to_string(found_ - kMaxBreachesSpelledOut) +
+                               " further breaches of the lease contract not listed.");
+    }
+  }
+
+ private:
+  const History& history_;
+  Verdict& verdict_;
+  int found_ = 0;
+  int excused_ = 0;
+};
+
+void CheckHolder(const History& history, const std::vector<const StoreOp*>& writes, const LeadershipBelief& belief,
+                 Judge& judge) {
+  const TimeNs end = BeliefEnd(belief, history);
+  const StoreOp* last = LastOwnRecord(writes, belief, end);
+  if (last == nullptr || end <= LeaseEnd(*last)) return;
+  judge.Breach(ViolationKind::kLeaseOutlived, LeaseEnd(*last), {belief.node},
+               Describe(belief, history) + " still led " + FormatDuration(end - LeaseEnd(*last)) +
+                   " after the lease its last record granted ran out (applied at " + FormatTime(last->applied_ns) +
+                   ", for " + FormatDuration(last->value.duration_ns) + ")");
+}
+
+void CheckCandidate(const History& history, const std::vector<const StoreOp*>& writes,
+                    const LeadershipBelief& belief, Judge& judge) {
+  const auto [took, replaced] = Takeover(writes, belief);
+  if (took == nullptr || replaced == nullptr) return;
+  if (replaced->value.holder.empty() || replaced->value.holder == belief.holder) return;  // released, or its own
+  if (belief.from_ns >= LeaseEnd(*replaced)) return;
+  judge.Breach(ViolationKind::kEarlyTakeover, belief.from_ns, {replaced->node, belief.node},
+               Describe(belief, history) + " took over " + replaced->value.holder + "'s record (term " +
+                   std::to_string(replaced->value.term) + ", applied at " + FormatTime(replaced->applied_ns) +
+                   " for " + FormatDuration(replaced->value.duration_ns) + ") " +
+                   FormatDuration(LeaseEnd(*replaced) - belief.from_ns) + " before its lease ran out");
+}
+
+// The latest true instant a claim can mean: its boot-clock deadline reached
+// at the slowest rate the drift bound allows, ceil(span / (1 - bound)).
+TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
+  const TimeNs span = claim.until_boot_ns - claim.boot_ns;
+  const std::int64_t slow = 1'000'000 - std::clamp<std::int64_t>(drift_bound_ppm, 0, 999'999);
+  return claim.at_ns + span / slow * 1'000'000 + (span % slow * 1'000'000 + slow - 1) / slow;
+}
+
+void CheckClaim(const History& history, const std::vector<const StoreOp*>& writes, const ValidityClaim& claim,
+                Judge& judge) {
+  if (claim.until_boot_ns <= claim.boot_ns) return;
+  const StoreOp* last = nullptr;
+  for (const StoreOp* write : writes) {
+    if (write->value.holder == claim.holder && write->value.term == claim.term && write->applied_ns <= claim.at_ns) {
+      last = write;
+    }
+  }
+  if (last == nullptr) return;
+  const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
+  if (end <= LeaseEnd(*last)) return;
+  judge.Breach(ViolationKind::kLeaseOutlived, claim.at_ns, {claim.node},
+               "node " + std::to_string(claim.node) + " (" + claim.holder + ", term " + std::to_string(claim.term) +
+                   ") claimed at " + FormatTime(claim.at_ns) + " a lease that, on a clock as slow as the drift " +
+                   "bound allows, lasts " + FormatDuration(end - LeaseEnd(*last)) +
+                   " past the lease its last record granted (applied at " + FormatTime(last->applied_ns) +
+                   ", for " + FormatDuration(last->value.duration_ns) + ")");
+}
+
+}  // namespace
+
+void CheckLeaseContract(const History& history, Verdict& verdict) {
+  const std::vector<const StoreOp*> writes = AppliedWrites(history);
+  if (writes.empty()) return;
+  Judge judge(history, verdict);
+  for (const LeadershipBelief& belief : history.beliefs) {
+    if (belief.holder.empty() || BeliefEnd(belief, history) <= belief.from_ns) continue;
+    CheckHolder(history, writes, belief, judge);
+    CheckCandidate(history, writes, belief, judge);
+  }
+  for (const ValidityClaim& claim : history.claims) CheckClaim(history, writes, claim, judge);
+}
+
+}  // namespace leasesim::checker

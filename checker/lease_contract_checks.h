@@ -1,0 +1,27 @@
+#pragma once
+// The lease as the store grants it, checked on each side on its own. A
+// record written to the store grants its holder the lease from the instant
+// the store applied it for the duration it names. Mutual exclusion rests on
+// two promises about that interval: a holder stops believing it leads by
+// the time it ends, and a candidate does not start before it ends (unless
+// the record was released). A protocol that breaks one promise overlaps
+// only when the other side happens to be at its worst (its clock at the
+// drift bound, its poll right after the write), so checking each promise
+// alone finds a broken rule in runs where no overlap happened yet.
+
+#include "checker/history.h"
+#include "checker/verdict.h"
+
+namespace leasesim::checker {
+
+// lease_outlived: a belief that lasts past the end of the lease granted by
+// its holder's last record (same holder and term) the store applied by
+// then; or a claim of validity (History::claims) that, on a clock as slow
+// as the drift bound allows, would. early_takeover: a belief begun by taking over another holder's
+// record before that record's lease ended. Judged only where the history
+// knows when the store applied each write (StoreOp::applied_ns, which the
+// simulator records); a breach after a fault beyond the stated assumptions
+// began is expected and reported as a note.
+void CheckLeaseContract(const History& history, Verdict& verdict);
+
+}  // namespace leasesim::checker
