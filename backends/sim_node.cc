@@ -28,6 +28,15 @@ struct Exchange {
   Result result;
 };
 
+// A watch in flight: the request, the store's answer (and the history's id
+// of it), and whether it arrived (a duplicated report counts once).
+struct WatchExchange {
+  WatchRequest request;
+  std::int64_t op = -1;  // the history's id of the answer, as a read
+  core::StoreResult result;
+  bool reported = false;
+};
+
 // Sends the exchange's request to `server` and its reply back to `me`, which
 // waits on `token`. Each closure fits its message or event without an
 // allocation.
@@ -143,6 +152,60 @@ core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t e
                                 .expected_version = expected_version,
                                 .record = record},
                    timeout);
+}
+
+bool SimNodeEnv::CanWatch() const { return replicated_store_ == nullptr && store_.CanWatch(); }
+
+std::optional<core::StoreResult> SimNodeEnv::TakeReport(std::int64_t known_version) {
+  WatchState& watch = *watch_;
+  if (!watch.reported) return std::nullopt;
+  watch.reported = false;
+  watch.after_version = -1;  // a report spends its registration
+  if (watch.report.status != core::StoreStatus::kOk) return watch.report;  // the store refused the watch
+  if (watch.report.current.version > known_version) return watch.report;
+  return std::nullopt;  // older than what the caller knows
+}
+
+core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(CanWatch());
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  if (watch_->after_version != known_version) SendWatch(key, known_version);
+  WatchState& watch = *watch_;
+  watch.waiter = world_.PrepareWait();
+  watch.waiting = true;
+  world_.Wait(watch.waiter, MonotonicNow() + timeout);
+  watch.waiting = false;
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  return core::StoreResult{};  // kTimeout: no news
+}
+
+void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
+  watch_->after_version = after_version;
+  auto exchange = std::make_shared<WatchExchange>();
+  exchange->request = WatchRequest{.key = std::string(key), .after_version = after_version, .client = host_,
+                                   .node = node_, .process = identity_};
+  auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
+                          exchange = std::move(exchange), watch = watch_, observer = &observer_] {
+    auto reply = [network, server_host = server->host(), me, incarnation, exchange, watch,
+                  observer](std::int64_t op, const core::StoreResult& result) mutable {
+      exchange->op = op;
+      exchange->result = result;
+      auto report = [world = &network->world(), observer, exchange = std::move(exchange), watch = std::move(watch)] {
+        if (exchange->reported) return;  // a duplicate of the report
+        exchange->reported = true;
+        if (exchange->op >= 0) observer->StoreCompleted(exchange->op, exchange->result);
+        watch->reported = true;
+        watch->report = exchange->result;
+        if (watch->waiting) world->Signal(watch->waiter);
+      };
+      static_assert(sim::Message::kFits<decltype(report)>);
+      network->Send(server_host, me, incarnation, std::move(report));
+    };
+    server->Watch(std::shared_ptr<const WatchRequest>(exchange, &exchange->request), std::move(reply));
+  };
+  static_assert(sim::Message::kFits<decltype(request_message)>);
+  network_.Send(host_, store_.host(), sim::kAnyIncarnation, std::move(request_message));
 }
 
 core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos timeout) {

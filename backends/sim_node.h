@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/sim_observer.h"
@@ -61,6 +62,8 @@ class SimNodeEnv final : public core::Env,
                            core::Nanos timeout) override;
   core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version,
                                   const core::LeaseRecord& record, core::Nanos timeout) override;
+  bool CanWatch() const override;
+  core::StoreResult WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) override;
 
   // LedgerClient
   core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
@@ -74,6 +77,17 @@ class SimNodeEnv final : public core::Env,
 
  private:
   core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
+  // This process's watch at the store: shared with its report in flight,
+  // which may arrive after the process is gone (and then touches only this).
+  struct WatchState {
+    std::int64_t after_version = -1;  // of the registration outstanding; -1: none
+    bool reported = false;            // a report arrived and is not yet taken
+    core::StoreResult report;
+    sim::WaitToken waiter{};
+    bool waiting = false;
+  };
+  void SendWatch(std::string_view key, std::int64_t after_version);
+  std::optional<core::StoreResult> TakeReport(std::int64_t known_version);
   core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
 
   sim::World& world_;
@@ -90,6 +104,7 @@ class SimNodeEnv final : public core::Env,
   // When (own monotonic clock) the job last reached the point before a
   // write; -1 when it has sent since.
   core::Nanos last_write_point_ = -1;
+  std::shared_ptr<WatchState> watch_ = std::make_shared<WatchState>();
 };
 
 // The process state of a node incarnation: its Env and the core on top.

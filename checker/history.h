@@ -62,6 +62,9 @@ struct StoreOp {
   // The store's own application order (0-based), when the recorder knows it
   // (the simulator does); -1 when not applied or not known.
   std::int64_t applied_seq = -1;
+  // A read that is a watch's answer (the store reported a change), not a
+  // call: it has no latency of its own. Known only in the simulator.
+  bool watch_answer = false;
 };
 
 // An interval during which a node believed it held the lease. until_ns is

@@ -43,6 +43,12 @@ void Recorder::StoreApplied(std::int64_t op, std::int64_t applied_seq) {
   history_.store_ops[static_cast<std::size_t>(op)].applied_seq = applied_seq;
 }
 
+void Recorder::StoreOpIsWatchAnswer(std::int64_t op) {
+  assert(op >= 0);
+  assert(op < static_cast<std::int64_t>(history_.store_ops.size()));
+  history_.store_ops[static_cast<std::size_t>(op)].watch_answer = true;
+}
+
 void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) {
   assert(id >= 0);
   assert(id < static_cast<std::int64_t>(history_.store_ops.size()));
