@@ -77,16 +77,22 @@ class SimNodeEnv final : public core::Env,
 
  private:
   core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
-  // This process's watch at the store: shared with its report in flight,
-  // which may arrive after the process is gone (and then touches only this).
+  // This process's watch stream at the store (one registration, reporting
+  // every later change, as an etcd watch does): shared with the reports in
+  // flight, which may arrive after the process is gone (then touching only
+  // this).
   struct WatchState {
-    std::int64_t after_version = -1;  // of the registration outstanding; -1: none
-    bool reported = false;            // a report arrived and is not yet taken
-    core::StoreResult report;
+    bool registered = false;   // a registration was sent and not refused
+    bool confirmed = false;    // ... and the store has answered it since
+    std::int64_t latest = -1;  // the stream covers every version after this
+    std::optional<core::StoreResult> held;  // the newest report not yet taken, or a refusal
+    std::int64_t wake_above = 0;  // a waiter wakes for a version above this
     sim::WaitToken waiter{};
     bool waiting = false;
   };
   void SendWatch(std::string_view key, std::int64_t after_version);
+  // A report (or the store's refusal) reached this process's watch state.
+  static void ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result);
   std::optional<core::StoreResult> TakeReport(std::int64_t known_version);
   core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
 

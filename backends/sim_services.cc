@@ -64,7 +64,7 @@ void SimStoreServer::Handle(std::shared_ptr<const StoreRequest> request, StoreRe
   auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
     const core::StoreResult result = Apply(*request);
     if (request->kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk) {
-      NotifyWatchers(request->key, result.current);
+      NotifyWatchers(request->key, result.current, request->client);
     }
     reply(result);
   };
@@ -111,43 +111,42 @@ void SimStoreServer::Watch(std::shared_ptr<const WatchRequest> request, WatchRep
     return;
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
-  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable { ApplyWatch(*request, reply); };
+  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
+    ApplyWatch(*request, std::move(reply));
+  };
   static_assert(sim::Callback::kFits<decltype(apply)>, "applying a watch must not allocate");
   world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
 }
 
-void SimStoreServer::ApplyWatch(const WatchRequest& request, WatchReply& reply) {
+void SimStoreServer::ApplyWatch(const WatchRequest& request, WatchReply reply) {
   std::erase_if(watchers_, [&](const Watcher& w) { return w.client == request.client; });  // replaced
   const core::StoreResult current = store_.Read(request.key);
-  if (current.current.version > request.after_version) {
-    Answer(request.node, request.process, request.key, current.current, reply);
-    return;
-  }
   assert(watchers_.size() < kWatchersMax);
   world_.trace().Record(world_.now(), host_, "store_watch", request.client, request.after_version);
-  watchers_.push_back(Watcher{request.client, request.node, request.process, request.key, request.after_version,
-                              std::move(reply)});
+  watchers_.push_back(Watcher{request.client, request.node, request.process, request.key,
+                              std::max(request.after_version, current.current.version), std::move(reply)});
+  Answer(watchers_.back(), current.current);  // confirms the watch
 }
 
-void SimStoreServer::Answer(int node, const std::string& process, const std::string& key,
-                            const core::VersionedRecord& current, WatchReply& reply) {
-  const std::int64_t op = observer_.StoreInvoked(node, process, StoreOpKind::kRead, key, 0, core::LeaseRecord{});
+void SimStoreServer::Answer(Watcher& watcher, const core::VersionedRecord& current) {
+  const std::int64_t op =
+      observer_.StoreInvoked(watcher.node, watcher.process, StoreOpKind::kRead, watcher.key, 0, core::LeaseRecord{});
   observer_.StoreOpIsWatchAnswer(op);
   observer_.StoreApplied(op, next_applied_seq_++);
   world_.trace().Record(world_.now(), host_, "store_watch_answer", op, current.version);
-  reply(op, core::StoreResult{core::StoreStatus::kOk, current});
+  watcher.reply(op, core::StoreResult{core::StoreStatus::kOk, current});
 }
 
-void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current) {
-  // In registration order; each answered as a read applied right after the write.
-  if (watchers_.empty()) return;
-  std::vector<Watcher> due;
-  std::vector<Watcher> waiting;
-  for (Watcher& w : watchers_) {
-    (w.key == key && current.version > w.after_version ? due : waiting).push_back(std::move(w));
+void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current,
+                                    sim::HostId writer) {
+  // In registration order; each answered as a read applied right after the
+  // write. An answer only sends a message: the list stays as it is meanwhile.
+  for (Watcher& watcher : watchers_) {
+    if (watcher.key != key || current.version <= watcher.after_version) continue;
+    watcher.after_version = current.version;
+    if (watcher.client == writer) continue;  // the writer has its reply
+    Answer(watcher, current);
   }
-  watchers_ = std::move(waiting);
-  for (Watcher& watcher : due) Answer(watcher.node, watcher.process, watcher.key, current, watcher.reply);
 }
 
 SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,
