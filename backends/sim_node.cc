@@ -28,6 +28,14 @@ struct Exchange {
   Result result;
 };
 
+// One report of a watch in flight: the store's answer, the history's id of
+// it, and whether it arrived (a duplicated report counts once).
+struct WatchAnswer {
+  std::int64_t op = -1;  // the history's id of the answer, as a read; -1: a refusal
+  core::StoreResult result;
+  bool delivered = false;
+};
+
 // Sends the exchange's request to `server` and its reply back to `me`, which
 // waits on `token`. Each closure fits its message or event without an
 // allocation.
@@ -108,6 +116,7 @@ core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeou
   assert(timeout > 0);
   request.op = observer_.StoreInvoked(node_, identity_, request.kind, request.key,
                                       request.expected_version, request.record);
+  request.client = host_;
   const std::int64_t op = request.op;
   if (replicated_store_ != nullptr) {
     const core::StoreResult replicated = replicated_store_->Call(host_, std::move(request), timeout);
@@ -143,6 +152,81 @@ core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t e
                                 .expected_version = expected_version,
                                 .record = record},
                    timeout);
+}
+
+bool SimNodeEnv::CanWatch() const { return replicated_store_ == nullptr && store_.CanWatch(); }
+
+std::optional<core::StoreResult> SimNodeEnv::TakeReport(std::int64_t known_version) {
+  WatchState& watch = *watch_;
+  if (!watch.held) return std::nullopt;
+  core::StoreResult report = std::move(*watch.held);
+  watch.held.reset();
+  if (report.status != core::StoreStatus::kOk) return report;  // the store refused the watch
+  if (report.current.version > known_version) return report;
+  return std::nullopt;  // no newer than what the caller knows
+}
+
+core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(CanWatch());
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  WatchState& watch = *watch_;
+  // A registration still unanswered a wait later is taken as lost; a caller
+  // that knows a version the stream never covered (its own write, a read
+  // after reports were lost) registers again from there.
+  if (!watch.registered || !watch.confirmed || known_version > watch.latest) SendWatch(key, known_version);
+  watch.wake_above = known_version;
+  watch.waiter = world_.PrepareWait();
+  watch.waiting = true;
+  world_.Wait(watch.waiter, MonotonicNow() + timeout);
+  watch.waiting = false;
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  return core::StoreResult{};  // kTimeout: no news
+}
+
+void SimNodeEnv::ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result) {
+  if (result.status != core::StoreStatus::kOk) {
+    watch.registered = false;
+    watch.held = result;
+  } else {
+    watch.confirmed = true;
+    watch.latest = std::max(watch.latest, result.current.version);
+    const bool newer = !watch.held || (watch.held->status == core::StoreStatus::kOk &&
+                                       result.current.version > watch.held->current.version);
+    if (newer) watch.held = result;
+  }
+  if (!watch.waiting) return;
+  if (result.status == core::StoreStatus::kOk && result.current.version <= watch.wake_above) return;
+  world.Signal(watch.waiter);
+}
+
+void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
+  WatchState& watch = *watch_;
+  watch.registered = true;
+  watch.confirmed = false;
+  watch.latest = after_version;
+  auto request = std::make_shared<const WatchRequest>(WatchRequest{
+      .key = std::string(key), .after_version = after_version, .client = host_, .node = node_, .process = identity_});
+  // The process may be gone when a report arrives: the report then reaches
+  // only the shared state, and the network drops it for a dead incarnation.
+  auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
+                          request = std::move(request), watch = watch_, observer = &observer_] {
+    auto reply = [network, server_host = server->host(), me, incarnation, watch,
+                  observer](std::int64_t op, const core::StoreResult& result) {
+      auto answer = std::make_shared<WatchAnswer>(WatchAnswer{.op = op, .result = result});
+      auto report = [world = &network->world(), observer, answer = std::move(answer), watch] {
+        if (answer->delivered) return;  // a duplicate of the report
+        answer->delivered = true;
+        if (answer->op >= 0) observer->StoreCompleted(answer->op, answer->result);
+        ReportArrived(*world, *watch, answer->result);
+      };
+      static_assert(sim::Message::kFits<decltype(report)>);
+      network->Send(server_host, me, incarnation, std::move(report));
+    };
+    server->Watch(request, std::move(reply));
+  };
+  static_assert(sim::Message::kFits<decltype(request_message)>);
+  network_.Send(host_, store_.host(), sim::kAnyIncarnation, std::move(request_message));
 }
 
 core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos timeout) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/sim_observer.h"
@@ -61,6 +62,8 @@ class SimNodeEnv final : public core::Env,
                            core::Nanos timeout) override;
   core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version,
                                   const core::LeaseRecord& record, core::Nanos timeout) override;
+  bool CanWatch() const override;
+  core::StoreResult WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) override;
 
   // LedgerClient
   core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
@@ -74,6 +77,23 @@ class SimNodeEnv final : public core::Env,
 
  private:
   core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
+  // This process's watch stream at the store (one registration, reporting
+  // every later change, as an etcd watch does): shared with the reports in
+  // flight, which may arrive after the process is gone (then touching only
+  // this).
+  struct WatchState {
+    bool registered = false;   // a registration was sent and not refused
+    bool confirmed = false;    // ... and the store has answered it since
+    std::int64_t latest = -1;  // the stream covers every version after this
+    std::optional<core::StoreResult> held;  // the newest report not yet taken, or a refusal
+    std::int64_t wake_above = 0;  // a waiter wakes for a version above this
+    sim::WaitToken waiter{};
+    bool waiting = false;
+  };
+  void SendWatch(std::string_view key, std::int64_t after_version);
+  // A report (or the store's refusal) reached this process's watch state.
+  static void ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result);
+  std::optional<core::StoreResult> TakeReport(std::int64_t known_version);
   core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
 
   sim::World& world_;
@@ -90,6 +110,7 @@ class SimNodeEnv final : public core::Env,
   // When (own monotonic clock) the job last reached the point before a
   // write; -1 when it has sent since.
   core::Nanos last_write_point_ = -1;
+  std::shared_ptr<WatchState> watch_ = std::make_shared<WatchState>();
 };
 
 // The process state of a node incarnation: its Env and the core on top.

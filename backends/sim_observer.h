@@ -27,6 +27,9 @@ class SimObserver {
   virtual void StoreApplied(std::int64_t op, std::int64_t applied_seq) = 0;
   // The client learned the outcome; kTimeout means unknown.
   virtual void StoreCompleted(std::int64_t op, const core::StoreResult& result) = 0;
+  // The read `op` is a watch's answer (StoreClient::WaitForChange), not a
+  // call a client made: it has no latency of its own.
+  virtual void StoreOpIsWatchAnswer(std::int64_t op) { (void)op; }
 
   // A node sent a settlement batch; late_ns is how far past its own lease
   // deadline (its own clock) it was at send time, 0 when its lease was valid.

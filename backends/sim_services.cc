@@ -63,6 +63,9 @@ void SimStoreServer::Handle(std::shared_ptr<const StoreRequest> request, StoreRe
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
   auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
     const core::StoreResult result = Apply(*request);
+    if (request->kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk) {
+      NotifyWatchers(request->key, result.current, request->client);
+    }
     reply(result);
   };
   static_assert(sim::Callback::kFits<decltype(apply)>, "applying a request must not allocate");
@@ -94,6 +97,56 @@ core::StoreResult SimStoreServer::Apply(const StoreRequest& request) {
   observer_.StoreApplied(request.op, seq);
   world_.trace().Record(world_.now(), host_, "store_apply", request.op, static_cast<std::int64_t>(result.status));
   return result;
+}
+
+void SimStoreServer::Watch(std::shared_ptr<const WatchRequest> request, WatchReply reply) {
+  // A watch changes nothing: a duplicate of one simply replaces it.
+  if (outage_ == StoreOutage::kBlackhole) {
+    world_.trace().Record(world_.now(), host_, "store_blackhole_watch", request->client);
+    return;
+  }
+  if (outage_ == StoreOutage::kUnavailable) {
+    world_.trace().Record(world_.now(), host_, "store_reject_watch", request->client);
+    reply(-1, core::StoreResult{core::StoreStatus::kUnavailable, {}});
+    return;
+  }
+  const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
+  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
+    ApplyWatch(*request, std::move(reply));
+  };
+  static_assert(sim::Callback::kFits<decltype(apply)>, "applying a watch must not allocate");
+  world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
+}
+
+void SimStoreServer::ApplyWatch(const WatchRequest& request, WatchReply reply) {
+  std::erase_if(watchers_, [&](const Watcher& w) { return w.client == request.client; });  // replaced
+  const core::StoreResult current = store_.Read(request.key);
+  assert(watchers_.size() < kWatchersMax);
+  world_.trace().Record(world_.now(), host_, "store_watch", request.client, request.after_version);
+  watchers_.push_back(Watcher{request.client, request.node, request.process, request.key,
+                              std::max(request.after_version, current.current.version), std::move(reply)});
+  Answer(watchers_.back(), current.current);  // confirms the watch
+}
+
+void SimStoreServer::Answer(Watcher& watcher, const core::VersionedRecord& current) {
+  const std::int64_t op =
+      observer_.StoreInvoked(watcher.node, watcher.process, StoreOpKind::kRead, watcher.key, 0, core::LeaseRecord{});
+  observer_.StoreOpIsWatchAnswer(op);
+  observer_.StoreApplied(op, next_applied_seq_++);
+  world_.trace().Record(world_.now(), host_, "store_watch_answer", op, current.version);
+  watcher.reply(op, core::StoreResult{core::StoreStatus::kOk, current});
+}
+
+void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current,
+                                    sim::HostId writer) {
+  // In registration order; each answered as a read applied right after the
+  // write. An answer only sends a message: the list stays as it is meanwhile.
+  for (Watcher& watcher : watchers_) {
+    if (watcher.key != key || current.version <= watcher.after_version) continue;
+    watcher.after_version = current.version;
+    if (watcher.client == writer) continue;  // the writer has its reply
+    Answer(watcher, current);
+  }
 }
 
 SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,

@@ -30,7 +30,26 @@ struct StoreRequest {
   std::string key;
   std::int64_t expected_version = 0;
   core::LeaseRecord record;
+  sim::HostId client = -1;  // the sender: its own watch is not told of its write
 };
+
+// A watch on a record (StoreClient::WaitForChange): a stream, as etcd's
+// watch is, answered at once with the record as it is (which confirms it)
+// and then with every change past after_version. A client host has one
+// watch: a newer registration replaces its older one.
+struct WatchRequest {
+  std::string key;
+  std::int64_t after_version = 0;
+  sim::HostId client = -1;
+  // Whose read the answer is, in the history.
+  int node = 0;
+  std::string process;
+};
+
+// One answer of a watch (called once per answer): the record as a read
+// returns it, and the history's id of that read (-1 when the store refused
+// the watch).
+using WatchReply = sim::InlineFunction<void(std::int64_t op, const core::StoreResult&), 64>;
 
 // How a store in an outage treats requests.
 enum class StoreOutage {
@@ -63,11 +82,33 @@ class SimStoreServer {
   // host with the result once the request has been applied. The request is
   // shared, not copied: a duplicated message hands the same one over twice.
   void Handle(std::shared_ptr<const StoreRequest> request, StoreReply reply);
+  // Runs on the store host when a watch arrives; once applied, `reply` runs
+  // on the store host with the record as it is, then once per change past
+  // the watch's version, except the client's own writes (it has their
+  // replies). Each answer enters the history as a read invoked and applied
+  // at that instant: the wait before it is no store call.
+  void Watch(std::shared_ptr<const WatchRequest> request, WatchReply reply);
   sim::HostId host() const { return host_; }
   const LeaseStore& state() const { return store_; }
+  // A lagging replica cannot keep a watch's promise of order: the stale-read
+  // store has none.
+  bool CanWatch() const { return config_.stale_read_ppm == 0; }
 
  private:
   core::StoreResult Apply(const StoreRequest& request);
+  struct Watcher {
+    sim::HostId client;
+    int node;
+    std::string process;
+    std::string key;
+    std::int64_t after_version;  // the newest version it was told of
+    WatchReply reply;
+  };
+  // A watch at its apply time: replaces the client's older one and is
+  // answered with the record as it is.
+  void ApplyWatch(const WatchRequest& request, WatchReply reply);
+  void NotifyWatchers(const std::string& key, const core::VersionedRecord& current, sim::HostId writer);
+  void Answer(Watcher& watcher, const core::VersionedRecord& current);
   core::StoreResult StaleRead(const std::string& key, sim::Nanos as_of) const;
 
   static constexpr std::size_t kReplicaLogMax = 4096;
@@ -91,6 +132,8 @@ class SimStoreServer {
   // Request ids seen: a request the network delivered twice is applied once
   // (as TCP and request ids ensure in real clients).
   std::vector<bool> seen_requests_;  // by op id (dense, from 0)
+  static constexpr std::size_t kWatchersMax = 4096;  // one per client host
+  std::vector<Watcher> watchers_;
 };
 
 using LedgerReply = sim::InlineFunction<void(const core::LedgerResult&), 64>;

@@ -94,5 +94,86 @@ TEST(SimLedger, ARequestThatNeverArrivesIsNeverApplied) {
   EXPECT_EQ(rig.ledger.state().LastAppliedWindow().last_window, -1);
 }
 
+// A second client, n2, that writes while n1 watches.
+struct WatchRig : Rig {
+  sim::HostId writer = world.AddHost({.name = "n2"});
+  std::unique_ptr<SimNodeEnv> writer_env;
+  WatchRig() {
+    world.Start(writer);
+    writer_env = std::make_unique<SimNodeEnv>(world, network, writer, 2, "n2#1", store, ledger, observer);
+  }
+  // n2 creates the record at 100 ms and renews it every 100 ms after.
+  void WriteVersions(int count) {
+    world.Spawn(writer, [this, count] {
+      std::int64_t version = 0;
+      for (int i = 0; i < count; ++i) {
+        writer_env->SleepUntil(writer_env->MonotonicNow() + sim::Millis(100));
+        const core::LeaseRecord record{.holder = "n2#1", .term = 1};
+        const core::StoreResult written = version == 0 ? writer_env->Create("job", record, sim::Millis(50))
+                                                       : writer_env->CompareAndSet("job", version, record,
+                                                                                   sim::Millis(50));
+        version = written.current.version;
+      }
+    });
+  }
+  // n1 waits for changes from version 0 on, `waits` times, noting each news.
+  std::vector<std::int64_t> Watch(int waits) {
+    auto seen = std::make_shared<std::vector<std::int64_t>>();
+    world.Spawn(client, [this, seen, waits] {
+      std::int64_t known = 0;
+      for (int i = 0; i < waits; ++i) {
+        const core::StoreResult change = env->WaitForChange("job", known, sim::Millis(300));
+        if (change.status != core::StoreStatus::kOk) continue;
+        known = change.current.version;
+        seen->push_back(known);
+      }
+    });
+    world.RunUntil(sim::Seconds(3));
+    return *seen;
+  }
+};
+
+TEST(SimStoreWatch, AWatchReportsEveryLaterChangeInOrder) {
+  WatchRig rig;
+  ASSERT_TRUE(rig.env->CanWatch());
+  rig.WriteVersions(3);
+  EXPECT_EQ(rig.Watch(6), (std::vector<std::int64_t>{1, 2, 3}));
+}
+
+TEST(SimStoreWatch, ALostRegistrationIsSentAgainAtTheNextWait) {
+  WatchRig rig;
+  rig.network.SetBlocked(rig.client, rig.store_host, true);  // the first registration is lost
+  rig.world.At(sim::Millis(50), [&] { rig.network.SetBlocked(rig.client, rig.store_host, false); });
+  rig.WriteVersions(5);
+  // The first wait (up to 300 ms) hears nothing; registered again at the
+  // second, the watch reports what changed since and every change after.
+  const std::vector<std::int64_t> seen = rig.Watch(8);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), 5);
+  EXPECT_GE(seen.front(), 2);
+}
+
+TEST(SimStoreWatch, AnUnavailableStoreRefusesTheWatchAtOnce) {
+  WatchRig rig;
+  rig.store.SetOutage(StoreOutage::kUnavailable);
+  core::StoreResult change;
+  sim::Nanos done = -1;
+  rig.world.Spawn(rig.client, [&] {
+    change = rig.env->WaitForChange("job", 0, sim::Seconds(1));
+    done = rig.world.now();
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  EXPECT_EQ(change.status, core::StoreStatus::kUnavailable);
+  EXPECT_EQ(done, sim::Millis(2));  // two hops, no wait
+}
+
+TEST(SimStoreWatch, TheStaleReadStoreCannotWatch) {
+  sim::World world{5, false};
+  RecordingObserver observer;
+  const sim::HostId host = world.AddHost({.name = "store"});
+  SimStoreServer store{world, host, sim::Prng(2), {.stale_read_ppm = 1'000}, observer};
+  EXPECT_FALSE(store.CanWatch());
+}
+
 }  // namespace
 }  // namespace leasesim::backends

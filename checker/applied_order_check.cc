@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "checker/format.h"
@@ -11,8 +12,10 @@ namespace leasesim::checker {
 
 AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops) {
   AppliedOrderResult result;
-  std::vector<std::size_t> order;
-  order.reserve(ops.size());
+  // (applied_seq, index) pairs sort without chasing each op: the applied
+  // order is rarely the invocation order.
+  std::vector<std::pair<std::int64_t, std::size_t>> by_seq;
+  by_seq.reserve(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const StoreOp& op = ops[i];
     if (op.applied_seq < 0) {
@@ -22,21 +25,18 @@ AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops) {
       }
       continue;  // failed or unknown and never applied: no effect
     }
-    order.push_back(i);
+    by_seq.emplace_back(op.applied_seq, i);
   }
-  auto by_seq = [&](std::size_t a, std::size_t b) {
-    return ops[a].applied_seq < ops[b].applied_seq;
-  };
-  if (!std::is_sorted(order.begin(), order.end(), by_seq)) {
-    std::sort(order.begin(), order.end(), by_seq);
-  }
-  for (std::size_t k = 1; k < order.size(); ++k) {
-    if (ops[order[k]].applied_seq == ops[order[k - 1]].applied_seq) {
-      result.explanation = "two operations share applied_seq " +
-                           std::to_string(ops[order[k]].applied_seq);
+  if (!std::is_sorted(by_seq.begin(), by_seq.end())) std::sort(by_seq.begin(), by_seq.end());
+  for (std::size_t k = 1; k < by_seq.size(); ++k) {
+    if (by_seq[k].first == by_seq[k - 1].first) {
+      result.explanation = "two operations share applied_seq " + std::to_string(by_seq[k].first);
       return result;
     }
   }
+  std::vector<std::size_t> order;
+  order.reserve(by_seq.size());
+  for (const auto& [seq, index] : by_seq) order.push_back(index);
 
   struct KeyState {
     LeaseStoreKeyModel model;

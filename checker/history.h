@@ -66,6 +66,9 @@ struct StoreOp {
   // simulator does; a real store does not say): where the lease a written
   // record grants begins in the store's terms.
   TimeNs applied_ns = kNeverNs;
+  // A read that is a watch's answer (the store reported a change), not a
+  // call: it has no latency of its own. Known only in the simulator.
+  bool watch_answer = false;
 };
 
 // An interval during which a node believed it held the lease. until_ns is

@@ -38,6 +38,19 @@ class StoreClient {
   virtual StoreResult Create(std::string_view key, const LeaseRecord& record, Nanos timeout) = 0;
   virtual StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version,
                                     const LeaseRecord& record, Nanos timeout) = 0;
+
+  // A watch on the record, as etcd has: whether WaitForChange works here.
+  virtual bool CanWatch() const { return false; }
+  // Blocks until the record under `key` is seen with a version above
+  // known_version (kOk, with it: as a read would return it), or at most
+  // `timeout` (kTimeout: no news, which proves nothing: a change may have
+  // been missed). A store that cannot watch answers kUnavailable at once.
+  virtual StoreResult WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) {
+    (void)key;
+    (void)known_version;
+    (void)timeout;
+    return StoreResult{StoreStatus::kUnavailable, {}};
+  }
 };
 
 struct SettlementItem {

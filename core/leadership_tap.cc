@@ -78,6 +78,16 @@ StoreResult LeadershipTap::WatchedStore::Read(std::string_view key, Nanos timeou
   return tap_.Watch([&](StoreClient& store) { return store.Read(key, timeout); });
 }
 
+bool LeadershipTap::WatchedStore::CanWatch() const { return tap_.inner_.store().CanWatch(); }
+
+StoreResult LeadershipTap::WatchedStore::WaitForChange(std::string_view key, std::int64_t known_version,
+                                                       Nanos timeout) {
+  // Not a timed call (it waits by design): only the record it brings is noted.
+  StoreResult result = tap_.inner_.store().WaitForChange(key, known_version, timeout);
+  tap_.Saw(result);
+  return result;
+}
+
 StoreResult LeadershipTap::WatchedStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
   return tap_.Watch([&](StoreClient& store) { return store.Create(key, record, timeout); });
 }

@@ -59,6 +59,8 @@ class LeadershipTap final : public EventSink {
     StoreResult Create(std::string_view key, const LeaseRecord& record, Nanos timeout) override;
     StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version, const LeaseRecord& record,
                               Nanos timeout) override;
+    bool CanWatch() const override;
+    StoreResult WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) override;
 
    private:
     LeadershipTap& tap_;

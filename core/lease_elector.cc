@@ -198,6 +198,7 @@ void LeaseElector::Demote(DemotionReason reason) {
 }
 
 bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term, Probe on_success) {
+  ++takes_attempted_;
   env_.AtFaultPoint(FaultPoint::kBeforeAcquire);
   const Nanos sent = env_.BootNow();
   const Nanos wall = env_.WallNow();
@@ -264,11 +265,45 @@ bool LeaseElector::Campaign() {
   // Expiry of another holder is judged only from our own monotonic clock
   // (ProtocolRules::HolderExpired), from when we first saw its version.
   Observation watched;
+  // A store that can watch the record (StoreClient::CanWatch) reports each
+  // change; between changes the candidate judges the record it knows again
+  // every retry period instead of reading it again. A change it missed (a
+  // lost report, or a registration lost or dropped by a blackholed store)
+  // only makes a take fail its compare-and-set; after any take, and after
+  // hearing nothing for longer than a live holder goes between renewals, it
+  // reads the record afresh (which registers the watch anew). A store that
+  // refuses the watch is polled. Without a watch: read, judge, sleep.
+  std::optional<VersionedRecord> known;
+  Nanos heard = 0;  // own monotonic clock: when the store last told us the record
+  const Nanos quiet_max = config_.timing.renew_interval + config_.timing.request_timeout;
   for (;;) {
     if (shutting_down_) return false;
-    const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
-    if (read.status == StoreStatus::kOk && ConsiderRecord(read.current, watched)) return true;
-    env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
+    if (known && env_.MonotonicNow() - heard > quiet_max) known.reset();
+    if (!known) {
+      const StoreResult read = env_.store().Read(config_.key, config_.timing.request_timeout);
+      if (read.status == StoreStatus::kOk) {
+        known = read.current;
+        heard = env_.MonotonicNow();
+      }
+    }
+    if (known) {
+      const std::int64_t takes_before = takes_attempted_;
+      if (ConsiderRecord(*known, watched)) return true;
+      if (takes_attempted_ != takes_before || !env_.store().CanWatch()) known.reset();
+    }
+    if (!known) {
+      env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
+      continue;
+    }
+    const StoreResult change = env_.store().WaitForChange(config_.key, known->version, JitteredRetry());
+    if (change.status == StoreStatus::kOk) {
+      known = change.current;
+      heard = env_.MonotonicNow();
+    }
+    if (change.status == StoreStatus::kUnavailable) {
+      known.reset();
+      env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
+    }
   }
 }
 

@@ -116,6 +116,7 @@ class LeaseElector {
   Nanos last_renew_sent_ = 0;
   Nanos acquired_wall_ = 0;
   std::string last_observed_holder_;
+  std::int64_t takes_attempted_ = 0;  // TryTake calls: a campaign reads the record afresh after one
   bool shutting_down_ = false;
   std::string release_successor_;  // as given to Release()
   bool running_ = false;  // Run has started and not returned

@@ -20,8 +20,9 @@ Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
 std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
                                     const std::string& key, std::int64_t expected_version,
                                     const core::LeaseRecord& value) {
-  checker::StoreOp op;
-  op.id = static_cast<std::int64_t>(history_.store_ops.size());
+  // Built in place: an op is a few hundred bytes of strings and values.
+  checker::StoreOp& op = history_.store_ops.emplace_back();
+  op.id = static_cast<std::int64_t>(history_.store_ops.size()) - 1;
   op.node = node;
   op.process = process;
   op.key = key;
@@ -33,8 +34,7 @@ std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backen
   op.expected_version = expected_version;
   if (kind != backends::StoreOpKind::kRead) op.value = ToValue(value);
   op.invoke_ns = world_.now();
-  history_.store_ops.push_back(std::move(op));
-  return history_.store_ops.back().id;
+  return op.id;
 }
 
 void Recorder::StoreApplied(std::int64_t op, std::int64_t applied_seq) {
@@ -42,6 +42,12 @@ void Recorder::StoreApplied(std::int64_t op, std::int64_t applied_seq) {
   assert(op < static_cast<std::int64_t>(history_.store_ops.size()));
   history_.store_ops[static_cast<std::size_t>(op)].applied_seq = applied_seq;
   history_.store_ops[static_cast<std::size_t>(op)].applied_ns = world_.now();
+}
+
+void Recorder::StoreOpIsWatchAnswer(std::int64_t op) {
+  assert(op >= 0);
+  assert(op < static_cast<std::int64_t>(history_.store_ops.size()));
+  history_.store_ops[static_cast<std::size_t>(op)].watch_answer = true;
 }
 
 void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) {

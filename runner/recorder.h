@@ -29,6 +29,7 @@ class Recorder final : public backends::SimObserver {
                             const core::LeaseRecord& value) override;
   void StoreApplied(std::int64_t op, std::int64_t applied_seq) override;
   void StoreCompleted(std::int64_t op, const core::StoreResult& result) override;
+  void StoreOpIsWatchAnswer(std::int64_t op) override;
   std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
                           std::int64_t late_ns, std::int64_t stalled_ns) override;
   void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;

@@ -49,9 +49,9 @@ const NodeClock::Segment& NodeClock::SegmentAt(Nanos true_now) const {
   return segments_.front();
 }
 
-Nanos NodeClock::Monotonic(Nanos true_now) const { return LocalIn(SegmentAt(true_now), true_now); }
+Nanos NodeClock::ReadMonotonic(Nanos true_now) const { return LocalIn(SegmentAt(true_now), true_now); }
 
-Nanos NodeClock::Boot(Nanos true_now) const {
+Nanos NodeClock::ReadBoot(Nanos true_now) const {
   const Segment& segment = SegmentAt(true_now);
   const Nanos suspended = segment.suspended_before + (segment.frozen ? true_now - segment.true_start : 0);
   return LocalIn(segment, true_now) + suspended;
@@ -73,6 +73,7 @@ NodeClock::Reading NodeClock::Advance(Nanos true_now) {
 
 void NodeClock::Replan(Nanos true_now, Reading at) {
   AssertRates();
+  ForgetReadings();
   // Segments from true_now on were either planned (a slew's end) or made by
   // an earlier change at this same instant: the new plan replaces them.
   while (!segments_.empty() && segments_.back().true_start >= true_now) segments_.pop_back();

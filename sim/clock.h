@@ -48,8 +48,22 @@ class NodeClock {
   // wall_start: what Wall reads at true time 0.
   NodeClock(Nanos monotonic_start, Nanos wall_start, std::int64_t drift_ppm);
 
-  Nanos Monotonic(Nanos true_now) const;
-  Nanos Boot(Nanos true_now) const;
+  // Inline with the last reading kept: a process reads its clocks many
+  // times within one event (one true instant).
+  Nanos Monotonic(Nanos true_now) const {
+    if (true_now != monotonic_at_) {
+      monotonic_ = ReadMonotonic(true_now);
+      monotonic_at_ = true_now;
+    }
+    return monotonic_;
+  }
+  Nanos Boot(Nanos true_now) const {
+    if (true_now != boot_at_) {
+      boot_ = ReadBoot(true_now);
+      boot_at_ = true_now;
+    }
+    return boot_;
+  }
   // Includes every step made so far (steps carry no time of their own).
   Nanos Wall(Nanos true_now) const { return wall_base_ + Boot(true_now) + steps_; }
   std::int64_t drift_ppm() const { return drift_ppm_; }
@@ -91,6 +105,9 @@ class NodeClock {
     Nanos local;
     Nanos suspended;
   };
+  Nanos ReadMonotonic(Nanos true_now) const;
+  Nanos ReadBoot(Nanos true_now) const;
+  void ForgetReadings() const { monotonic_at_ = boot_at_ = kForgotten; }
   static Nanos LocalIn(const Segment& segment, Nanos true_now);
   // The least true instant at which an unfrozen segment reads >= local.
   static Nanos TrueTimeInSegment(const Segment& segment, Nanos local);
@@ -108,6 +125,13 @@ class NodeClock {
   Nanos slew_left_ = 0;        // unfrozen true time the slew still runs, as of last_change_
   bool frozen_ = false;
   Nanos last_change_ = 0;
+  // The last readings and the true instants they are of (a cache: every
+  // change forgets them).
+  static constexpr Nanos kForgotten = -1;  // true time never reads this
+  mutable Nanos monotonic_at_ = kForgotten;
+  mutable Nanos monotonic_ = 0;
+  mutable Nanos boot_at_ = kForgotten;
+  mutable Nanos boot_ = 0;
 };
 
 }  // namespace leasesim::sim

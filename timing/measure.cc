@@ -68,6 +68,7 @@ RunMeasure MeasureHistory(const checker::History& history, const CallThresholds&
     }
   }
   for (const checker::StoreOp& op : history.store_ops) {
+    if (op.watch_answer) continue;  // not a call: a watch's wait is no latency
     if (op.outcome == checker::Outcome::kUnknown) {
       measure.unanswered += 1;
       continue;
