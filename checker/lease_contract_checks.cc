@@ -60,16 +60,28 @@ const FaultRecord* BeyondBy(const History& history, TimeNs at) {
   return nullptr;
 }
 
-// The holder's last record of the belief's term the store applied by the
-// time the belief ended; null when none is known.
-const StoreOp* LastOwnRecord(const std::vector<const StoreOp*>& writes, const LeadershipBelief& belief, TimeNs end) {
-  const StoreOp* last = nullptr;
-  for (const StoreOp* write : writes) {
-    if (write->value.holder != belief.holder || write->value.term != belief.term) continue;
-    if (write->applied_ns <= end) last = write;
+// Each holder's records by term, in the store's order (and so by apply
+// instant): a claim or a belief looks up its own in logarithmic time, as a
+// run makes one claim per renewal.
+class OwnRecords {
+ public:
+  explicit OwnRecords(const std::vector<const StoreOp*>& writes) {
+    for (const StoreOp* write : writes) by_lease_[{write->value.holder, write->value.term}].push_back(write);
   }
-  return last;
-}
+
+  // The last record of `holder` in `term` the store applied by `at`; null when none.
+  const StoreOp* LastBy(const std::string& holder, std::int64_t term, TimeNs at) const {
+    const auto it = by_lease_.find({holder, term});
+    if (it == by_lease_.end()) return nullptr;
+    const std::vector<const StoreOp*>& records = it->second;
+    const auto after = std::upper_bound(records.begin(), records.end(), at,
+                                        [](TimeNs t, const StoreOp* write) { return t < write->applied_ns; });
+    return after == records.begin() ? nullptr : *(after - 1);
+  }
+
+ private:
+  std::map<std::pair<std::string, std::int64_t>, std::vector<const StoreOp*>> by_lease_;
+};
 
 // The write that made the belief's holder leader in its term (its first
 // applied record of that term), and the record it replaced; nulls when
@@ -121,10 +133,9 @@ class Judge {
   int excused_ = 0;
 };
 
-void CheckHolder(const History& history, const std::vector<const StoreOp*>& writes, const LeadershipBelief& belief,
-                 Judge& judge) {
+void CheckHolder(const History& history, const OwnRecords& own, const LeadershipBelief& belief, Judge& judge) {
   const TimeNs end = BeliefEnd(belief, history);
-  const StoreOp* last = LastOwnRecord(writes, belief, end);
+  const StoreOp* last = own.LastBy(belief.holder, belief.term, end);
   if (last == nullptr || end <= LeaseEnd(*last)) return;
   judge.Breach(ViolationKind::kLeaseOutlived, LeaseEnd(*last), {belief.node},
                Describe(belief, history) + " still led " + FormatDuration(end - LeaseEnd(*last)) +
@@ -153,15 +164,9 @@ TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
   return claim.at_ns + span / slow * 1'000'000 + (span % slow * 1'000'000 + slow - 1) / slow;
 }
 
-void CheckClaim(const History& history, const std::vector<const StoreOp*>& writes, const ValidityClaim& claim,
-                Judge& judge) {
+void CheckClaim(const History& history, const OwnRecords& own, const ValidityClaim& claim, Judge& judge) {
   if (claim.until_boot_ns <= claim.boot_ns) return;
-  const StoreOp* last = nullptr;
-  for (const StoreOp* write : writes) {
-    if (write->value.holder == claim.holder && write->value.term == claim.term && write->applied_ns <= claim.at_ns) {
-      last = write;
-    }
-  }
+  const StoreOp* last = own.LastBy(claim.holder, claim.term, claim.at_ns);
   if (last == nullptr) return;
   const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
   if (end <= LeaseEnd(*last)) return;
@@ -178,13 +183,14 @@ void CheckClaim(const History& history, const std::vector<const StoreOp*>& write
 void CheckLeaseContract(const History& history, Verdict& verdict) {
   const std::vector<const StoreOp*> writes = AppliedWrites(history);
   if (writes.empty()) return;
+  const OwnRecords own(writes);
   Judge judge(history, verdict);
   for (const LeadershipBelief& belief : history.beliefs) {
     if (belief.holder.empty() || BeliefEnd(belief, history) <= belief.from_ns) continue;
-    CheckHolder(history, writes, belief, judge);
+    CheckHolder(history, own, belief, judge);
     CheckCandidate(history, writes, belief, judge);
   }
-  for (const ValidityClaim& claim : history.claims) CheckClaim(history, writes, claim, judge);
+  for (const ValidityClaim& claim : history.claims) CheckClaim(history, own, claim, judge);
 }
 
 }  // namespace leasesim::checker
