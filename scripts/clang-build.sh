@@ -18,9 +18,10 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do targets+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 launcher=()
 if [ -n "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER="$CMAKE_CXX_COMPILER_LAUNCHER"); fi
-werror=${LEASESIM_CLANG_WERROR:-ON}
-# Configured once; again only when the warnings setting changed.
-if [ ! -f "$dir/build.ninja" ] || ! grep -q "^LEASESIM_WERROR:BOOL=$werror\$" "$dir/CMakeCache.txt"; then
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$compiler" -DLEASESIM_WERROR="$werror" "${launcher[@]}" "$@" >/dev/null
+configure=(-DCMAKE_CXX_COMPILER="$compiler" -DLEASESIM_WERROR="${LEASESIM_CLANG_WERROR:-ON}" "${launcher[@]}" "$@")
+# Configured once; again only when the arguments changed (kept beside it).
+if [ ! -f "$dir/build.ninja" ] || [ "$(cat "$dir/clang-build.args" 2>/dev/null)" != "${configure[*]}" ]; then
+  cmake -S . -B "$dir" -G Ninja "${configure[@]}" >/dev/null
+  echo "${configure[*]}" >"$dir/clang-build.args"
 fi
 cmake --build "$dir" -j "${JOBS:-2}" --target "${targets[@]}"
