@@ -6,7 +6,7 @@
 # the runs it differed on, and the ctest output of every run stays for the
 # failing test's log.
 #   nice -n 19 scripts/repeat-ctest.sh N [BUILD_DIR] [-- CTEST_ARGS...]
-# CTEST_ARGS default to CI's: -j2 -LE live. Results go to
+# CTEST_ARGS default to CI's: -j2 -LE live --output-on-failure. Results go to
 # BUILD_DIR/repeat-ctest/ (run-K.outcomes "test outcome" lines, run-K.log the
 # ctest output); an interrupted series still prints the summary of the runs
 # it finished. Exit 0 all runs identical, 1 some test differed, 2 usage or no
@@ -20,7 +20,7 @@ runs=$1 build=${2:-build}
 shift $(($# >= 2 ? 2 : 1))
 [ "${1:-}" = "--" ] && shift
 ctest_args=("$@")
-[ ${#ctest_args[@]} -eq 0 ] && ctest_args=(-j2 -LE live)
+[ ${#ctest_args[@]} -eq 0 ] && ctest_args=(-j2 -LE live --output-on-failure)
 if [ ! -f "$build/CTestTestfile.cmake" ]; then
   echo "repeat-ctest: $build is not a configured build (no CTestTestfile.cmake)" >&2
   exit 2
@@ -38,7 +38,6 @@ outcomes() {
 }
 
 summary() {
-  trap - INT TERM
   if [ "$done_runs" -eq 0 ]; then
     echo "repeat-ctest: no run finished" >&2
     exit 2
@@ -68,12 +67,21 @@ summary() {
   echo "repeat-ctest: each run's ctest output is in $out/run-K.log"
   exit 1
 }
-trap summary INT TERM
+# A signal ends the series after the run in progress, which is not counted.
+interrupted=0
+trap 'interrupted=1' INT TERM
 
 for k in $(seq 1 "$runs"); do
   start=$(date +%s)
-  (cd "$build" && ctest "${ctest_args[@]}") >"$out/run-$k.log" 2>&1
+  (cd "$build" && exec ctest "${ctest_args[@]}") >"$out/run-$k.log" 2>&1 &
+  wait $! 2>/dev/null
   code=$?
+  if [ "$interrupted" -eq 1 ]; then
+    kill "$!" 2>/dev/null
+    wait "$!" 2>/dev/null
+    echo "repeat-ctest: interrupted during run $k, which is not counted"
+    break
+  fi
   outcomes "$out/run-$k.log" >"$out/run-$k.outcomes"
   if [ ! -s "$out/run-$k.outcomes" ]; then
     echo "repeat-ctest: run $k (ctest exit $code) reported no test; its output is in $out/run-$k.log" >&2
