@@ -197,7 +197,10 @@ TEST(CompareCommand, EveryFigureTheSuitesWriteHasADirection) {
     const fs::path out = dir / file;
     const Outcome run = Invoke(RunCommand, {SourceDir() + "/scenarios/" + file, "--seeds", "1-2", "--out", out.string(), "--quiet"});
     ASSERT_NE(run.code, kExitBadInput) << run.err;
-    for (const nlohmann::json& entry : nlohmann::json::parse(Read(out / "summary.json"))["runs"]) {
+    // Held: a range-for over a member of the temporary parse() returns reads
+    // freed memory (ASan: heap-use-after-free).
+    const nlohmann::json summary = nlohmann::json::parse(Read(out / "summary.json"));
+    for (const nlohmann::json& entry : summary.at("runs")) {
       for (const auto& [figure, value] : entry["figures"].items()) {
         EXPECT_TRUE(compare::DescribeFigure(figure).known) << figure << " (" << file << ") has no direction";
       }

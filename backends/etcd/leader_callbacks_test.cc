@@ -126,7 +126,13 @@ TEST(LeaderCallbacks, StartedWithTheTokenStoppedWithTheReasonAfterTheJobAndOther
   ASSERT_TRUE(WaitFor([&] { return a_seen.Read([&] { return a_seen.stopped.size(); }) == 1; }));
   const core::StoppedLeading stop = a_seen.Read([&] { return a_seen.stopped[0]; });
   EXPECT_EQ(stop.token, a_seen.Read([&] { return a_seen.started_tokens[0]; }));
-  EXPECT_EQ(stop.reason, core::DemotionReason::kStoreUnavailable);
+  // No renewal succeeded before the deadline. Who notices first is a race
+  // between real threads: the renew loop, which knows the store refused
+  // (kStoreUnavailable), or the job's own ctx.Valid() poll, which sees the
+  // deadline pass (kDeadline); under load the job won 4 runs in 40 here.
+  EXPECT_TRUE(stop.reason == core::DemotionReason::kStoreUnavailable ||
+              stop.reason == core::DemotionReason::kDeadline)
+      << core::DemotionReasonName(stop.reason);
   EXPECT_FALSE(a_seen.Read([&] { return a_seen.stopped_while_job_ran; }));
   ASSERT_TRUE(WaitFor([&] { return b_seen.Read([&] { return b_seen.started_tokens.size(); }) == 1; }));
   EXPECT_GT(b_seen.Read([&] { return b_seen.started_tokens[0]; }), stop.token);

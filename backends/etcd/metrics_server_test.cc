@@ -6,9 +6,11 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -184,20 +186,34 @@ TEST(LeaseHealth, HealthzTurnsUnhealthyWhenALeadersRenewalHangsPastItsDeadlineAn
   w.env.Stop();
 }
 
+// Asks /healthz every 10 ms until it answers `status` with `text` in the
+// body, at most 3 s: a fixed sleep let a loaded machine's scheduler decide
+// (the leader had not acquired within 150 ms in 1 of 4 niced suite runs).
+bool AnswersWithin(WatchedNode& w, int status, const std::string& text) {
+  for (int i = 0; i < 300; ++i) {
+    if (w.Status() == status && w.last_body.find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 TEST(LeaseHealth, ALeaderCutOffFromTheStoreIsUnhealthyUntilItSeesTheRecordAgain) {
   WatchedNode w(/*timeout=*/100 * kMs);
   ASSERT_TRUE(w.server.ok()) << w.server.error();
   w.node.Start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_TRUE(AnswersWithin(w, 200, "ok: leading")) << w.last_body;
   w.view.down = true;  // demotes itself at its deadline, but cannot tell the record anything
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_EQ(w.Status(), 200) << w.last_body;  // within deadline + timeout
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(w.Status(), 503);
-  EXPECT_NE(w.last_body.find("the record last seen still names it"), std::string::npos) << w.last_body;
+  const auto down_at = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int early = w.Status();
+  // Within deadline (250 ms) + timeout (100 ms) of the last renewal it is
+  // healthy still; judged only when the sleep did not overrun that window.
+  if (std::chrono::steady_clock::now() - down_at < std::chrono::milliseconds(200)) {
+    EXPECT_EQ(early, 200) << w.last_body;
+  }
+  EXPECT_TRUE(AnswersWithin(w, 503, "the record last seen still names it")) << w.last_body;
   w.view.down = false;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(w.Status(), 200) << w.last_body;
+  EXPECT_TRUE(AnswersWithin(w, 200, "ok:")) << w.last_body;
   w.env.Stop();
 }
 

@@ -70,12 +70,17 @@ TEST(RealEnv, SleepUntilWaitsOnTheMonotonicClock) {
     late = env.MonotonicNow() - target;
     env.SleepUntil(env.MonotonicNow() + 60'000 * kMs);  // Stop() must cut this short
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  // Until the first sleep has ended (at most 5 s): a fixed wait here let a
+  // loaded machine's scheduler decide the outcome.
+  for (int i = 0; i < 5000 && late.load() < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const auto start = std::chrono::steady_clock::now();
   env.Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
   EXPECT_GE(late.load(), 0);
-  EXPECT_LT(late.load(), 20 * kMs);
+  // Woken by the timer, not by a later poll: a wake-up is late by the
+  // scheduler's latency only, which reached 29 ms on two cores shared by
+  // several builds, so the bound is an order of magnitude above the sleep.
+  EXPECT_LT(late.load(), 200 * kMs);
   EXPECT_GT(env.WallNow(), 1'600'000'000LL * 1'000'000'000LL);
 }
 
