@@ -29,8 +29,10 @@ ReplicaProcess::ReplicaProcess(ReplicatedStore& store, int replica, sim::HostId 
 void ReplicaProcess::OnClientArrival(const StoreRequest& request, Route route) {
   const sim::Nanos at = store_.world_.now() + store_.DrawService();
   sim::World& world = store_.world_;
-  world.At(at, [this, &world, request, route = std::move(route)]() mutable {
-    world.RunOnHost(host_, incarnation_, [this, request, route = std::move(route)] {
+  // Host and incarnation are copied now: a crash before `at` destroys this
+  // replica, and RunOnHost then drops the request (ASan: use after free).
+  world.At(at, [this, &world, host = host_, incarnation = incarnation_, request, route = std::move(route)]() mutable {
+    world.RunOnHost(host, incarnation, [this, request, route = std::move(route)] {
       HandleClient(request, route);
     });
   });
