@@ -8,20 +8,17 @@
 #include <vector>
 
 #include "checker/format.h"
+#include "checker/store_writes.h"
 
 namespace leasesim::checker {
 namespace {
 
 constexpr int kMaxOverlapsSpelledOut = 5;
 
-TimeNs EndOf(const LeadershipBelief& belief, const History& history) {
-  return belief.until_ns == kNeverNs ? std::max(history.end_ns, belief.from_ns) : belief.until_ns;
-}
-
 std::string DescribeBelief(const LeadershipBelief& belief, const History& history) {
   return "node " + std::to_string(belief.node) + " (" + belief.holder + ", term " +
          std::to_string(belief.term) + ", leader from " + FormatTime(belief.from_ns) + " to " +
-         FormatTime(EndOf(belief, history)) + ")";
+         FormatTime(BeliefEnd(belief, history)) + ")";
 }
 
 // One claim of a term by a holder, and where it was seen.
@@ -86,7 +83,7 @@ void CheckTermReuse(const History& history, Verdict& verdict) {
 void CheckLeaseOverlap(const History& history, Verdict& verdict) {
   std::vector<const LeadershipBelief*> beliefs;
   for (const LeadershipBelief& belief : history.beliefs) {
-    if (EndOf(belief, history) > belief.from_ns) beliefs.push_back(&belief);
+    if (BeliefEnd(belief, history) > belief.from_ns) beliefs.push_back(&belief);
   }
   std::stable_sort(beliefs.begin(), beliefs.end(), [](const auto* a, const auto* b) {
     return a->from_ns < b->from_ns;
@@ -102,12 +99,12 @@ void CheckLeaseOverlap(const History& history, Verdict& verdict) {
   std::vector<const LeadershipBelief*> active;
   for (const LeadershipBelief* belief : beliefs) {
     std::erase_if(active, [&](const LeadershipBelief* other) {
-      return EndOf(*other, history) <= belief->from_ns;
+      return BeliefEnd(*other, history) <= belief->from_ns;
     });
     for (const LeadershipBelief* other : active) {
       if (other->holder == belief->holder) continue;
       const TimeNs overlap_from = belief->from_ns;
-      const TimeNs overlap_until = std::min(EndOf(*belief, history), EndOf(*other, history));
+      const TimeNs overlap_until = std::min(BeliefEnd(*belief, history), BeliefEnd(*other, history));
       // Faults that could explain it: outside the assumptions and begun by
       // the time the overlap ended.
       const FaultRecord* cause = nullptr;
@@ -236,7 +233,7 @@ class BeliefIndex {
     TimeNs last_until = kNeverNs;
     if (auto it = by_lease_.find({write.holder, write.token}); it != by_lease_.end()) {
       for (const LeadershipBelief* belief : it->second) {
-        const TimeNs until = EndOf(*belief, history_);
+        const TimeNs until = BeliefEnd(*belief, history_);
         if (belief->from_ns <= write.sent_ns && write.sent_ns <= until) return std::nullopt;
         if (until < write.sent_ns) last_until = until;
       }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "checker/format.h"
+#include "checker/store_writes.h"
 #include "checker/violation_kind.h"
 
 namespace leasesim::checker {
@@ -13,39 +14,17 @@ namespace {
 
 constexpr int kMaxBreachesSpelledOut = 5;
 
-// The writes that took effect, in the store's own order, when the history
-// knows when the store applied each: as their clients learned, or, for a
-// reply that was lost, by replaying the create/CAS rule on the versions.
+// The writes that took effect, when the history knows when the store
+// applied each (every processed write has applied_ns); none otherwise.
 std::vector<const StoreOp*> AppliedWrites(const History& history) {
-  std::vector<const StoreOp*> processed;
+  std::vector<const StoreOp*> writes = WritesThatTookEffect(history);
   for (const StoreOp& op : history.store_ops) {
-    if (op.kind == StoreOpKind::kRead || op.applied_seq < 0) continue;
-    if (op.applied_ns == kNeverNs) return {};  // not known for every write: not judged
-    processed.push_back(&op);
-  }
-  std::stable_sort(processed.begin(), processed.end(),
-                   [](const StoreOp* a, const StoreOp* b) { return a->applied_seq < b->applied_seq; });
-  std::map<std::string, std::int64_t> versions;  // by key; absent = no record
-  std::vector<const StoreOp*> writes;
-  for (const StoreOp* op : processed) {
-    const auto it = versions.find(op->key);
-    const bool exists = it != versions.end();
-    bool took_effect = op->outcome == Outcome::kOk;
-    if (op->outcome == Outcome::kUnknown) {
-      took_effect = op->kind == StoreOpKind::kCreate ? !exists : exists && it->second == op->expected_version;
-    }
-    if (!took_effect) continue;
-    versions[op->key] = op->kind == StoreOpKind::kCreate ? 1 : op->expected_version + 1;
-    writes.push_back(op);
+    if (op.kind != StoreOpKind::kRead && op.applied_seq >= 0 && op.applied_ns == kNeverNs) return {};
   }
   return writes;
 }
 
 TimeNs LeaseEnd(const StoreOp& write) { return write.applied_ns + write.value.duration_ns; }
-
-TimeNs BeliefEnd(const LeadershipBelief& belief, const History& history) {
-  return belief.until_ns == kNeverNs ? std::max(history.end_ns, belief.from_ns) : belief.until_ns;
-}
 
 std::string Describe(const LeadershipBelief& belief, const History& history) {
   return "node " + std::to_string(belief.node) + " (" + belief.holder + ", term " + std::to_string(belief.term) +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "checker/store_writes.h"
 #include "reports/html_report.h"
 #include "reports/summary_json.h"
 #include "runner/sweep.h"
@@ -20,34 +21,13 @@ const char* ResultName(checker::LedgerResult result) {
 }
 
 std::vector<reports::TimelineHolder> StoreHolders(const checker::History& history) {
-  // Writes the store processed, in its own order (a processed write may
-  // still have failed its create/CAS condition).
-  std::vector<const checker::StoreOp*> processed;
-  for (const checker::StoreOp& op : history.store_ops) {
-    if (op.kind != checker::StoreOpKind::kRead && op.applied_seq >= 0) processed.push_back(&op);
-  }
-  std::stable_sort(processed.begin(), processed.end(), [](const checker::StoreOp* a, const checker::StoreOp* b) {
-    return a->applied_seq < b->applied_seq;
-  });
   std::vector<reports::TimelineHolder> holders;
-  if (processed.empty()) return holders;
-  const std::string& key = processed.front()->key;  // the lease record's key
-  bool exists = false;
-  std::int64_t version = 0;
+  const std::vector<const checker::StoreOp*> writes = checker::WritesThatTookEffect(history);
+  if (writes.empty()) return holders;
+  const std::string& key = writes.front()->key;  // the lease record's key
   checker::TimeNs previous = 0;
-  for (const checker::StoreOp* op : processed) {
+  for (const checker::StoreOp* op : writes) {
     if (op->key != key) continue;
-    // Whether it took effect: as its client learned, or, when the reply was
-    // lost, by replaying the store's create/CAS rule on the version.
-    bool took_effect = false;
-    if (op->outcome == checker::Outcome::kOk) {
-      took_effect = true;
-    } else if (op->outcome == checker::Outcome::kUnknown) {
-      took_effect = op->kind == checker::StoreOpKind::kCreate ? !exists : exists && version == op->expected_version;
-    }
-    if (!took_effect) continue;
-    version = op->kind == checker::StoreOpKind::kCreate ? 1 : op->expected_version + 1;
-    exists = true;
     checker::TimeNs at = op->outcome == checker::Outcome::kOk && op->complete_ns != checker::kNeverNs
                              ? op->complete_ns
                              : op->invoke_ns;
