@@ -69,6 +69,7 @@ class Merger {
     std::map<std::int64_t, std::size_t> writes;  // local write id -> index in history.ledger_writes
     std::optional<OpenBelief> open;
     std::optional<std::int64_t> last_cas_latency;
+    std::int64_t last_at = 0;  // the latest line's time: the process was alive then
   };
 
   std::int64_t Rel(std::int64_t mono) const { return mono - input_.start_mono; }
@@ -114,6 +115,7 @@ void Merger::ReadJournal(const JournalFile& file) {
 void Merger::Line(FileState& state, const Json& json) {
   const std::string t = json.value("t", std::string());
   const std::int64_t at = Rel(json.value("at", std::int64_t{0}));
+  state.last_at = std::max(state.last_at, at);
   if (t == "hello") state.identity = json.value("identity", state.identity);
   else if (t == "si") StoreInvoke(state, json, at);
   else if (t == "sc") StoreComplete(state, json, at);
@@ -227,7 +229,9 @@ void Merger::CloseAtProcessEnd(FileState& state) {
       return;
     }
   }
-  Close(state, out_.history.end_ns, "end_of_run");
+  // Alive at the end: it led until its process was gone, which is no
+  // earlier than its last line (the kill may reach it after the run's end).
+  Close(state, std::max(out_.history.end_ns, state.last_at), "end_of_run");
 }
 
 // The ledger's own record decides what was applied; the client's view

@@ -158,6 +158,27 @@ TEST_F(MergeTest, TheLedgerDecidesWhatWasAppliedAndInWhichOrder) {
   EXPECT_EQ(verdict.violations[0].kind, "stale_token_write");
 }
 
+// Found in CI: the orchestrator noted the run's end, then killed the nodes
+// one by one; the leader, killed last, sent a write in between. It still
+// led then (its deadline was later), so the write is inside its belief.
+TEST_F(MergeTest, ALeaderAliveAtTheEndLeadsUntilItsLastLineNotTheRecordedEnd) {
+  Journal n1(Path("n1.1.jsonl"));
+  n1.Line(Event("acquired", "n1#1", 1, 100, 12'000)).Line(Send(1, "n1#1/1", 1, 9, 10'005)).Save();
+  MergeInput input;
+  input.start_mono = kT0;
+  input.end_mono = kT0 + 10'001 * kMs;
+  input.node_count = 1;
+  input.journals = {{1, 1, n1.path()}};
+  input.applied = {etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 9, .revision = 5}};
+  const MergeOutput merged = MergeJournals(input);
+  const checker::History& h = merged.history;
+  ASSERT_EQ(h.beliefs.size(), 1u);
+  EXPECT_EQ(h.beliefs[0].until_ns, 10'005 * kMs);
+  EXPECT_EQ(h.beliefs[0].end_reason, "end_of_run");
+  const checker::Verdict verdict = checker::CheckHistory(h);
+  EXPECT_TRUE(verdict.ok()) << (verdict.violations.empty() ? "" : verdict.violations[0].message);
+}
+
 
 TEST_F(MergeTest, AMergedHistoryRoundTripsThroughTheHistoryFormat) {
   MergeInput input = CleanRun();

@@ -161,8 +161,11 @@ std::optional<RunFailure> LiveRun::RunFaults() {
 // Every node stopped at once (outcomes in flight stay unknown), the ledger
 // read back from etcd, etcd's logs kept and the cluster stopped.
 std::optional<RunFailure> LiveRun::Stop() {
-  run_.end_mono = MonotonicNanos();
+  // The run ends when the last node is dead, not when the kill starts: a node
+  // alive at the end believes it leads until its process is gone, and may
+  // still send a write in between (the history closes its belief at the end).
   fleet_->KillAll();
+  run_.end_mono = MonotonicNanos();
   if (const int signal_number = g_interrupt.load(); signal_number != 0) {
     return RunFailure{kExitCouldNotRun, "interrupted by signal " + std::to_string(signal_number) +
                                             "; nodes and etcd stopped"};
