@@ -90,6 +90,47 @@ std::int64_t HandoverGapMinMs(const History& history) {
   return least / kNanosPerMilli + 1;
 }
 
+// Writes that reached the ledger with a token older than one it had
+// already applied: the writes fencing exists for. How close such a write
+// came to doing harm is how late it was for its window: a key the ledger
+// had not yet applied would have been settled by the stale writer, had
+// the fence not stood in the way (unsettled); otherwise it lost the race
+// for its window by the time since the key was applied (lost_by, the least
+// of them plus one, so that a tie still counts). Zero when nothing stale
+// arrived. As handover_gap_min_ms draws the search toward two leaders,
+// this draws it toward a stale write that wins, knowing nothing of why.
+struct StaleArrivals {
+  std::int64_t count = 0;
+  std::int64_t unsettled = 0;
+  std::int64_t lost_by_min_ms = 0;
+};
+
+StaleArrivals StaleArrivalsOf(const History& history) {
+  std::vector<const LedgerWrite*> arrivals;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (write.arrived_ns != kNeverNs) arrivals.push_back(&write);
+  }
+  std::stable_sort(arrivals.begin(), arrivals.end(),
+                   [](const LedgerWrite* a, const LedgerWrite* b) { return a->arrived_ns < b->arrived_ns; });
+  StaleArrivals stale;
+  std::int64_t highest_applied = 0;
+  std::map<std::string, TimeNs> applied_at;  // idempotency key -> first applied arrival
+  TimeNs least = kNeverNs;
+  for (const LedgerWrite* write : arrivals) {
+    if (write->token < highest_applied) {
+      stale.count += 1;
+      const auto settled = applied_at.find(write->idempotency_key);
+      if (write->idempotency_key.empty() || settled == applied_at.end()) stale.unsettled += 1;
+      else least = std::min(least, write->arrived_ns - settled->second);
+    }
+    if (write->result != LedgerResult::kApplied) continue;
+    highest_applied = std::max(highest_applied, write->token);
+    applied_at.emplace(write->idempotency_key, write->arrived_ns);
+  }
+  if (least != kNeverNs) stale.lost_by_min_ms = least / kNanosPerMilli + 1;
+  return stale;
+}
+
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   std::map<std::string, std::int64_t> figures;
   // Leaderless time: the part of the run no belief covers.
@@ -119,6 +160,10 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   figures["writes_during_overlap"] = WritesDuringOverlap(history, overlaps);
   figures["handover_gap_min_ms"] = HandoverGapMinMs(history);
   figures["store_call_max_ms"] = SlowestStoreCallMs(history);
+  const StaleArrivals stale = StaleArrivalsOf(history);
+  figures["stale_arrivals"] = stale.count;
+  figures["stale_arrivals_unsettled"] = stale.unsettled;
+  figures["stale_arrival_lost_by_min_ms"] = stale.lost_by_min_ms;
   for (const LedgerWrite& write : history.ledger_writes) {
     if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;
     switch (write.result) {

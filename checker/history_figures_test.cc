@@ -60,6 +60,37 @@ TEST(HistoryFigures, TheHandoverGapIsTheClosestCallAfterABeliefEndedOnItsOwn) {
   EXPECT_EQ(HistoryFigures(history).at("handover_gap_min_ms"), 0) << "no handover after a belief ended on its own";
 }
 
+TEST(HistoryFigures, StaleArrivalsCountWhatTheFenceStoppedAndHowCloseItCameToWinning) {
+  History history;
+  history.end_ns = 100 * kMs;
+  const auto write = [](std::int64_t token, std::int64_t window, TimeNs arrived, LedgerResult result) {
+    LedgerWrite w;
+    w.token = token;
+    w.window = window;
+    w.idempotency_key = "settlement/window-" + std::to_string(window);
+    w.arrived_ns = arrived;
+    w.result = result;
+    return w;
+  };
+  history.ledger_writes = {
+      write(1, 0, 10 * kMs, LedgerResult::kApplied),
+      write(2, 1, 20 * kMs, LedgerResult::kApplied),
+      write(1, 1, 23 * kMs, LedgerResult::kRejectedStale),  // lost window 1's race by 3 ms
+      write(1, 2, 30 * kMs, LedgerResult::kRejectedStale),  // window 2 was not settled yet
+      write(1, 1, 60 * kMs, LedgerResult::kRejectedStale),  // lost by 40 ms
+      write(3, 2, 70 * kMs, LedgerResult::kApplied),
+      write(2, 3, kNeverNs, LedgerResult::kLost),           // never arrived
+  };
+  auto figures = HistoryFigures(history);
+  EXPECT_EQ(figures.at("stale_arrivals"), 3);
+  EXPECT_EQ(figures.at("stale_arrivals_unsettled"), 1);
+  EXPECT_EQ(figures.at("stale_arrival_lost_by_min_ms"), 3 + 1);
+  history.ledger_writes.resize(2);
+  figures = HistoryFigures(history);
+  EXPECT_EQ(figures.at("stale_arrivals"), 0);
+  EXPECT_EQ(figures.at("stale_arrival_lost_by_min_ms"), 0) << "nothing stale arrived";
+}
+
 TEST(HistoryFigures, RecoveryIsMinusOneWhenNobodyLeadsAgain) {
   History history;
   history.end_ns = 100 * kMs;

@@ -7,6 +7,7 @@
 
 #include "core/fault_points.h"
 #include "core/probes.h"
+#include "fuzz/near_miss_records.h"
 #include "runner/case_generator.h"
 #include "runner/fault_generator.h"
 #include "sim/prng.h"
@@ -24,11 +25,14 @@ struct Case {
   std::vector<std::uint32_t> choices;
   std::uint64_t seed = 1;
   std::uint64_t extend_seed = 1;  // answers past the end of `choices`
+  // Where each part of the case (FaultDraw::BeginSection) began in
+  // `choices`, as its last generation asked them.
+  std::vector<std::size_t> sections;
 };
 
 class SequenceDraw final : public runner::FaultDraw {
  public:
-  explicit SequenceDraw(Case& c) : case_(c), extend_(c.extend_seed) {}
+  explicit SequenceDraw(Case& c) : case_(c), extend_(c.extend_seed) { case_.sections.clear(); }
   std::uint64_t Below(std::uint64_t bound) override {
     assert(bound > 0);
     if (next_ >= case_.choices.size()) {
@@ -36,6 +40,9 @@ class SequenceDraw final : public runner::FaultDraw {
       case_.choices.push_back(static_cast<std::uint32_t>(extend_.Next()));
     }
     return case_.choices[next_++] % bound;
+  }
+  void BeginSection() override {
+    if (case_.sections.size() < kChoicesMax) case_.sections.push_back(next_);
   }
 
  private:
@@ -90,15 +97,25 @@ struct Kept {
   bool close_call = false;            // a near miss, or a handover within 2% of the lease
 };
 
-// Whether a run came close to two leaders at once: it did (a near miss), or
-// a handover left less than 2% of the lease between one belief and the next.
-// Chance (which message takes its tail, where a poll falls) then decides
-// whether the same world and faults cross the line.
+// Whether a figure that measures a close call (0: none happened) came
+// within 2% of the lease.
+bool WithinFiftiethOfLease(const runner::Scenario& scenario, const runner::RunResult& result,
+                           const std::string& figure) {
+  const auto it = result.figures.find(figure);
+  if (it == result.figures.end() || it->second <= 0) return false;
+  return it->second * sim::kNanosPerMilli * 50 < scenario.timing.lease_duration;
+}
+
+// Whether a run came close to two leaders at once or to a stale write that
+// wins: it had two leaders (a near miss), a handover left less than 2% of
+// the lease between one belief and the next, or a stale write reached the
+// resource within 2% of the lease after its window was settled. Chance
+// (which message takes its tail, where a poll falls) then decides whether
+// the same world and faults cross the line.
 bool CloseCall(const runner::Scenario& scenario, const runner::RunResult& result, bool near_miss) {
   if (near_miss) return true;
-  const auto gap = result.figures.find("handover_gap_min_ms");
-  if (gap == result.figures.end() || gap->second <= 0) return false;
-  return gap->second * sim::kNanosPerMilli * 50 < scenario.timing.lease_duration;
+  return WithinFiftiethOfLease(scenario, result, "handover_gap_min_ms") ||
+         WithinFiftiethOfLease(scenario, result, "stale_arrival_lost_by_min_ms");
 }
 
 class Session {
@@ -122,6 +139,7 @@ class Session {
   // kept case's features on every mutation.
   std::map<std::string, std::size_t> feature_ids_;
   std::vector<std::uint64_t> seen_;  // by feature id: cases reaching it
+  NearMissRecords records_;
   SearchOutcome outcome_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();  // determinism-ok: budget only
 };
@@ -167,6 +185,17 @@ Case Session::Mutate(const Kept& parent) {
     child.choices.resize(prng_.UniformBelow(child.choices.size()));
     return child;
   }
+  if (how <= 4 && !child.sections.empty()) {
+    // Redraw one part of the case whole (a node's clock, the network, one
+    // fault), the rest kept: one thing about the world changes at a time.
+    const std::size_t section = prng_.UniformBelow(child.sections.size());
+    const std::size_t begin = child.sections[section];
+    const std::size_t end = section + 1 < child.sections.size() ? child.sections[section + 1] : child.choices.size();
+    for (std::size_t i = begin; i < end && i < child.choices.size(); ++i) {
+      child.choices[i] = static_cast<std::uint32_t>(prng_.Next());
+    }
+    return child;
+  }
   const std::uint64_t changes = 1 + prng_.UniformBelow(4);
   for (std::uint64_t i = 0; i < changes; ++i) {
     child.choices[prng_.UniformBelow(child.choices.size())] = static_cast<std::uint32_t>(prng_.Next());
@@ -182,6 +211,7 @@ const Kept& Session::PickParent() {
   for (const Kept& kept : corpus_) {
     std::uint64_t weight = 1;
     for (std::size_t feature : kept.features) weight += 1'000'000 / seen_[feature];
+    weight += 1'000'000 * static_cast<std::uint64_t>(records_.HeldBy(weights.size()));
     weights.push_back(weight);
     total += weight;
   }
@@ -201,7 +231,8 @@ void Session::Learn(const Case& c, const runner::Scenario& scenario, const runne
     if (added) seen_.push_back(0);
     fresh = (seen_[it->second]++ == 0) || fresh;
     kept.features.push_back(it->second);
-    kept.near_miss = kept.near_miss || feature.starts_with("overlap_ms#") || feature.starts_with("writes_after_lease#");
+    kept.near_miss = kept.near_miss || feature.starts_with("overlap_ms#") || feature.starts_with("writes_after_lease#") ||
+                     feature.starts_with("stale_arrivals#");
   }
   for (const auto& [name, count] : result.figures) {
     if (count > 0 && (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_"))) {
@@ -209,7 +240,9 @@ void Session::Learn(const Case& c, const runner::Scenario& scenario, const runne
     }
   }
   kept.close_call = CloseCall(scenario, result, kept.near_miss);
-  if (fresh && corpus_.size() < kCorpusMax) corpus_.push_back(std::move(kept));
+  if (corpus_.size() >= kCorpusMax) return;
+  const bool closer = records_.Offer(result.figures, corpus_.size());
+  if (fresh || closer) corpus_.push_back(std::move(kept));
 }
 
 SearchOutcome Session::Run() {

@@ -37,8 +37,10 @@ Scenario GenerateCase(FaultDraw& draw, const std::string& variant, const CaseLim
   config.enabled = true;
   config.faults_max = limits.faults_max;
   config.within_assumptions = !world.beyond_assumptions;
+  draw.BeginSection();
   config.timed_strikes = draw.Percent(70);
   scenario.faults = DrawFaults(scenario, config, draw);
+  draw.BeginSection();
   scenario.buggify = DrawBuggify(draw, scenario.timing, world.beyond_assumptions);
   return scenario;
 }

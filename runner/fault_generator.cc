@@ -179,6 +179,7 @@ std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& con
   const std::vector<const FaultKindSpec*> allowed = AllowedKinds(scenario, config);
   if (allowed.empty()) return out;
   const core::TimingConfig& timing = scenario.timing;
+  draw.BeginSection();
   std::vector<const FaultKindSpec*> on;
   for (const FaultKindSpec* spec : allowed) {
     if (!config.swarm || draw.Percent(50)) on.push_back(spec);
@@ -200,6 +201,7 @@ std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& con
   FaultDrawContext context(draw, scenario, config, swarm, out);
   std::size_t last_first = 0;  // out[last_first]: the first fault the previous draw made
   for (int i = 0; i < count; ++i) {
+    draw.BeginSection();
     const FaultKindSpec* spec = draw.Pick(on);
     Fault fault;
     fault.at = draw.Millis(from, until);

@@ -24,6 +24,10 @@ class FaultDraw {
   virtual ~FaultDraw() = default;
   // In [0, bound), bound > 0.
   virtual std::uint64_t Below(std::uint64_t bound) = 0;
+  // The questions from here on, up to the next section, decide one part of
+  // the case: a node's clock, the network, one fault. A search that redraws
+  // a whole part changes one thing about the world at a time.
+  virtual void BeginSection() {}
 
   // In [low, high] (low when high <= low).
   std::int64_t Range(std::int64_t low, std::int64_t high) {

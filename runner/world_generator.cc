@@ -122,6 +122,7 @@ void DrawTimingByNode(FaultDraw& draw, Scenario& s) {
 void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
   const std::int64_t bound = s.timing.drift_bound_ppm;
   for (int node = 1; node <= s.nodes; ++node) {
+    draw.BeginSection();
     ClockSetting clock{.node = node};
     const std::uint64_t roll = draw.Below(6);
     if (roll <= 2) {
@@ -135,10 +136,12 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
       const bool fast = Chance(draw, 500);
       if (limits.beyond_assumptions) clock.drift_ppm = fast ? beyond : -beyond;
     }
+    draw.BeginSection();
     if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
     // An NTP client keeps the wall clock near true time, never the drift.
     // Most hosts run one: from a hypervisor- or PTP-disciplined clock to
     // chrony's default 64 s poll.
+    draw.BeginSection();
     if (Chance(draw, 800)) {
       clock.ntp.poll = PickOf(draw, std::array<Nanos, 5>{10, 20, 250, 2000, 64'000}) * kMs;
       clock.ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kMs;
@@ -182,9 +185,13 @@ Scenario GenerateWorld(FaultDraw& draw, const WorldLimits& limits) {
   s.duration = draw.Range(limits.duration_min / sim::kNanosPerSecond,
                                  limits.duration_max / sim::kNanosPerSecond) *
                sim::kNanosPerSecond;
+  draw.BeginSection();
   s.timing = GenerateTiming(draw);
+  draw.BeginSection();
   DrawTimingByNode(draw, s);
+  draw.BeginSection();
   DrawNetwork(draw, s);
+  draw.BeginSection();
   DrawSettlement(draw, s);
   DrawClocks(draw, limits, s);
   return s;
