@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "checker/lease_contract_checks.h"
+
 namespace leasesim::checker {
 
 using base::kNanosPerMilli;
@@ -131,6 +133,13 @@ StaleArrivals StaleArrivalsOf(const History& history) {
   return stale;
 }
 
+// A margin as a close-call figure: 1 ms plus the margin in whole ms, at
+// least 1 (a breach is as close as it gets); 0 when nothing was judged.
+std::int64_t MarginFigureMs(TimeNs margin) {
+  if (margin == kNeverNs) return 0;
+  return std::max<TimeNs>(0, margin) / kNanosPerMilli + 1;
+}
+
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   std::map<std::string, std::int64_t> figures;
   // Leaderless time: the part of the run no belief covers.
@@ -164,6 +173,10 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   figures["stale_arrivals"] = stale.count;
   figures["stale_arrivals_unsettled"] = stale.unsettled;
   figures["stale_arrival_lost_by_min_ms"] = stale.lost_by_min_ms;
+  // The lease contract's near misses (checker/lease_contract_checks.h).
+  const LeaseContractMargins margins = ContractMargins(history);
+  figures["lease_end_margin_min_ms"] = MarginFigureMs(margins.holder_ns);
+  figures["takeover_margin_min_ms"] = MarginFigureMs(margins.candidate_ns);
   for (const LedgerWrite& write : history.ledger_writes) {
     if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;
     switch (write.result) {

@@ -112,9 +112,14 @@ class Judge {
   int excused_ = 0;
 };
 
+// The record whose lease a belief's end is judged against; null when none.
+const StoreOp* HolderRecord(const History& history, const OwnRecords& own, const LeadershipBelief& belief) {
+  return own.LastBy(belief.holder, belief.term, BeliefEnd(belief, history));
+}
+
 void CheckHolder(const History& history, const OwnRecords& own, const LeadershipBelief& belief, Judge& judge) {
   const TimeNs end = BeliefEnd(belief, history);
-  const StoreOp* last = own.LastBy(belief.holder, belief.term, end);
+  const StoreOp* last = HolderRecord(history, own, belief);
   if (last == nullptr || end <= LeaseEnd(*last)) return;
   judge.Breach(ViolationKind::kLeaseOutlived, LeaseEnd(*last), {belief.node},
                Describe(belief, history) + " still led " + FormatDuration(end - LeaseEnd(*last)) +
@@ -122,11 +127,19 @@ void CheckHolder(const History& history, const OwnRecords& own, const Leadership
                    ", for " + FormatDuration(last->value.duration_ns) + ")");
 }
 
+// The record of another holder a belief took over; null when it took none
+// (a release, its own record, or unknown).
+const StoreOp* TakenRecord(const std::vector<const StoreOp*>& writes, const LeadershipBelief& belief) {
+  const auto [took, replaced] = Takeover(writes, belief);
+  if (took == nullptr || replaced == nullptr) return nullptr;
+  if (replaced->value.holder.empty() || replaced->value.holder == belief.holder) return nullptr;
+  return replaced;
+}
+
 void CheckCandidate(const History& history, const std::vector<const StoreOp*>& writes,
                     const LeadershipBelief& belief, Judge& judge) {
-  const auto [took, replaced] = Takeover(writes, belief);
-  if (took == nullptr || replaced == nullptr) return;
-  if (replaced->value.holder.empty() || replaced->value.holder == belief.holder) return;  // released, or its own
+  const StoreOp* replaced = TakenRecord(writes, belief);
+  if (replaced == nullptr) return;
   if (belief.from_ns >= LeaseEnd(*replaced)) return;
   judge.Breach(ViolationKind::kEarlyTakeover, belief.from_ns, {replaced->node, belief.node},
                Describe(belief, history) + " took over " + replaced->value.holder + "'s record (term " +
@@ -143,9 +156,14 @@ TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
   return claim.at_ns + span / slow * 1'000'000 + (span % slow * 1'000'000 + slow - 1) / slow;
 }
 
+// The record whose lease a claim is judged against; null when none.
+const StoreOp* ClaimRecord(const OwnRecords& own, const ValidityClaim& claim) {
+  if (claim.until_boot_ns <= claim.boot_ns) return nullptr;
+  return own.LastBy(claim.holder, claim.term, claim.at_ns);
+}
+
 void CheckClaim(const History& history, const OwnRecords& own, const ValidityClaim& claim, Judge& judge) {
-  if (claim.until_boot_ns <= claim.boot_ns) return;
-  const StoreOp* last = own.LastBy(claim.holder, claim.term, claim.at_ns);
+  const StoreOp* last = ClaimRecord(own, claim);
   if (last == nullptr) return;
   const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
   if (end <= LeaseEnd(*last)) return;
@@ -170,6 +188,29 @@ void CheckLeaseContract(const History& history, Verdict& verdict) {
     CheckCandidate(history, writes, belief, judge);
   }
   for (const ValidityClaim& claim : history.claims) CheckClaim(history, own, claim, judge);
+}
+
+LeaseContractMargins ContractMargins(const History& history) {
+  LeaseContractMargins margins;
+  const std::vector<const StoreOp*> writes = AppliedWrites(history);
+  if (writes.empty()) return margins;
+  const OwnRecords own(writes);
+  for (const LeadershipBelief& belief : history.beliefs) {
+    if (belief.holder.empty() || BeliefEnd(belief, history) <= belief.from_ns) continue;
+    if (const StoreOp* last = HolderRecord(history, own, belief); last != nullptr) {
+      margins.holder_ns = std::min(margins.holder_ns, LeaseEnd(*last) - BeliefEnd(belief, history));
+    }
+    if (const StoreOp* replaced = TakenRecord(writes, belief); replaced != nullptr) {
+      margins.candidate_ns = std::min(margins.candidate_ns, belief.from_ns - LeaseEnd(*replaced));
+    }
+  }
+  for (const ValidityClaim& claim : history.claims) {
+    if (const StoreOp* last = ClaimRecord(own, claim); last != nullptr) {
+      const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
+      margins.holder_ns = std::min(margins.holder_ns, LeaseEnd(*last) - end);
+    }
+  }
+  return margins;
 }
 
 }  // namespace leasesim::checker

@@ -24,4 +24,15 @@ namespace leasesim::checker {
 // began is expected and reported as a note.
 void CheckLeaseContract(const History& history, Verdict& verdict);
 
+// How close a run came to breaking each promise: the least time by which a
+// belief or a claim (as CheckLeaseContract projects it) ended before its
+// lease did, and by which a takeover of another holder's record came after
+// that record's lease ended; negative for a breach, kNeverNs when nothing
+// was judged. The search's gradient toward the two violations above.
+struct LeaseContractMargins {
+  TimeNs holder_ns = kNeverNs;
+  TimeNs candidate_ns = kNeverNs;
+};
+LeaseContractMargins ContractMargins(const History& history);
+
 }  // namespace leasesim::checker

@@ -95,6 +95,20 @@ TEST(LeaseContract, AClaimMayNotOutliveTheLeaseOnTheSlowestClockAllowed) {
   EXPECT_TRUE(Has(Check(h), ViolationKind::kLeaseOutlived));
 }
 
+// The search's gradient: how close each side came to the breach above.
+TEST(LeaseContract, TheMarginsSayHowCloseEachSideCameToABreach) {
+  // n1's lease ends at 2.010 s; it stops at 2.003 s; n2 takes over at 2.017 s.
+  LeaseContractMargins margins = ContractMargins(TwoTerms(2003 * kMs, 2017 * kMs));
+  EXPECT_EQ(margins.holder_ns, 7 * kMs);
+  EXPECT_EQ(margins.candidate_ns, 7 * kMs);
+  margins = ContractMargins(TwoTerms(2011 * kMs, 2009 * kMs));  // both broke it
+  EXPECT_EQ(margins.holder_ns, -1 * kMs);
+  EXPECT_EQ(margins.candidate_ns, -1 * kMs);
+  History unjudged = TwoTerms(2003 * kMs, 2017 * kMs);
+  unjudged.store_ops[0].applied_ns = kNeverNs;
+  EXPECT_EQ(ContractMargins(unjudged).holder_ns, kNeverNs) << "a history that does not say when writes applied";
+}
+
 TEST(LeaseContract, ABreachAfterAFaultBeyondTheAssumptionsIsANote) {
   History h = TwoTerms(2500 * kMs, 5000 * kMs);
   h.faults.push_back(FaultRecord{.kind = "clock_drift", .nodes = {1}, .start_ns = 0, .end_ns = h.end_ns,

@@ -106,16 +106,20 @@ bool WithinFiftiethOfLease(const runner::Scenario& scenario, const runner::RunRe
   return it->second * sim::kNanosPerMilli * 50 < scenario.timing.lease_duration;
 }
 
-// Whether a run came close to two leaders at once or to a stale write that
-// wins: it had two leaders (a near miss), a handover left less than 2% of
-// the lease between one belief and the next, or a stale write reached the
-// resource within 2% of the lease after its window was settled. Chance
+// Whether a run came close to two leaders at once, to a stale write that
+// wins or to a broken lease contract: it had two leaders (a near miss), a
+// handover left less than 2% of the lease between one belief and the next,
+// a stale write reached the resource within 2% of the lease after its
+// window was settled, or a belief or a takeover kept its lease contract by
+// less than 2% of the lease. Chance
 // (which message takes its tail, where a poll falls) then decides whether
 // the same world and faults cross the line.
 bool CloseCall(const runner::Scenario& scenario, const runner::RunResult& result, bool near_miss) {
   if (near_miss) return true;
   return WithinFiftiethOfLease(scenario, result, "handover_gap_min_ms") ||
-         WithinFiftiethOfLease(scenario, result, "stale_arrival_lost_by_min_ms");
+         WithinFiftiethOfLease(scenario, result, "stale_arrival_lost_by_min_ms") ||
+         WithinFiftiethOfLease(scenario, result, "lease_end_margin_min_ms") ||
+         WithinFiftiethOfLease(scenario, result, "takeover_margin_min_ms");
 }
 
 class Session {

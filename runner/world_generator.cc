@@ -119,8 +119,24 @@ void DrawTimingByNode(FaultDraw& draw, Scenario& s) {
   }
 }
 
+// An NTP client keeps the wall clock near true time, never the drift.
+// Most hosts run one: from a hypervisor- or PTP-disciplined clock to
+// chrony's default 64 s poll.
+sim::TimeSyncConfig DrawTimeSync(FaultDraw& draw) {
+  sim::TimeSyncConfig ntp;
+  ntp.poll = PickOf(draw, std::array<Nanos, 5>{10, 20, 250, 2000, 64'000}) * kMs;
+  ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kMs;
+  return ntp;
+}
+
 void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
   const std::int64_t bound = s.timing.drift_bound_ppm;
+  // Time discipline belongs to the deployment (one image, one chrony
+  // config), so it is drawn once for the fleet; a share of nodes differs
+  // (a host whose client died, a VM on another hypervisor).
+  draw.BeginSection();
+  const bool fleet_synced = Chance(draw, 800);
+  const sim::TimeSyncConfig fleet = DrawTimeSync(draw);
   for (int node = 1; node <= s.nodes; ++node) {
     draw.BeginSection();
     ClockSetting clock{.node = node};
@@ -138,14 +154,12 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
     }
     draw.BeginSection();
     if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
-    // An NTP client keeps the wall clock near true time, never the drift.
-    // Most hosts run one: from a hypervisor- or PTP-disciplined clock to
-    // chrony's default 64 s poll.
     draw.BeginSection();
-    if (Chance(draw, 800)) {
-      clock.ntp.poll = PickOf(draw, std::array<Nanos, 5>{10, 20, 250, 2000, 64'000}) * kMs;
-      clock.ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kMs;
-    }
+    const bool like_fleet = Chance(draw, 800);
+    const bool own_sync = Chance(draw, 500);
+    const sim::TimeSyncConfig own = DrawTimeSync(draw);
+    if (like_fleet && fleet_synced) clock.ntp = fleet;
+    if (!like_fleet && own_sync) clock.ntp = own;
     if (clock.drift_ppm != 0 || clock.wall_offset != 0 || clock.ntp.poll > 0) s.clocks.push_back(clock);
   }
 }

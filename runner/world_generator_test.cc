@@ -8,6 +8,7 @@
 #include "core/timing.h"
 #include "runner/run.h"
 #include "runner/fault_generator.h"
+#include "sim/prng.h"
 
 namespace leasesim::runner {
 namespace {
@@ -44,6 +45,79 @@ TEST(WorldGenerator, SomeTimingsSitAtTheEdgeTheValidatorAllows) {
   EXPECT_GT(timeout_edge, kDraws / 40);
   EXPECT_GT(no_margin, kDraws / 40);
   EXPECT_GT(kDraws - deadline_edge, kDraws / 10) << "loose timings must stay too";
+}
+
+// Answers recorded from a PRNG, or replayed with one part redrawn: what the
+// search does to a case, one section (FaultDraw::BeginSection) at a time.
+class RecordedDraw final : public FaultDraw {
+ public:
+  explicit RecordedDraw(std::uint64_t seed) : prng_(seed) {}
+  RecordedDraw(std::vector<std::uint64_t> answers, std::uint64_t seed) : answers_(std::move(answers)), prng_(seed) {}
+  std::uint64_t Below(std::uint64_t bound) override {
+    if (next_ >= answers_.size()) answers_.push_back(prng_.Next());
+    return answers_[next_++] % bound;
+  }
+  void BeginSection() override { sections_.push_back(next_); }
+  const std::vector<std::uint64_t>& answers() const { return answers_; }
+  const std::vector<std::size_t>& sections() const { return sections_; }
+
+ private:
+  std::vector<std::uint64_t> answers_;
+  std::vector<std::size_t> sections_;
+  sim::Prng prng_;
+  std::size_t next_ = 0;
+};
+
+struct ClockView {
+  std::int64_t drift_ppm = 0;
+  Nanos wall_offset = 0;
+  Nanos ntp_poll = 0;
+  Nanos ntp_step = 0;
+  bool operator==(const ClockView&) const = default;
+};
+
+std::map<int, ClockView> Clocks(const Scenario& s) {
+  std::map<int, ClockView> clocks;
+  for (const ClockSetting& c : s.clocks) {
+    clocks[c.node] = ClockView{c.drift_ppm, c.wall_offset, c.ntp.poll, c.ntp.poll > 0 ? c.ntp.step_threshold : 0};
+  }
+  return clocks;
+}
+
+// The search redraws one part of a world at a time: each node's drift, wall
+// offset and NTP client are parts of their own, so one of them can change
+// while the timing, the network and every other node's clock stay.
+TEST(WorldGenerator, EachNodesClockIsAPartThatCanBeRedrawnAlone) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    RecordedDraw first(seed);
+    const Scenario world = GenerateWorld(first, WorldLimits{.nodes_min = 3, .nodes_max = 3});
+    ASSERT_GE(first.sections().size(), 4u + 3u * 3u);
+    const std::map<int, ClockView> before = Clocks(world);
+    bool changed_alone = false;
+    for (std::size_t k = 0; k < first.sections().size() && !changed_alone; ++k) {
+      const std::size_t end = k + 1 < first.sections().size() ? first.sections()[k + 1] : first.answers().size();
+      for (std::uint64_t variant = 1; variant <= 8 && !changed_alone; ++variant) {
+        std::vector<std::uint64_t> answers = first.answers();
+        sim::Prng redraw(seed * 100 + variant);
+        for (std::size_t i = first.sections()[k]; i < end; ++i) answers[i] = redraw.Next();
+        RecordedDraw again(answers, seed);
+        const Scenario other = GenerateWorld(again, WorldLimits{.nodes_min = 3, .nodes_max = 3});
+        const std::map<int, ClockView> after = Clocks(other);
+        const bool same_rest = other.timing.lease_duration == world.timing.lease_duration &&
+                               other.settlement_period == world.settlement_period &&
+                               other.network.loss_ppm == world.network.loss_ppm;
+        const bool node2_changed = (before.contains(2) ? before.at(2) : ClockView{}) !=
+                                   (after.contains(2) ? after.at(2) : ClockView{});
+        bool others_same = true;
+        for (int node : {1, 3}) {
+          others_same = others_same && (before.contains(node) ? before.at(node) : ClockView{}) ==
+                                           (after.contains(node) ? after.at(node) : ClockView{});
+        }
+        changed_alone = same_rest && node2_changed && others_same;
+      }
+    }
+    EXPECT_TRUE(changed_alone) << "seed " << seed << ": no part redraws node 2's clock alone";
+  }
 }
 
 TEST(WorldGenerator, SameSeedSameWorld) {
