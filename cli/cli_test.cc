@@ -8,6 +8,7 @@
 
 #include "checker/check_command.h"
 #include "cli/commands.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
@@ -19,12 +20,7 @@ std::string SourceDir() {
   return root == nullptr ? "." : root;
 }
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_cli_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_cli_test_" + name); }
 
 struct Outcome {
   int code;

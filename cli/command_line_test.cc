@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/live_command.h"
 #include "reports/report_files.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
@@ -35,12 +36,7 @@ Outcome Invoke(Command command, const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_command_line_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_command_line_test_" + name); }
 
 std::string Read(const fs::path& path) {
   std::string content;

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "compare/figures.h"
 #include "reports/report_files.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
@@ -27,12 +28,7 @@ std::string SourceDir() {
 
 std::string CiFile() { return SourceDir() + "/scenarios/ci.json"; }
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_compare_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_compare_test_" + name); }
 
 struct Outcome {
   int code;

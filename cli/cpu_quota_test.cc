@@ -1,4 +1,5 @@
 #include "cli/cpu_quota.h"
+#include "base/test_temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 // A fake filesystem root holding proc/self/{mountinfo,cgroup} and cgroup files.
 class FakeRoot {
  public:
-  explicit FakeRoot(const std::string& name) : root_(fs::temp_directory_path() / ("leasesim_cpu_quota_" + name)) {
+  explicit FakeRoot(const std::string& name) : root_(base::TestTempPath("leasesim_cpu_quota_" + name)) {
     fs::remove_all(root_);
     fs::create_directories(root_);
   }

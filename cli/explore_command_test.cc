@@ -14,6 +14,7 @@
 #include "runner/explore.h"
 #include "runner/fault_catalogue.h"
 #include "runner/scenario_parser.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
@@ -49,12 +50,7 @@ Outcome Explore(const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_explore_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_explore_test_" + name); }
 
 // Each item alone in the scenario, written and read back.
 void ExpectRoundTrips(const runner::Scenario& base, std::set<runner::FaultKind>& kinds) {

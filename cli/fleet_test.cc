@@ -15,18 +15,14 @@
 #include "base/version.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_fleet_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_fleet_test_" + name); }
 
 struct Outcome {
   int code;

@@ -12,18 +12,14 @@
 #include "cli/commands.h"
 #include "reports/report_files.h"
 #include "reports/sample_report.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_merge_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_merge_test_" + name); }
 
 struct Outcome {
   int code;

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "runner/scenario_parser.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
@@ -36,12 +37,7 @@ Outcome Timing(std::vector<std::string> extra, const std::vector<std::string>& b
   return {code, out.str(), err.str()};
 }
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_timing_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_timing_test_" + name); }
 
 std::string Read(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

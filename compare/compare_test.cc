@@ -9,6 +9,7 @@
 
 #include "compare/render.h"
 #include "reports/summary_json.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::compare {
 namespace {
@@ -210,7 +211,7 @@ TEST(Compare, JsonCarriesTheVerdictAndEveryFigure) {
 
 TEST(LoadSide, NamesWhatIsWrong) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / "leasesim-compare-load-test";
+  const fs::path root = base::TestTempPath("leasesim-compare-load-test");
   fs::remove_all(root);
   fs::create_directories(root / "empty");
   fs::create_directories(root / "corrupt");

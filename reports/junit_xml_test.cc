@@ -1,5 +1,7 @@
 #include "reports/junit_xml.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -113,7 +115,7 @@ TEST(JunitXml, ValidatesAgainstTheJunitSchema) {
   const char* root = std::getenv("LEASESIM_SOURCE_DIR");
   const std::filesystem::path schema = std::filesystem::path(root ? root : ".") / "reports/testdata/junit.xsd";
   ASSERT_TRUE(std::filesystem::exists(schema)) << schema;
-  const std::filesystem::path file = std::filesystem::temp_directory_path() / "leasesim_junit_test.xml";
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / ("leasesim_junit_test." + std::to_string(::getpid()) + ".xml");
   SweepSummary sweep = testing::SampleFailingSweep();
   sweep.suite = {.fault_points = {"before_renew"}, .probes = {"lease_created"}, .judged = true, .probes_unmet = {"x"}};
   std::ofstream(file) << JunitXml(sweep);

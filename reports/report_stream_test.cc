@@ -6,18 +6,14 @@
 
 #include "reports/report_files.h"
 #include "reports/sample_report.h"
+#include "base/test_temp_path.h"
 
 namespace leasesim::reports {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("leasesim_report_stream_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_report_stream_" + name); }
 
 std::string Read(const fs::path& path) {
   std::string content;
