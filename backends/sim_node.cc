@@ -94,6 +94,11 @@ void SimNodeEnv::SleepUntil(core::Nanos monotonic_deadline) {
   world_.SleepUntilLocal(monotonic_deadline);
 }
 
+void SimNodeEnv::SleepInSteps(core::Nanos period, const std::function<bool()>& done) {
+  assert(world_.in_fiber());
+  world_.SleepInStepsLocal(period, done);
+}
+
 void SimNodeEnv::Spawn(std::string_view name, std::function<void()> task) {
   (void)name;
   world_.Spawn(host_, std::move(task));
@@ -169,7 +174,7 @@ std::optional<core::StoreResult> SimNodeEnv::TakeReport(std::int64_t known_versi
 core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(CanWatch());
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return std::move(*report);
   WatchState& watch = *watch_;
   // A registration still unanswered a wait later is taken as lost; a caller
   // that knows a version the stream never covered (its own write, a read
@@ -180,7 +185,7 @@ core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t k
   watch.waiting = true;
   world_.Wait(watch.waiter, MonotonicNow() + timeout);
   watch.waiting = false;
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return std::move(*report);
   return core::StoreResult{};  // kTimeout: no news
 }
 

@@ -48,6 +48,7 @@ class SimNodeEnv final : public core::Env,
   core::Nanos BootNow() override;
   core::Nanos WallNow() override;
   void SleepUntil(core::Nanos monotonic_deadline) override;
+  void SleepInSteps(core::Nanos period, const std::function<bool()>& done) override;
   void Spawn(std::string_view name, std::function<void()> task) override;
   core::StoreClient& store() override { return *this; }
   core::LedgerClient& ledger() override { return *this; }

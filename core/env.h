@@ -116,6 +116,17 @@ class Env {
   virtual Nanos WallNow() = 0;
   // Blocks the calling task until the monotonic clock reads >= deadline.
   virtual void SleepUntil(Nanos monotonic_deadline) = 0;
+  // Sleeps `period` at a time, each step from the wake-up that ended the
+  // last (as SleepUntil(MonotonicNow() + period) in a loop), until `done()`
+  // is true at a wake-up. `done` may only read memory (no Env call, no
+  // blocking): an Env may ask it between the task's steps without resuming
+  // the task, which is the point (a poll that finds nothing new costs a
+  // simulator no task switch).
+  virtual void SleepInSteps(Nanos period, const std::function<bool()>& done) {
+    do {
+      SleepUntil(MonotonicNow() + period);
+    } while (!done());
+  }
   // Starts a concurrent task of the same process.
   virtual void Spawn(std::string_view name, std::function<void()> task) = 0;
   virtual StoreClient& store() = 0;

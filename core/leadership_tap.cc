@@ -61,7 +61,8 @@ void LeadershipTap::Saw(const StoreResult& result) {
   const bool says = result.status == StoreStatus::kOk ||
                     (result.status == StoreStatus::kConflict && result.current.found);
   if (!says) return;
-  SetHolder(result.current.found ? result.current.record.holder : std::string());
+  static const std::string kNobody;  // both arms lvalues: no copy of the holder
+  SetHolder(result.current.found ? result.current.record.holder : kNobody);
 }
 
 template <typename Call>

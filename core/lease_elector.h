@@ -66,6 +66,9 @@ class LeaseElector {
   void ReportFenced();
 
   const std::string& identity() const { return config_.identity; }
+  // Whether this process believes it leads (ValidLease may still find the
+  // lease expired); reads memory only.
+  bool leading() const { return leading_; }
 
  private:
   // Returns true once this process holds the lease; false on shutdown.

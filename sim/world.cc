@@ -308,6 +308,35 @@ void World::SleepUntilLocal(Nanos local_deadline) {
   (void)signalled;
 }
 
+void World::SleepInStepsLocal(Nanos step, const std::function<bool()>& done) {
+  assert(step > 0);
+  const WaitToken token = PrepareWait();
+  ArmStep(current_host(), token, step, &done);
+  const bool signalled = Wait(token, kNeverNanos);
+  assert(!signalled);
+  (void)signalled;
+}
+
+void World::ArmStep(HostId id, WaitToken token, Nanos step, const std::function<bool()>* done) {
+  Host& host = Get(id);
+  // What the fiber would read and ask for had it woken and slept again.
+  const Nanos deadline = host.clock.Monotonic(now_) + step;
+  ArmLocalTimer(id, host.incarnation, deadline, Deed{.fn = [this, id, token, step, done] {
+                  if (!WaitOpen(token)) return;
+                  if ((*done)()) {
+                    ResumeFiber(token, false);
+                  } else {
+                    ArmStep(id, token, step, done);
+                  }
+                }});
+}
+
+bool World::DeadWakeUp(const Deed& deed) const {
+  if (deed.fn) return false;
+  const FiberRecord* record = FindFiber(deed.token.fiber);
+  return record == nullptr || record->generation != deed.token.generation || !record->waiting;
+}
+
 void World::ResumeFiber(WaitToken token, bool signalled) {
   FiberRecord* found = FindFiber(token.fiber);
   if (found == nullptr) return;
@@ -335,10 +364,14 @@ void World::RunUntil(Nanos end) {
   while (queue_.PopUpTo(limit, key)) {
     assert(TimeOf(key) >= now_);
     now_ = TimeOf(key);
-    ++events_processed_;
     const std::uint32_t slot = SlotOf(key);
     Entry& entry = EntryAt(slot);
-    Fire(entry);  // may schedule more: they take other slots, and chunks never move
+    // Cancelled (its wait ended first, by a signal or a crash): dropped
+    // unrun, as running it would have done nothing.
+    if (!DeadWakeUp(entry.deed)) {
+      ++events_processed_;
+      Fire(entry);  // may schedule more: they take other slots, and chunks never move
+    }
     entry.deed.fn = nullptr;
     free_slots_.push_back(slot);
   }

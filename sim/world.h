@@ -61,6 +61,8 @@ class World {
   std::uint64_t master_seed() const { return master_seed_; }
   Prng MakePrng(std::string_view layer) const { return Prng(DeriveSeed(master_seed_, layer)); }
   Trace& trace() { return trace_; }
+  // Events run; a wake-up for a wait that had already ended (the timer of a
+  // signalled wait, mostly) is cancelled and not counted.
   std::uint64_t events_processed() const { return events_processed_; }
 
   // --- hosts ---------------------------------------------------------------
@@ -139,6 +141,13 @@ class World {
   // True when signalled, false when the local deadline passed first.
   bool Wait(WaitToken token, Nanos local_deadline);
   void SleepUntilLocal(Nanos local_deadline);
+  // Inside a fiber: sleeps `step` on its host's monotonic clock at a time,
+  // each step from the wake-up that ended the last (as SleepUntilLocal of
+  // the monotonic reading + step in a loop), until done() is true at a
+  // wake-up. The wake-ups in between run in the scheduler without resuming
+  // the fiber, so `done` may only read memory; it is the caller's, and is
+  // asked only while this sleep lasts.
+  void SleepInStepsLocal(Nanos step, const std::function<bool()>& done);
 
   // --- running ---------------------------------------------------------------
   // Processes every event up to and including true time `end`; now() == end after.
@@ -221,6 +230,10 @@ class World {
   void Defer(Host& host, Deed&& deed);
   static void Perform(World& world, Deed& deed);
   void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
+  // One step of SleepInStepsLocal: a timer `step` from now on the host's clock.
+  void ArmStep(HostId host, WaitToken token, Nanos step, const std::function<bool()>* done);
+  // A fiber wake-up whose wait has ended: running it would do nothing.
+  bool DeadWakeUp(const Deed& deed) const;
   const FiberRecord* FindFiber(FiberId id) const;
   FiberRecord* FindFiber(FiberId id);
 
