@@ -39,7 +39,8 @@ HostId World::AddHost(const HostConfig& config) {
   assert(hosts_.size() < kHostsMax);
   hosts_.push_back(Host{.name = config.name,
                         .clock = NodeClock(config.monotonic_start, config.wall_start, config.drift_ppm)});
-  return static_cast<HostId>(hosts_.size() - 1);
+  host_count_ = static_cast<HostId>(hosts_.size());
+  return host_count_ - 1;
 }
 
 void World::SetBoot(HostId host, BootFn boot) { Get(host).boot = std::move(boot); }

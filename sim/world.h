@@ -67,7 +67,7 @@ class World {
 
   // --- hosts ---------------------------------------------------------------
   HostId AddHost(const HostConfig& config);
-  int host_count() const { return static_cast<int>(hosts_.size()); }
+  int host_count() const { return host_count_; }
   const std::string& host_name(HostId host) const { return Get(host).name; }
   NodeClock& clock(HostId host) { return Get(host).clock; }
   const NodeClock& clock(HostId host) const { return Get(host).clock; }
@@ -211,12 +211,12 @@ class World {
   // Inline: every clock reading and delivery goes through here.
   Host& Get(HostId host) {
     assert(host >= 0);
-    assert(host < static_cast<HostId>(hosts_.size()));
+    assert(host < host_count_);
     return hosts_[static_cast<std::size_t>(host)];
   }
   const Host& Get(HostId host) const {
     assert(host >= 0);
-    assert(host < static_cast<HostId>(hosts_.size()));
+    assert(host < host_count_);
     return hosts_[static_cast<std::size_t>(host)];
   }
   void ResumeFiber(WaitToken token, bool signalled);
@@ -251,6 +251,7 @@ class World {
   std::uint32_t slots_used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
+  HostId host_count_ = 0;  // hosts_.size(), kept: every clock reading asserts against it
   StackPool stacks_;
   // Indexed by fiber id (ids are never reused; slot 0 is unused).
   std::vector<FiberRecord> fibers_;
