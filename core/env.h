@@ -51,6 +51,20 @@ class StoreClient {
     (void)timeout;
     return StoreResult{StoreStatus::kUnavailable, {}};
   }
+  // WaitForChange(key, known_version, next_timeout()), again after each
+  // timeout for as long as again() says the caller would only wait once
+  // more; returns the first answer that is not a timeout, or the timeout
+  // again() declined. `again` may only read memory (clocks included) and
+  // next_timeout may only draw from Env::Random: a simulated store asks
+  // them between the waits without resuming the task.
+  virtual StoreResult WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                         const std::function<Nanos()>& next_timeout,
+                                         const std::function<bool()>& again) {
+    for (;;) {
+      StoreResult result = WaitForChange(key, known_version, next_timeout());
+      if (result.status != StoreStatus::kTimeout || !again()) return result;
+    }
+  }
 };
 
 struct SettlementItem {

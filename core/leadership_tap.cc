@@ -89,6 +89,15 @@ StoreResult LeadershipTap::WatchedStore::WaitForChange(std::string_view key, std
   return result;
 }
 
+StoreResult LeadershipTap::WatchedStore::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                                            const std::function<Nanos()>& next_timeout,
+                                                            const std::function<bool()>& again) {
+  // The timeouts in between bring no record: only the answer is noted.
+  StoreResult result = tap_.inner_.store().WaitForChangeWhile(key, known_version, next_timeout, again);
+  tap_.Saw(result);
+  return result;
+}
+
 StoreResult LeadershipTap::WatchedStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
   return tap_.Watch([&](StoreClient& store) { return store.Create(key, record, timeout); });
 }

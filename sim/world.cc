@@ -312,28 +312,37 @@ void World::SleepUntilLocal(Nanos local_deadline) {
 void World::SleepInStepsLocal(Nanos step, const std::function<bool()>& done) {
   assert(step > 0);
   const WaitToken token = PrepareWait();
-  ArmStep(current_host(), token, step, &done);
-  const bool signalled = Wait(token, kNeverNanos);
+  const HostId host = current_host();
+  // What the fiber would read and ask for had it woken and slept again.
+  const std::function<Nanos()> next = [&] { return done() ? Nanos{-1} : MonotonicNow(host) + step; };
+  const bool signalled = WaitStepping(token, MonotonicNow(host) + step, next);
   assert(!signalled);
   (void)signalled;
 }
 
-void World::ArmStep(HostId id, WaitToken token, Nanos step, const std::function<bool()>* done) {
-  Host& host = Get(id);
-  // What the fiber would read and ask for had it woken and slept again.
-  const Nanos deadline = host.clock.Monotonic(now_) + step;
-  ArmLocalTimer(id, host.incarnation, deadline, Deed{.fn = [this, id, token, step, done] {
-                  if (!WaitOpen(token)) return;
-                  if ((*done)()) {
-                    ResumeFiber(token, false);
-                  } else {
-                    ArmStep(id, token, step, done);
-                  }
-                }});
+bool World::WaitStepping(WaitToken token, Nanos local_deadline, const std::function<Nanos()>& step) {
+  assert(current_ == token.fiber);
+  // A signal already pending ends the wait before any timer, as in Wait.
+  if (!fibers_[current_].signal_pending) ArmTimeoutStep(current_host(), token, local_deadline, &step);
+  return Wait(token, kNeverNanos);
+}
+
+void World::ArmTimeoutStep(HostId id, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step) {
+  Deed deed{.fn = [this, id, token, step] {
+              if (!WaitOpen(token)) return;  // (DeadWakeUp drops it before it gets here)
+              const Nanos next = (*step)();
+              if (next < 0) {
+                ResumeFiber(token, false);
+              } else {
+                ArmTimeoutStep(id, token, next, step);
+              }
+            },
+            .token = token};
+  ArmLocalTimer(id, Get(id).incarnation, local_deadline, std::move(deed));
 }
 
 bool World::DeadWakeUp(const Deed& deed) const {
-  if (deed.fn) return false;
+  if (deed.fn && deed.token.fiber == 0) return false;  // a call of its own
   const FiberRecord* record = FindFiber(deed.token.fiber);
   return record == nullptr || record->generation != deed.token.generation || !record->waiting;
 }
@@ -374,6 +383,7 @@ void World::RunUntil(Nanos end) {
       Fire(entry);  // may schedule more: they take other slots, and chunks never move
     }
     entry.deed.fn = nullptr;
+    entry.deed.token = WaitToken{};  // At() fills only fn: a reused slot must name no wait
     free_slots_.push_back(slot);
   }
   now_ = end;

@@ -148,6 +148,12 @@ class World {
   // the fiber, so `done` may only read memory; it is the caller's, and is
   // asked only while this sleep lasts.
   void SleepInStepsLocal(Nanos step, const std::function<bool()>& done);
+  // Inside a fiber: as Wait(token, local_deadline), except that when the
+  // deadline passes first, step() runs in the scheduler with the fiber still
+  // parked and the wait still open: it returns the next local deadline to
+  // wait for, or a negative value to end the wait (Wait returns false).
+  // `step` is the caller's and is called only while the wait lasts.
+  bool WaitStepping(WaitToken token, Nanos local_deadline, const std::function<Nanos()>& step);
 
   // --- running ---------------------------------------------------------------
   // Processes every event up to and including true time `end`; now() == end after.
@@ -156,6 +162,7 @@ class World {
  private:
   // What an event (or work deferred by a pause) does: call fn, or, when
   // fn is empty, resume the fiber of `token` (a wake-up needs no closure).
+  // A call with a token belongs to that wait and is dropped once it ended.
   struct Deed {
     Callback fn;
     WaitToken token;
@@ -230,9 +237,10 @@ class World {
   void Defer(Host& host, Deed&& deed);
   static void Perform(World& world, Deed& deed);
   void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
-  // One step of SleepInStepsLocal: a timer `step` from now on the host's clock.
-  void ArmStep(HostId host, WaitToken token, Nanos step, const std::function<bool()>* done);
-  // A fiber wake-up whose wait has ended: running it would do nothing.
+  // The timer of one step of WaitStepping (its deed names the wait).
+  void ArmTimeoutStep(HostId host, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step);
+  // A deed for a wait that has ended (a wake-up, or a WaitStepping timer):
+  // running it would do nothing.
   bool DeadWakeUp(const Deed& deed) const;
   const FiberRecord* FindFiber(FiberId id) const;
   FiberRecord* FindFiber(FiberId id);
