@@ -198,6 +198,22 @@ core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t k
   return EndWait(known_version);
 }
 
+core::Nanos SimNodeEnv::AfterQuietTimeout(const QuietWait& wait) {
+  // At a timeout, what the fiber would do next, done in the scheduler: end
+  // the wait (EndWait: a report not newer than known_version is dropped),
+  // and unless it brought news or again() declines, start the next one.
+  WatchState& watch = *watch_;
+  watch.waiting = false;
+  const bool news = watch.held && (watch.held->status != core::StoreStatus::kOk ||
+                                   watch.held->current.version > wait.known_version);
+  if (news) return -1;
+  watch.held.reset();
+  if (!(*wait.again)()) return -1;
+  const core::Nanos next = (*wait.next_timeout)();
+  StartWait(wait.key, wait.known_version, wait.token);
+  return MonotonicNow() + next;
+}
+
 core::StoreResult SimNodeEnv::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
                                                  const std::function<core::Nanos()>& next_timeout,
                                                  const std::function<bool()>& again) {
@@ -206,21 +222,8 @@ core::StoreResult SimNodeEnv::WaitForChangeWhile(std::string_view key, std::int6
   const core::Nanos timeout = next_timeout();  // drawn first, as an argument of WaitForChange would be
   if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
   const sim::WaitToken token = world_.PrepareWait();
-  // At a timeout, what the fiber would do next, done in the scheduler: end
-  // the wait (EndWait: a report not newer than known_version is dropped),
-  // and unless it brought news or again() declines, start the next one.
-  const std::function<core::Nanos()> step = [&]() -> core::Nanos {
-    WatchState& watch = *watch_;
-    watch.waiting = false;
-    const bool news = watch.held && (watch.held->status != core::StoreStatus::kOk ||
-                                     watch.held->current.version > known_version);
-    if (news) return -1;
-    watch.held.reset();
-    if (!again()) return -1;
-    const core::Nanos next = next_timeout();
-    StartWait(key, known_version, token);
-    return MonotonicNow() + next;
-  };
+  const QuietWait wait{key, known_version, &next_timeout, &again, token};
+  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   StartWait(key, known_version, token);
   world_.WaitStepping(token, MonotonicNow() + timeout, step);
   return EndWait(known_version);

@@ -102,6 +102,16 @@ class SimNodeEnv final : public core::Env,
   void StartWait(std::string_view key, std::int64_t known_version, sim::WaitToken token);
   // After a wait ended: the newest report, if it says more than the caller knows.
   core::StoreResult EndWait(std::int64_t known_version);
+  // A WaitForChangeWhile in progress (on the waiting fiber's stack).
+  struct QuietWait {
+    std::string_view key;
+    std::int64_t known_version;
+    const std::function<core::Nanos()>* next_timeout;
+    const std::function<bool()>* again;
+    sim::WaitToken token;
+  };
+  // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
+  core::Nanos AfterQuietTimeout(const QuietWait& wait);
   // A report (or the store's refusal) reached this process's watch state.
   static void ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result);
   std::optional<core::StoreResult> TakeReport(std::int64_t known_version);

@@ -314,7 +314,15 @@ void World::SleepInStepsLocal(Nanos step, const std::function<bool()>& done) {
   const WaitToken token = PrepareWait();
   const HostId host = current_host();
   // What the fiber would read and ask for had it woken and slept again.
-  const std::function<Nanos()> next = [&] { return done() ? Nanos{-1} : MonotonicNow(host) + step; };
+  struct Steps {
+    World* world;
+    HostId host;
+    Nanos step;
+    const std::function<bool()>* done;
+  } const steps{this, host, step, &done};
+  const std::function<Nanos()> next = [&steps] {  // one pointer: stored inline, no allocation
+    return (*steps.done)() ? Nanos{-1} : steps.world->MonotonicNow(steps.host) + steps.step;
+  };
   const bool signalled = WaitStepping(token, MonotonicNow(host) + step, next);
   assert(!signalled);
   (void)signalled;
