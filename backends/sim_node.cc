@@ -94,6 +94,11 @@ void SimNodeEnv::SleepUntil(core::Nanos monotonic_deadline) {
   world_.SleepUntilLocal(monotonic_deadline);
 }
 
+void SimNodeEnv::SleepInSteps(core::Nanos period, const std::function<bool()>& done) {
+  assert(world_.in_fiber());
+  world_.SleepInStepsLocal(period, done);
+}
+
 void SimNodeEnv::Spawn(std::string_view name, std::function<void()> task) {
   (void)name;
   world_.Spawn(host_, std::move(task));
@@ -166,22 +171,62 @@ std::optional<core::StoreResult> SimNodeEnv::TakeReport(std::int64_t known_versi
   return std::nullopt;  // no newer than what the caller knows
 }
 
-core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
-  assert(world_.in_fiber());
-  assert(CanWatch());
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+void SimNodeEnv::StartWait(std::string_view key, std::int64_t known_version, sim::WaitToken token) {
   WatchState& watch = *watch_;
   // A registration still unanswered a wait later is taken as lost; a caller
   // that knows a version the stream never covered (its own write, a read
   // after reports were lost) registers again from there.
   if (!watch.registered || !watch.confirmed || known_version > watch.latest) SendWatch(key, known_version);
   watch.wake_above = known_version;
-  watch.waiter = world_.PrepareWait();
+  watch.waiter = token;
   watch.waiting = true;
-  world_.Wait(watch.waiter, MonotonicNow() + timeout);
-  watch.waiting = false;
+}
+
+core::StoreResult SimNodeEnv::EndWait(std::int64_t known_version) {
+  watch_->waiting = false;
   if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
   return core::StoreResult{};  // kTimeout: no news
+}
+
+core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(CanWatch());
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  const sim::WaitToken token = world_.PrepareWait();
+  StartWait(key, known_version, token);
+  world_.Wait(token, MonotonicNow() + timeout);
+  return EndWait(known_version);
+}
+
+core::Nanos SimNodeEnv::AfterQuietTimeout(const QuietWait& wait) {
+  // At a timeout, what the fiber would do next, done in the scheduler: end
+  // the wait (EndWait: a report not newer than known_version is dropped),
+  // and unless it brought news or again() declines, start the next one.
+  WatchState& watch = *watch_;
+  watch.waiting = false;
+  const bool news = watch.held && (watch.held->status != core::StoreStatus::kOk ||
+                                   watch.held->current.version > wait.known_version);
+  if (news) return -1;
+  watch.held.reset();
+  if (!(*wait.again)()) return -1;
+  const core::Nanos next = (*wait.next_timeout)();
+  StartWait(wait.key, wait.known_version, wait.token);
+  return MonotonicNow() + next;
+}
+
+core::StoreResult SimNodeEnv::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                                 const std::function<core::Nanos()>& next_timeout,
+                                                 const std::function<bool()>& again) {
+  assert(world_.in_fiber());
+  assert(CanWatch());
+  const core::Nanos timeout = next_timeout();  // drawn first, as an argument of WaitForChange would be
+  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  const sim::WaitToken token = world_.PrepareWait();
+  const QuietWait wait{key, known_version, &next_timeout, &again, token};
+  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
+  StartWait(key, known_version, token);
+  world_.WaitStepping(token, MonotonicNow() + timeout, step);
+  return EndWait(known_version);
 }
 
 void SimNodeEnv::ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result) {

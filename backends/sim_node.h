@@ -48,6 +48,7 @@ class SimNodeEnv final : public core::Env,
   core::Nanos BootNow() override;
   core::Nanos WallNow() override;
   void SleepUntil(core::Nanos monotonic_deadline) override;
+  void SleepInSteps(core::Nanos period, const std::function<bool()>& done) override;
   void Spawn(std::string_view name, std::function<void()> task) override;
   core::StoreClient& store() override { return *this; }
   core::LedgerClient& ledger() override { return *this; }
@@ -64,6 +65,11 @@ class SimNodeEnv final : public core::Env,
                                   const core::LeaseRecord& record, core::Nanos timeout) override;
   bool CanWatch() const override;
   core::StoreResult WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) override;
+  // The waits after each quiet timeout start in the scheduler: the fiber
+  // stays parked until a report comes or again() declines.
+  core::StoreResult WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                       const std::function<core::Nanos()>& next_timeout,
+                                       const std::function<bool()>& again) override;
 
   // LedgerClient
   core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
@@ -91,6 +97,21 @@ class SimNodeEnv final : public core::Env,
     bool waiting = false;
   };
   void SendWatch(std::string_view key, std::int64_t after_version);
+  // A wait for a version above known_version begins (registering the watch
+  // again if needed); the waiter is `token`.
+  void StartWait(std::string_view key, std::int64_t known_version, sim::WaitToken token);
+  // After a wait ended: the newest report, if it says more than the caller knows.
+  core::StoreResult EndWait(std::int64_t known_version);
+  // A WaitForChangeWhile in progress (on the waiting fiber's stack).
+  struct QuietWait {
+    std::string_view key;
+    std::int64_t known_version;
+    const std::function<core::Nanos()>* next_timeout;
+    const std::function<bool()>* again;
+    sim::WaitToken token;
+  };
+  // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
+  core::Nanos AfterQuietTimeout(const QuietWait& wait);
   // A report (or the store's refusal) reached this process's watch state.
   static void ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result);
   std::optional<core::StoreResult> TakeReport(std::int64_t known_version);

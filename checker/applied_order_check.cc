@@ -10,6 +10,47 @@
 
 namespace leasesim::checker {
 
+namespace {
+
+constexpr std::size_t kNoOp = ~std::size_t{0};
+
+// The op indices of (applied_seq, index) pairs in applied_seq order; false
+// (with why) when two share an applied_seq, naming the smallest such. The
+// simulator's sequence numbers are dense, so they index a table in one
+// pass; sparse ones (a history from elsewhere) are sorted.
+bool OrderBySeq(std::vector<std::pair<std::int64_t, std::size_t>>& by_seq, std::vector<std::size_t>& order,
+                std::string& why) {
+  std::int64_t shared = -1;
+  const bool sorted = std::is_sorted(by_seq.begin(), by_seq.end());
+  std::int64_t max_seq = -1;
+  for (const auto& [seq, index] : by_seq) max_seq = std::max(max_seq, seq);
+  const auto dense_max = static_cast<std::int64_t>(4 * by_seq.size() + 64);
+  if (!sorted && max_seq < dense_max) {
+    std::vector<std::size_t> table(static_cast<std::size_t>(max_seq + 1), kNoOp);
+    for (const auto& [seq, index] : by_seq) {
+      std::size_t& slot = table[static_cast<std::size_t>(seq)];
+      if (slot != kNoOp && (shared < 0 || seq < shared)) shared = seq;
+      slot = index;
+    }
+    order.reserve(by_seq.size());
+    for (std::size_t index : table) {
+      if (index != kNoOp) order.push_back(index);
+    }
+  } else {
+    if (!sorted) std::sort(by_seq.begin(), by_seq.end());
+    for (std::size_t k = 1; k < by_seq.size() && shared < 0; ++k) {
+      if (by_seq[k].first == by_seq[k - 1].first) shared = by_seq[k].first;
+    }
+    order.reserve(by_seq.size());
+    for (const auto& [seq, index] : by_seq) order.push_back(index);
+  }
+  if (shared < 0) return true;
+  why = "two operations share applied_seq " + std::to_string(shared);
+  return false;
+}
+
+}  // namespace
+
 AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops) {
   AppliedOrderResult result;
   // (applied_seq, index) pairs sort without chasing each op: the applied
@@ -27,22 +68,15 @@ AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops) {
     }
     by_seq.emplace_back(op.applied_seq, i);
   }
-  if (!std::is_sorted(by_seq.begin(), by_seq.end())) std::sort(by_seq.begin(), by_seq.end());
-  for (std::size_t k = 1; k < by_seq.size(); ++k) {
-    if (by_seq[k].first == by_seq[k - 1].first) {
-      result.explanation = "two operations share applied_seq " + std::to_string(by_seq[k].first);
-      return result;
-    }
-  }
   std::vector<std::size_t> order;
-  order.reserve(by_seq.size());
-  for (const auto& [seq, index] : by_seq) order.push_back(index);
+  if (!OrderBySeq(by_seq, order, result.explanation)) return result;
 
   struct KeyState {
     LeaseStoreKeyModel model;
     LeaseStoreKeyModel::State state;
   };
   std::map<std::string, KeyState> keys;  // lookups only
+  std::pair<const std::string, KeyState>* last_key = nullptr;
   TimeNs latest_invoke = 0;
   std::size_t latest_invoker = 0;
   bool any = false;
@@ -63,7 +97,9 @@ AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops) {
       any = true;
     }
     if (!StoreOpMatters(op)) continue;
-    KeyState& key = keys[op.key];
+    // Runs of ops on one key are the rule (a lease has one): look it up once a run.
+    if (last_key == nullptr || last_key->first != op.key) last_key = &*keys.try_emplace(op.key).first;
+    KeyState& key = last_key->second;
     LeaseStoreKeyModel::State next;
     if (!key.model.Step(key.state, key.model.Compile(op), next)) {
       result.verdict = AppliedOrderVerdict::kInconsistent;

@@ -49,10 +49,16 @@ bool StoreOpMatters(const StoreOp& op) {
 }
 
 std::int64_t LeaseStoreKeyModel::Intern(const LeaseValue& value) {
-  auto [it, inserted] = ids_.emplace(std::make_tuple(value.holder, value.term, value.duration_ns),
-                                     static_cast<std::int64_t>(values_.size()));
-  if (inserted) values_.push_back(&value);
-  return it->second;
+  const std::tuple<std::string_view, std::int64_t, std::int64_t> key{value.holder, value.term, value.duration_ns};
+  if (last_id_ >= 0 && key == last_key_) return last_id_;
+  auto it = ids_.lower_bound(key);
+  if (it == ids_.end() || it->first != key) {
+    it = ids_.emplace_hint(it, key, static_cast<std::int64_t>(values_.size()));
+    values_.push_back(&value);
+  }
+  last_key_ = it->first;  // a view of the value interned first, which lives on
+  last_id_ = it->second;
+  return last_id_;
 }
 
 LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {

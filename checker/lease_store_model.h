@@ -8,6 +8,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -68,7 +69,13 @@ class LeaseStoreKeyModel {
 
  private:
   std::int64_t Intern(const LeaseValue& value);
-  std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::int64_t> ids_;
+  // Keyed by views of the first value interned with each content (the ops
+  // outlive the model, as values_ already requires): a lookup copies no
+  // string and allocates nothing.
+  std::map<std::tuple<std::string_view, std::int64_t, std::int64_t>, std::int64_t> ids_;
+  // The value interned last: consecutive ops mostly carry the same one.
+  std::tuple<std::string_view, std::int64_t, std::int64_t> last_key_;
+  std::int64_t last_id_ = -1;
   std::vector<const LeaseValue*> values_;
 };
 

@@ -51,6 +51,20 @@ class StoreClient {
     (void)timeout;
     return StoreResult{StoreStatus::kUnavailable, {}};
   }
+  // WaitForChange(key, known_version, next_timeout()), again after each
+  // timeout for as long as again() says the caller would only wait once
+  // more; returns the first answer that is not a timeout, or the timeout
+  // again() declined. `again` may only read memory (clocks included) and
+  // next_timeout may only draw from Env::Random: a simulated store asks
+  // them between the waits without resuming the task.
+  virtual StoreResult WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                         const std::function<Nanos()>& next_timeout,
+                                         const std::function<bool()>& again) {
+    for (;;) {
+      StoreResult result = WaitForChange(key, known_version, next_timeout());
+      if (result.status != StoreStatus::kTimeout || !again()) return result;
+    }
+  }
 };
 
 struct SettlementItem {
@@ -116,6 +130,17 @@ class Env {
   virtual Nanos WallNow() = 0;
   // Blocks the calling task until the monotonic clock reads >= deadline.
   virtual void SleepUntil(Nanos monotonic_deadline) = 0;
+  // Sleeps `period` at a time, each step from the wake-up that ended the
+  // last (as SleepUntil(MonotonicNow() + period) in a loop), until `done()`
+  // is true at a wake-up. `done` may only read memory (no Env call, no
+  // blocking): an Env may ask it between the task's steps without resuming
+  // the task, which is the point (a poll that finds nothing new costs a
+  // simulator no task switch).
+  virtual void SleepInSteps(Nanos period, const std::function<bool()>& done) {
+    do {
+      SleepUntil(MonotonicNow() + period);
+    } while (!done());
+  }
   // Starts a concurrent task of the same process.
   virtual void Spawn(std::string_view name, std::function<void()> task) = 0;
   virtual StoreClient& store() = 0;

@@ -81,8 +81,14 @@ void LeaderRunner::Inside(const std::function<void()>& core_code) {
 }
 
 void LeaderRunner::Run() {
+  // A look that finds neither a new holder nor this process leading does
+  // nothing (ReportNewLeader returns at once, ValidLease is nullopt): the
+  // Env may take such looks without resuming this task.
+  const std::function<bool()> news = [this] {
+    return tap_.holder_changes() != reported_holder_changes_ || elector_.leading();
+  };
   for (;;) {
-    env_.SleepUntil(env_.MonotonicNow() + config_.poll);
+    env_.SleepInSteps(config_.poll, news);
     ReportNewLeader();
     std::optional<LeaseGrant> grant = elector_.ValidLease();
     // A job's fresh look may hand over the next leadership directly; a few

@@ -61,7 +61,8 @@ void LeadershipTap::Saw(const StoreResult& result) {
   const bool says = result.status == StoreStatus::kOk ||
                     (result.status == StoreStatus::kConflict && result.current.found);
   if (!says) return;
-  SetHolder(result.current.found ? result.current.record.holder : std::string());
+  static const std::string kNobody;  // both arms lvalues: no copy of the holder
+  SetHolder(result.current.found ? result.current.record.holder : kNobody);
 }
 
 template <typename Call>
@@ -84,6 +85,15 @@ StoreResult LeadershipTap::WatchedStore::WaitForChange(std::string_view key, std
                                                        Nanos timeout) {
   // Not a timed call (it waits by design): only the record it brings is noted.
   StoreResult result = tap_.inner_.store().WaitForChange(key, known_version, timeout);
+  tap_.Saw(result);
+  return result;
+}
+
+StoreResult LeadershipTap::WatchedStore::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                                            const std::function<Nanos()>& next_timeout,
+                                                            const std::function<bool()>& again) {
+  // The timeouts in between bring no record: only the answer is noted.
+  StoreResult result = tap_.inner_.store().WaitForChangeWhile(key, known_version, next_timeout, again);
   tap_.Saw(result);
   return result;
 }

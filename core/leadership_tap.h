@@ -61,6 +61,9 @@ class LeadershipTap final : public EventSink {
                               Nanos timeout) override;
     bool CanWatch() const override;
     StoreResult WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) override;
+    StoreResult WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                   const std::function<Nanos()>& next_timeout,
+                                   const std::function<bool()>& again) override;
 
    private:
     LeadershipTap& tap_;

@@ -260,6 +260,20 @@ bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watc
   return TryTake(seen, rules_.TakeoverTerm(seen.record.term), Probe::kTakeoverAfterExpiry);
 }
 
+bool LeaseElector::OnlyWaitAgain(const VersionedRecord& seen, const Observation& watched, Nanos heard,
+                                 Nanos quiet_max) {
+  // The loop top of Campaign, then ConsiderRecord's path for a record held
+  // by another process, already seen, that has not expired.
+  if (shutting_down_) return false;
+  const Nanos now = env_.MonotonicNow();
+  if (now - heard > quiet_max) return false;
+  if (!seen.found || seen.record.holder.empty() || seen.record.holder == config_.identity) return false;
+  if (seen.record.holder != last_observed_holder_ || seen.record.term > metrics_.term) return false;
+  if (rules_.StartsNewObservation(watched, seen)) return false;
+  if (rules_.HolderExpired(ExpiryQuestion{seen, watched, now, env_.WallNow(), config_.timing})) return false;
+  return env_.store().CanWatch();
+}
+
 bool LeaseElector::Campaign() {
   assert(!leading_);
   // Expiry of another holder is judged only from our own monotonic clock
@@ -276,6 +290,11 @@ bool LeaseElector::Campaign() {
   std::optional<VersionedRecord> known;
   Nanos heard = 0;  // own monotonic clock: when the store last told us the record
   const Nanos quiet_max = config_.timing.renew_interval + config_.timing.request_timeout;
+  // A wait that times out with nothing to do but wait again goes on inside
+  // the store client (StoreClient::WaitForChangeWhile): a simulated one
+  // then does not resume this task for it.
+  const std::function<Nanos()> retry = [this] { return JitteredRetry(); };
+  const std::function<bool()> only_wait = [&] { return OnlyWaitAgain(*known, watched, heard, quiet_max); };
   for (;;) {
     if (shutting_down_) return false;
     if (known && env_.MonotonicNow() - heard > quiet_max) known.reset();
@@ -295,7 +314,7 @@ bool LeaseElector::Campaign() {
       env_.SleepUntil(env_.MonotonicNow() + JitteredRetry());
       continue;
     }
-    const StoreResult change = env_.store().WaitForChange(config_.key, known->version, JitteredRetry());
+    const StoreResult change = env_.store().WaitForChangeWhile(config_.key, known->version, retry, only_wait);
     if (change.status == StoreStatus::kOk) {
       known = change.current;
       heard = env_.MonotonicNow();

@@ -66,6 +66,9 @@ class LeaseElector {
   void ReportFenced();
 
   const std::string& identity() const { return config_.identity; }
+  // Whether this process believes it leads (ValidLease may still find the
+  // lease expired); reads memory only.
+  bool leading() const { return leading_; }
 
  private:
   // Returns true once this process holds the lease; false on shutdown.
@@ -78,6 +81,10 @@ class LeaseElector {
   bool SleepDetectingPause(Nanos target);
   // One campaign step on a record just read; true once this process leads.
   bool ConsiderRecord(const VersionedRecord& seen, Observation& watched);
+  // After a wait for a change timed out: true when the campaign's next step
+  // would change nothing and only wait again (ConsiderRecord on the known
+  // record would emit nothing, update nothing and take nothing). Reads only.
+  bool OnlyWaitAgain(const VersionedRecord& seen, const Observation& watched, Nanos heard, Nanos quiet_max);
   // Tries to take the record at `observed` with `term`; true on success.
   bool TryTake(const VersionedRecord& observed, std::int64_t term, Probe on_success);
   // One renewal attempt; false once this process no longer leads.

@@ -4,6 +4,7 @@
 // attempts, each node's leadership beliefs (converted from the node's own
 // clock to true time, exactly), and the fault log.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -42,6 +43,8 @@ class Recorder final : public backends::SimObserver {
     fault_point_action_ = std::move(action);
   }
 
+  // Room for about n store ops (capped: a hint, not a bound).
+  void ExpectStoreOps(std::size_t n) { history_.store_ops.reserve(std::min(n, kStoreOpsReservedMax)); }
   // The node's process died: its belief, if any, ends now.
   void NodeCrashed(int node);
   void AddFault(checker::FaultRecord fault);
@@ -73,6 +76,7 @@ class Recorder final : public backends::SimObserver {
   void RecordClaim(int node, const core::LeaseEvent& event);
   sim::Nanos DeadlineInTrueTime(int node, sim::Nanos local_deadline) const;
 
+  static constexpr std::size_t kStoreOpsReservedMax = 1'000'000;
   sim::World& world_;
   std::vector<sim::HostId> node_hosts_;
   checker::History history_;

@@ -21,6 +21,13 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
   AddHosts();
   network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), scenario.network);
   recorder_ = std::make_unique<Recorder>(world_, node_hosts_);
+  // About one store op per node and renew interval (the leader's renewals
+  // and the watch answers they cause, or the followers' reads): reserved,
+  // the history is not moved op by op as it grows.
+  if (scenario.timing.renew_interval > 0) {
+    const Nanos intervals = scenario.duration / scenario.timing.renew_interval + 1;
+    recorder_->ExpectStoreOps(static_cast<std::size_t>(scenario.nodes) * static_cast<std::size_t>(intervals) * 5 / 4);
+  }
   store_ = std::make_unique<backends::SimStoreServer>(world_, store_host_, world_.MakePrng("store"),
                                                       scenario.store, *recorder_);
   ledger_ = std::make_unique<backends::SimLedgerServer>(

@@ -34,9 +34,10 @@ class EventQueue {
     std::vector<Key>& heap = heaps_[ahead_ns < kSoonNs ? 0 : ahead_ns < kLaterNs ? 1 : 2];
     heap.push_back(key);
     std::push_heap(heap.begin(), heap.end(), std::greater<Key>{});
+    ++size_;
   }
-  bool empty() const { return size() == 0; }
-  std::size_t size() const { return heaps_[0].size() + heaps_[1].size() + heaps_[2].size() - 3; }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   // Pops the smallest key into `key` when it is at most `limit` (compared
   // as keys); false, and nothing popped, when the queue is empty or its
   // smallest key is above the limit.
@@ -49,6 +50,7 @@ class EventQueue {
     std::pop_heap(smallest->begin(), smallest->end(), std::greater<Key>{});
     key = smallest->back();
     smallest->pop_back();
+    --size_;
     return true;
   }
 
@@ -58,6 +60,7 @@ class EventQueue {
   static constexpr Key kNone = ~Key{0};
 
   std::vector<Key> heaps_[3];  // soon, later, far: min-heaps under std::greater
+  std::size_t size_ = 0;       // keys in all three (each also holds its kNone)
 };
 
 }  // namespace leasesim::sim

@@ -39,7 +39,8 @@ HostId World::AddHost(const HostConfig& config) {
   assert(hosts_.size() < kHostsMax);
   hosts_.push_back(Host{.name = config.name,
                         .clock = NodeClock(config.monotonic_start, config.wall_start, config.drift_ppm)});
-  return static_cast<HostId>(hosts_.size() - 1);
+  host_count_ = static_cast<HostId>(hosts_.size());
+  return host_count_ - 1;
 }
 
 void World::SetBoot(HostId host, BootFn boot) { Get(host).boot = std::move(boot); }
@@ -308,6 +309,52 @@ void World::SleepUntilLocal(Nanos local_deadline) {
   (void)signalled;
 }
 
+void World::SleepInStepsLocal(Nanos step, const std::function<bool()>& done) {
+  assert(step > 0);
+  const WaitToken token = PrepareWait();
+  const HostId host = current_host();
+  // What the fiber would read and ask for had it woken and slept again.
+  struct Steps {
+    World* world;
+    HostId host;
+    Nanos step;
+    const std::function<bool()>* done;
+  } const steps{this, host, step, &done};
+  const std::function<Nanos()> next = [&steps] {  // one pointer: stored inline, no allocation
+    return (*steps.done)() ? Nanos{-1} : steps.world->MonotonicNow(steps.host) + steps.step;
+  };
+  const bool signalled = WaitStepping(token, MonotonicNow(host) + step, next);
+  assert(!signalled);
+  (void)signalled;
+}
+
+bool World::WaitStepping(WaitToken token, Nanos local_deadline, const std::function<Nanos()>& step) {
+  assert(current_ == token.fiber);
+  // A signal already pending ends the wait before any timer, as in Wait.
+  if (!fibers_[current_].signal_pending) ArmTimeoutStep(current_host(), token, local_deadline, &step);
+  return Wait(token, kNeverNanos);
+}
+
+void World::ArmTimeoutStep(HostId id, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step) {
+  Deed deed{.fn = [this, id, token, step] {
+              if (!WaitOpen(token)) return;  // (DeadWakeUp drops it before it gets here)
+              const Nanos next = (*step)();
+              if (next < 0) {
+                ResumeFiber(token, false);
+              } else {
+                ArmTimeoutStep(id, token, next, step);
+              }
+            },
+            .token = token};
+  ArmLocalTimer(id, Get(id).incarnation, local_deadline, std::move(deed));
+}
+
+bool World::DeadWakeUp(const Deed& deed) const {
+  if (deed.fn && deed.token.fiber == 0) return false;  // a call of its own
+  const FiberRecord* record = FindFiber(deed.token.fiber);
+  return record == nullptr || record->generation != deed.token.generation || !record->waiting;
+}
+
 void World::ResumeFiber(WaitToken token, bool signalled) {
   FiberRecord* found = FindFiber(token.fiber);
   if (found == nullptr) return;
@@ -335,11 +382,16 @@ void World::RunUntil(Nanos end) {
   while (queue_.PopUpTo(limit, key)) {
     assert(TimeOf(key) >= now_);
     now_ = TimeOf(key);
-    ++events_processed_;
     const std::uint32_t slot = SlotOf(key);
     Entry& entry = EntryAt(slot);
-    Fire(entry);  // may schedule more: they take other slots, and chunks never move
+    // Cancelled (its wait ended first, by a signal or a crash): dropped
+    // unrun, as running it would have done nothing.
+    if (!DeadWakeUp(entry.deed)) {
+      ++events_processed_;
+      Fire(entry);  // may schedule more: they take other slots, and chunks never move
+    }
     entry.deed.fn = nullptr;
+    entry.deed.token = WaitToken{};  // At() fills only fn: a reused slot must name no wait
     free_slots_.push_back(slot);
   }
   now_ = end;

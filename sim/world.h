@@ -61,11 +61,13 @@ class World {
   std::uint64_t master_seed() const { return master_seed_; }
   Prng MakePrng(std::string_view layer) const { return Prng(DeriveSeed(master_seed_, layer)); }
   Trace& trace() { return trace_; }
+  // Events run; a wake-up for a wait that had already ended (the timer of a
+  // signalled wait, mostly) is cancelled and not counted.
   std::uint64_t events_processed() const { return events_processed_; }
 
   // --- hosts ---------------------------------------------------------------
   HostId AddHost(const HostConfig& config);
-  int host_count() const { return static_cast<int>(hosts_.size()); }
+  int host_count() const { return host_count_; }
   const std::string& host_name(HostId host) const { return Get(host).name; }
   NodeClock& clock(HostId host) { return Get(host).clock; }
   const NodeClock& clock(HostId host) const { return Get(host).clock; }
@@ -139,6 +141,19 @@ class World {
   // True when signalled, false when the local deadline passed first.
   bool Wait(WaitToken token, Nanos local_deadline);
   void SleepUntilLocal(Nanos local_deadline);
+  // Inside a fiber: sleeps `step` on its host's monotonic clock at a time,
+  // each step from the wake-up that ended the last (as SleepUntilLocal of
+  // the monotonic reading + step in a loop), until done() is true at a
+  // wake-up. The wake-ups in between run in the scheduler without resuming
+  // the fiber, so `done` may only read memory; it is the caller's, and is
+  // asked only while this sleep lasts.
+  void SleepInStepsLocal(Nanos step, const std::function<bool()>& done);
+  // Inside a fiber: as Wait(token, local_deadline), except that when the
+  // deadline passes first, step() runs in the scheduler with the fiber still
+  // parked and the wait still open: it returns the next local deadline to
+  // wait for, or a negative value to end the wait (Wait returns false).
+  // `step` is the caller's and is called only while the wait lasts.
+  bool WaitStepping(WaitToken token, Nanos local_deadline, const std::function<Nanos()>& step);
 
   // --- running ---------------------------------------------------------------
   // Processes every event up to and including true time `end`; now() == end after.
@@ -147,6 +162,7 @@ class World {
  private:
   // What an event (or work deferred by a pause) does: call fn, or, when
   // fn is empty, resume the fiber of `token` (a wake-up needs no closure).
+  // A call with a token belongs to that wait and is dropped once it ended.
   struct Deed {
     Callback fn;
     WaitToken token;
@@ -202,12 +218,12 @@ class World {
   // Inline: every clock reading and delivery goes through here.
   Host& Get(HostId host) {
     assert(host >= 0);
-    assert(host < static_cast<HostId>(hosts_.size()));
+    assert(host < host_count_);
     return hosts_[static_cast<std::size_t>(host)];
   }
   const Host& Get(HostId host) const {
     assert(host >= 0);
-    assert(host < static_cast<HostId>(hosts_.size()));
+    assert(host < host_count_);
     return hosts_[static_cast<std::size_t>(host)];
   }
   void ResumeFiber(WaitToken token, bool signalled);
@@ -221,6 +237,11 @@ class World {
   void Defer(Host& host, Deed&& deed);
   static void Perform(World& world, Deed& deed);
   void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
+  // The timer of one step of WaitStepping (its deed names the wait).
+  void ArmTimeoutStep(HostId host, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step);
+  // A deed for a wait that has ended (a wake-up, or a WaitStepping timer):
+  // running it would do nothing.
+  bool DeadWakeUp(const Deed& deed) const;
   const FiberRecord* FindFiber(FiberId id) const;
   FiberRecord* FindFiber(FiberId id);
 
@@ -238,6 +259,7 @@ class World {
   std::uint32_t slots_used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
+  HostId host_count_ = 0;  // hosts_.size(), kept: every clock reading asserts against it
   StackPool stacks_;
   // Indexed by fiber id (ids are never reused; slot 0 is unused).
   std::vector<FiberRecord> fibers_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,61 @@ TEST(World, SignalWinsOverTimeoutAndStaleTimeoutsAreIgnored) {
   });
   world.RunUntil(Seconds(5));
   EXPECT_EQ(log, (std::vector<std::string>{"signalled", "timeout", "300"}));
+}
+
+// A host with a drifting clock, paused and suspended for a while, whose
+// fiber sleeps in 70 ms steps until a flag set at 1.234 s is seen; the
+// steps either run in the scheduler (SleepInStepsLocal) or as the loop of
+// sleeps they replace. Returns the wake-up instant, the looks taken and
+// the events run.
+std::vector<Nanos> SleepInSteps(bool in_scheduler) {
+  World world(3, false);
+  const HostId host = world.AddHost({.name = "n", .monotonic_start = Seconds(7), .drift_ppm = 31'000});
+  world.Start(host);
+  bool flag = false;
+  Nanos looks = 0;
+  Nanos woke = -1;
+  world.At(Millis(300), [&] { world.Pause(host); });
+  world.At(Millis(455), [&] { world.Unpause(host); });
+  world.At(Millis(700), [&] { world.Suspend(host); });
+  world.At(Millis(913), [&] { world.Unsuspend(host); });
+  world.At(Millis(1234), [&] { flag = true; });
+  world.Spawn(host, [&] {
+    const Nanos step = Millis(70);
+    const std::function<bool()> done = [&] { return ++looks, flag; };
+    if (in_scheduler) {
+      world.SleepInStepsLocal(step, done);
+    } else {
+      do {
+        world.SleepUntilLocal(world.MonotonicNow(host) + step);
+      } while (!done());
+    }
+    woke = world.now();
+  });
+  world.RunUntil(Seconds(3));
+  return {woke, looks, static_cast<Nanos>(world.events_processed())};
+}
+
+TEST(World, StepsInTheSchedulerWakeWhenTheLoopOfSleepsWould) {
+  const std::vector<Nanos> stepped = SleepInSteps(true);
+  EXPECT_EQ(stepped, SleepInSteps(false));
+  EXPECT_GT(stepped[0], Millis(1234));
+  EXPECT_LT(stepped[0], Millis(1234) + Millis(80));
+  EXPECT_GE(stepped[1], 10);
+}
+
+TEST(World, TheTimerOfASignalledWaitIsCancelledNotRun) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  world.Spawn(host, [&] {
+    const WaitToken token = world.PrepareWait();
+    world.At(Millis(10), [&, token] { world.Signal(token); });
+    EXPECT_TRUE(world.Wait(token, Seconds(1)));
+  });
+  world.RunUntil(Seconds(2));
+  // The start, the signal's event and the wake-up; not the 1 s timer.
+  EXPECT_EQ(world.events_processed(), 3u);
 }
 
 TEST(World, SameSeedSameTraceHash) {
