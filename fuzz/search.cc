@@ -62,25 +62,9 @@ bool Uninformative(const std::string& figure) {
 // value, as AFL buckets hit counts — so near misses such as two leaders at
 // once (overlap_ms), fenced or duplicate writes, or unusual demotions count
 // as new without the search knowing what any of them mean.
-// The distances to a violation (0: nothing of the kind happened), which a
-// run's timing mostly decides: they count by how close they came as a
-// share of the lease, so the same closeness in a world with a longer lease
-// is no new coverage.
-bool DistanceToViolation(const std::string& figure) {
-  return figure == "handover_gap_min_ms" || figure == "stale_arrival_lost_by_min_ms" ||
-         figure == "lease_end_margin_min_ms" || figure == "takeover_margin_min_ms";
-}
-
-int Log2Bucket(std::int64_t value) {
-  int bucket = 0;
-  for (std::int64_t v = value; v > 1 && bucket < 62; v >>= 1) ++bucket;
-  return bucket;
-}
-
-std::vector<std::string> Features(const runner::Scenario& scenario, const runner::RunResult& result) {
+std::vector<std::string> Features(const runner::RunResult& result) {
   std::vector<std::string> singles;
   std::vector<std::string> features;
-  const std::int64_t lease_ms = std::max<std::int64_t>(1, scenario.timing.lease_duration / sim::kNanosPerMilli);
   for (const auto& [name, count] : result.figures) {
     if (count <= 0) continue;
     if (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_")) {
@@ -88,11 +72,9 @@ std::vector<std::string> Features(const runner::Scenario& scenario, const runner
       continue;
     }
     if (Uninformative(name)) continue;
-    if (DistanceToViolation(name)) {
-      features.push_back(name + "#closer" + std::to_string(Log2Bucket(std::max<std::int64_t>(1, lease_ms / count))));
-      continue;
-    }
-    features.push_back(name + "#" + std::to_string(Log2Bucket(count)));
+    int bucket = 0;
+    for (std::int64_t v = count; v > 1 && bucket < 62; v >>= 1) ++bucket;
+    features.push_back(name + "#" + std::to_string(bucket));
   }
   features.insert(features.end(), singles.begin(), singles.end());
   for (std::size_t i = 0; i < singles.size(); ++i) {
@@ -248,7 +230,7 @@ const Kept& Session::PickParent() {
 void Session::Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result) {
   Kept kept{c, {}, false, false};
   bool fresh = false;
-  for (const std::string& feature : Features(scenario, result)) {
+  for (const std::string& feature : Features(result)) {
     const auto [it, added] = feature_ids_.emplace(feature, seen_.size());
     if (added) seen_.push_back(0);
     fresh = (seen_[it->second]++ == 0) || fresh;
