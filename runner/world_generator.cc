@@ -155,6 +155,8 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
     draw.BeginSection();
     if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
     draw.BeginSection();
+    // Every answer is drawn whichever is used, so this part always asks the
+    // same questions and redrawing it leaves the later parts' answers alone.
     const bool like_fleet = Chance(draw, 800);
     const bool own_sync = Chance(draw, 500);
     const sim::TimeSyncConfig own = DrawTimeSync(draw);
