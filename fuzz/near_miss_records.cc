@@ -6,12 +6,6 @@
 namespace leasesim::fuzz {
 namespace {
 
-// Distances, where smaller is closer and 0 means nothing of the kind
-// happened (checker/history_figures.cc): the closest handover, the closest
-// race a stale write lost at the ledger, the least margins by which a
-// holder's belief and a candidate's takeover kept the lease contract.
-constexpr std::array<std::string_view, 4> kCloserWhenSmaller = {
-    "handover_gap_min_ms", "stale_arrival_lost_by_min_ms", "lease_end_margin_min_ms", "takeover_margin_min_ms"};
 // Amounts, where larger is closer: time with two leaders, writes sent while
 // two nodes led, writes after the lease, stale writes reaching the ledger.
 constexpr std::array<std::string_view, 4> kCloserWhenLarger = {"overlap_ms", "writes_during_overlap",
@@ -25,7 +19,7 @@ bool NearMissRecords::Offer(const std::map<std::string, std::int64_t>& figures, 
     if (value <= 0) continue;
     bool smaller = false;
     bool larger = false;
-    for (std::string_view figure : kCloserWhenSmaller) smaller = smaller || figure == name;
+    for (std::string_view figure : kDistancesToViolation) smaller = smaller || figure == name;
     for (std::string_view figure : kCloserWhenLarger) larger = larger || figure == name;
     if (!smaller && !larger) continue;
     const auto it = records_.find(name);

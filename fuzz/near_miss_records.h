@@ -7,13 +7,23 @@
 // other case reached. The figures measure distance to two leaders or to a
 // stale write that wins; none names a protocol mistake.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace leasesim::fuzz {
+
+// The figures that measure a distance to a violation, where smaller is
+// closer and 0 means nothing of the kind happened (checker/history_figures.cc):
+// the closest handover, the closest race a stale write lost at the ledger,
+// the least margins by which a holder's belief and a candidate's takeover
+// kept the lease contract.
+inline constexpr std::array<std::string_view, 4> kDistancesToViolation = {
+    "handover_gap_min_ms", "stale_arrival_lost_by_min_ms", "lease_end_margin_min_ms", "takeover_margin_min_ms"};
 
 class NearMissRecords {
  public:

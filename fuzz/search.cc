@@ -93,8 +93,8 @@ Case Fresh(std::uint64_t session_seed, int index) {
 struct Kept {
   Case c;
   std::vector<std::size_t> features;  // ids (Session::feature_ids_)
-  bool near_miss = false;             // reached two leaders at once, or a write after the lease
-  bool close_call = false;            // a near miss, or a handover within 2% of the lease
+  bool near_miss = false;             // two leaders at once, a write after the lease, or a stale write at the ledger
+  bool close_call = false;            // a near miss, or a distance to a violation within 2% of the lease
 };
 
 // Whether a figure that measures a close call (0: none happened) came
@@ -107,19 +107,16 @@ bool WithinFiftiethOfLease(const runner::Scenario& scenario, const runner::RunRe
 }
 
 // Whether a run came close to two leaders at once, to a stale write that
-// wins or to a broken lease contract: it had two leaders (a near miss), a
-// handover left less than 2% of the lease between one belief and the next,
-// a stale write reached the resource within 2% of the lease after its
-// window was settled, or a belief or a takeover kept its lease contract by
-// less than 2% of the lease. Chance
-// (which message takes its tail, where a poll falls) then decides whether
-// the same world and faults cross the line.
+// wins or to a broken lease contract: it had two leaders (a near miss), or
+// one of the distances to a violation (kDistancesToViolation) came within
+// 2% of the lease. Chance (which message takes its tail, where a poll
+// falls) then decides whether the same world and faults cross the line.
 bool CloseCall(const runner::Scenario& scenario, const runner::RunResult& result, bool near_miss) {
   if (near_miss) return true;
-  return WithinFiftiethOfLease(scenario, result, "handover_gap_min_ms") ||
-         WithinFiftiethOfLease(scenario, result, "stale_arrival_lost_by_min_ms") ||
-         WithinFiftiethOfLease(scenario, result, "lease_end_margin_min_ms") ||
-         WithinFiftiethOfLease(scenario, result, "takeover_margin_min_ms");
+  for (std::string_view distance : kDistancesToViolation) {
+    if (WithinFiftiethOfLease(scenario, result, std::string(distance))) return true;
+  }
+  return false;
 }
 
 class Session {
