@@ -27,7 +27,7 @@ class QuietObserver : public SimObserver {
   }
   void StoreApplied(std::int64_t, std::int64_t) override {}
   void StoreCompleted(std::int64_t, const core::StoreResult&) override {}
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, std::int64_t, std::int64_t) override {
+  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
     return 0;
   }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}

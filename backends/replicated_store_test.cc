@@ -20,7 +20,7 @@ class NullObserver final : public SimObserver {
   }
   void StoreApplied(std::int64_t op, std::int64_t seq) override { applied[op] = seq; }
   void StoreCompleted(std::int64_t, const core::StoreResult&) override {}
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, std::int64_t, std::int64_t) override {
+  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
     return 0;
   }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}

@@ -87,7 +87,11 @@ core::Nanos SimNodeEnv::MonotonicNow() { return world_.clock(host_).Monotonic(wo
 
 core::Nanos SimNodeEnv::BootNow() { return world_.BootNow(host_); }
 
-core::Nanos SimNodeEnv::WallNow() { return world_.clock(host_).Wall(world_.now()); }
+core::Nanos SimNodeEnv::WallNow() {
+  const core::Nanos now = world_.clock(host_).Wall(world_.now());
+  wall_seen_ = std::max(wall_seen_, now);
+  return now;
+}
 
 void SimNodeEnv::SleepUntil(core::Nanos monotonic_deadline) {
   assert(world_.in_fiber());
@@ -291,8 +295,9 @@ core::LedgerResult SimNodeEnv::Commit(const core::SettlementBatch& batch, core::
   const core::Nanos late = BootNow() - batch.lease_deadline;
   const core::Nanos stalled = last_write_point_ < 0 ? 0 : BootNow() - last_write_point_;
   last_write_point_ = -1;
-  const std::int64_t write =
-      observer_.LedgerSent(node_, identity_, batch, late < 0 ? 0 : std::max<core::Nanos>(late, 1), stalled);
+  const std::int64_t write = observer_.LedgerSent(
+      node_, identity_, batch,
+      LedgerSendFacts{.late_ns = late < 0 ? 0 : std::max<core::Nanos>(late, 1), .stalled_ns = stalled, .wall_seen_ns = wall_seen_});
   return CallLedger(LedgerRequest{.write = write, .batch = batch}, timeout);
 }
 

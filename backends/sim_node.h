@@ -5,6 +5,7 @@
 // the whole object: memory lost, as in a real process.
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -131,6 +132,9 @@ class SimNodeEnv final : public core::Env,
   // When (own monotonic clock) the job last reached the point before a
   // write; -1 when it has sent since.
   core::Nanos last_write_point_ = -1;
+  // The latest wall-clock reading this incarnation took (what it knows of
+  // the schedule), recorded with each write; below any reading until one.
+  core::Nanos wall_seen_ = std::numeric_limits<core::Nanos>::min();
   std::shared_ptr<WatchState> watch_ = std::make_shared<WatchState>();
 };
 

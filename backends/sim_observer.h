@@ -16,6 +16,18 @@ using Nanos = std::int64_t;
 
 enum class StoreOpKind { kRead, kCreate, kCas };
 
+// What the writer's own host knew when it sent a settlement batch.
+struct LedgerSendFacts {
+  // How far past its own lease deadline (its own clock) it was at send time,
+  // 0 when its lease was valid.
+  Nanos late_ns = 0;
+  // How long (its own clock) it stood still between the protocol's last
+  // point before a write and this send: a pause there.
+  Nanos stalled_ns = 0;
+  // The latest reading of its wall clock it had taken (the schedule it saw).
+  Nanos wall_seen_ns = 0;
+};
+
 class SimObserver {
  public:
   virtual ~SimObserver() = default;
@@ -31,12 +43,9 @@ class SimObserver {
   // call a client made: it has no latency of its own.
   virtual void StoreOpIsWatchAnswer(std::int64_t op) { (void)op; }
 
-  // A node sent a settlement batch; late_ns is how far past its own lease
-  // deadline (its own clock) it was at send time, 0 when its lease was valid.
-  // stalled_ns is how long (its own clock) it stood still between the
-  // protocol's last point before a write and this send: a pause there.
+  // A node sent a settlement batch; returns an id for LedgerArrived.
   virtual std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
-                                  std::int64_t late_ns, std::int64_t stalled_ns) = 0;
+                                  const LedgerSendFacts& facts) = 0;
   virtual void LedgerArrived(std::int64_t write, core::LedgerStatus status) = 0;
 
   // A protocol event from a node (acquired, renewed, demoted, ...).

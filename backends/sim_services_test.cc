@@ -23,7 +23,7 @@ class RecordingObserver : public SimObserver {
   void StoreCompleted(std::int64_t, const core::StoreResult& result) override {
     completed.push_back(result.status);
   }
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, std::int64_t, std::int64_t) override {
+  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
     return 0;
   }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}

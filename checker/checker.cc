@@ -4,6 +4,7 @@
 #include "checker/lease_checks.h"
 #include "checker/lease_contract_checks.h"
 #include "checker/liveness_checks.h"
+#include "checker/schedule_checks.h"
 
 namespace leasesim::checker {
 
@@ -19,6 +20,7 @@ Verdict CheckHistory(const History& history, const CheckOptions& options) {
   CheckLeaseContract(history, verdict);
   CheckWriteOutsideLease(history, verdict);
   CheckMissedSettlements(history, verdict);
+  CheckEarlySettlements(history, verdict);
   CheckSlowRecovery(history, verdict);
   CheckStoreLinearizable(history, options.store, verdict);
   return verdict;

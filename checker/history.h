@@ -129,6 +129,11 @@ struct LedgerWrite {
   // last point before a write (assumptions.last_point_before_write) and the
   // send — a stop-the-world pause after its last lease check; 0 if unknown.
   std::int64_t stalled_ns = 0;
+  // The latest reading of its own wall clock the writer had taken when it
+  // sent (its clock's high-water mark): a window that was not over by then
+  // had not fallen due by any reading the writer ever saw. kNeverNs when
+  // unknown (the check then skips the write).
+  TimeNs wall_seen_ns = kNeverNs;
 };
 
 // One injected fault, as it happened.
@@ -152,6 +157,9 @@ struct Assumptions {
   std::int64_t renew_interval_ns = 0;
   std::int64_t retry_ns = 0;
   std::int64_t settlement_period_ns = 0;
+  // The wall-clock instant window 0 of the settlement schedule begins
+  // (window w covers [epoch + w * period, epoch + (w + 1) * period)).
+  std::int64_t settlement_epoch_wall_ns = 0;
   // After the last fault heals, a leader must hold the lease within this bound.
   std::int64_t recovery_bound_ns = 0;
   // The protocol's last fault point before a business write (the writer

@@ -52,6 +52,7 @@ Json HeaderJson(const History& history) {
                 {"renew_interval_ns", a.renew_interval_ns},
                 {"retry_ns", a.retry_ns},
                 {"settlement_period_ns", a.settlement_period_ns},
+                {"settlement_epoch_wall_ns", a.settlement_epoch_wall_ns},
                 {"recovery_bound_ns", a.recovery_bound_ns},
                 {"last_point_before_write", a.last_point_before_write}}}};
 }
@@ -85,7 +86,7 @@ Json ClaimJson(const ValidityClaim& claim) {
 }
 
 Json LedgerWriteJson(const LedgerWrite& write) {
-  return Json{{"type", "ledger_write"},
+  Json line{{"type", "ledger_write"},
               {"id", write.id},
               {"node", write.node},
               {"holder", write.holder},
@@ -98,6 +99,8 @@ Json LedgerWriteJson(const LedgerWrite& write) {
               {"lease_valid_at_send", write.lease_valid_at_send},
               {"late_ns", write.late_ns},
               {"stalled_ns", write.stalled_ns}};
+  if (write.wall_seen_ns != kNeverNs) line["wall_seen_ns"] = write.wall_seen_ns;
+  return line;
 }
 
 Json FaultJson(const FaultRecord& fault) {
@@ -141,6 +144,8 @@ void ReadAssumptions(ObjectReader& r, Assumptions& a) {
   a.renew_interval_ns = r.IntegerOr("renew_interval_ns", 0, base::kInt64Max, a.renew_interval_ns);
   a.retry_ns = r.IntegerOr("retry_ns", 0, base::kInt64Max, a.retry_ns);
   a.settlement_period_ns = r.IntegerOr("settlement_period_ns", 0, base::kInt64Max, a.settlement_period_ns);
+  a.settlement_epoch_wall_ns =
+      r.IntegerOr("settlement_epoch_wall_ns", base::kInt64Min, base::kInt64Max, a.settlement_epoch_wall_ns);
   a.recovery_bound_ns = r.IntegerOr("recovery_bound_ns", 0, base::kInt64Max, a.recovery_bound_ns);
   a.last_point_before_write = r.StringOr("last_point_before_write", a.last_point_before_write);
 }
@@ -236,6 +241,7 @@ LedgerWrite ReadLedgerWrite(ObjectReader& r) {
   write.lease_valid_at_send = r.BoolOr("lease_valid_at_send", write.lease_valid_at_send);
   write.late_ns = r.IntegerOr("late_ns", base::kInt64Min, base::kInt64Max, 0);
   write.stalled_ns = r.IntegerOr("stalled_ns", 0, base::kInt64Max, 0);
+  write.wall_seen_ns = r.IntegerOr("wall_seen_ns", base::kInt64Min, base::kInt64Max, kNeverNs);
   return write;
 }
 

@@ -21,6 +21,7 @@ enum class ViolationKind {
   kLeaseOutlived,         // lease_contract_checks: a holder led past the lease its record granted
   kEarlyTakeover,         // lease_contract_checks: a candidate led before the replaced lease ran out
   kMissedSettlement,      // liveness_checks
+  kSettledEarly,          // schedule_checks: a window written before the writer's clock said it was over
   kSlowRecovery,          // liveness_checks
   kNotLinearizable,       // store_checks, check_command
   kCheckerDisagreement,   // store_checks: the two linearizability checks disagree
@@ -28,7 +29,7 @@ enum class ViolationKind {
   kFaultPointNotReached,  // the runner: a fault point the scenario requires never struck
 };
 
-inline constexpr base::EnumNames<ViolationKind, 14> kViolationKindNames{{
+inline constexpr base::EnumNames<ViolationKind, 15> kViolationKindNames{{
     {ViolationKind::kStaleTokenWrite, "stale_token_write"},
     {ViolationKind::kDualWriter, "dual_writer"},
     {ViolationKind::kDuplicateSettlement, "duplicate_settlement"},
@@ -38,6 +39,7 @@ inline constexpr base::EnumNames<ViolationKind, 14> kViolationKindNames{{
     {ViolationKind::kLeaseOutlived, "lease_outlived"},
     {ViolationKind::kEarlyTakeover, "early_takeover"},
     {ViolationKind::kMissedSettlement, "missed_settlement"},
+    {ViolationKind::kSettledEarly, "settled_early"},
     {ViolationKind::kSlowRecovery, "slow_recovery"},
     {ViolationKind::kNotLinearizable, "not_linearizable"},
     {ViolationKind::kCheckerDisagreement, "checker_disagreement"},

@@ -19,6 +19,7 @@ checker::Assumptions AssumptionsOf(const Scenario& scenario) {
   assumptions.renew_interval_ns = scenario.timing.renew_interval;
   assumptions.retry_ns = scenario.timing.retry;
   assumptions.settlement_period_ns = scenario.settlement_period;
+  assumptions.settlement_epoch_wall_ns = kWallClockBase;
   // The checker knows no protocol: it is told which point comes after the
   // job's last lease check (a pause there may excuse a late write).
   assumptions.last_point_before_write = std::string(core::fault_points::kBeforeLedgerWrite);

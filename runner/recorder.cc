@@ -78,7 +78,7 @@ void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) 
 }
 
 std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
-                                  std::int64_t late_ns, std::int64_t stalled_ns) {
+                                  const backends::LedgerSendFacts& facts) {
   checker::LedgerWrite write;
   write.id = static_cast<std::int64_t>(history_.ledger_writes.size());
   write.node = node;
@@ -87,9 +87,10 @@ std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const cor
   write.idempotency_key = batch.idempotency_key;
   write.window = batch.window;
   write.sent_ns = world_.now();
-  write.lease_valid_at_send = late_ns == 0;
-  write.late_ns = late_ns;
-  write.stalled_ns = stalled_ns;
+  write.lease_valid_at_send = facts.late_ns == 0;
+  write.late_ns = facts.late_ns;
+  write.stalled_ns = facts.stalled_ns;
+  write.wall_seen_ns = facts.wall_seen_ns;
   history_.ledger_writes.push_back(std::move(write));
   return history_.ledger_writes.back().id;
 }

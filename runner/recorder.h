@@ -32,7 +32,7 @@ class Recorder final : public backends::SimObserver {
   void StoreCompleted(std::int64_t op, const core::StoreResult& result) override;
   void StoreOpIsWatchAnswer(std::int64_t op) override;
   std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
-                          std::int64_t late_ns, std::int64_t stalled_ns) override;
+                          const backends::LedgerSendFacts& facts) override;
   void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;
   void ProtocolEvent(int node, const core::LeaseEvent& event) override;
   bool FaultPointReached(int node, std::string_view point) override;
