@@ -13,6 +13,7 @@ Verdict CheckHistory(const History& history) { return CheckHistory(history, Chec
 Verdict CheckHistory(const History& history, const CheckOptions& options) {
   Verdict verdict;
   CheckStaleTokenWrites(history, verdict);
+  CheckStaleTokensAccepted(history, verdict);
   CheckDualWriters(history, verdict);
   CheckDuplicateSettlements(history, verdict);
   CheckTermReuse(history, verdict);

@@ -49,6 +49,37 @@ void CheckStaleTokenWrites(const History& history, Verdict& verdict) {
   }
 }
 
+void CheckStaleTokensAccepted(const History& history, Verdict& verdict) {
+  std::vector<const LedgerWrite*> arrived;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (write.result == LedgerResult::kApplied || write.result == LedgerResult::kDuplicate) arrived.push_back(&write);
+  }
+  std::stable_sort(arrived.begin(), arrived.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
+    if (a->arrived_ns != b->arrived_ns) return a->arrived_ns < b->arrived_ns;
+    return a->id < b->id;
+  });
+  const LedgerWrite* highest = nullptr;         // applied, arrived before the current instant
+  const LedgerWrite* highest_at_now = nullptr;  // including the current instant
+  for (std::size_t i = 0; i < arrived.size(); ++i) {
+    const LedgerWrite* write = arrived[i];
+    if (i > 0 && write->arrived_ns != arrived[i - 1]->arrived_ns) highest = highest_at_now;
+    if (write->result == LedgerResult::kDuplicate && highest != nullptr && write->token < highest->token) {
+      verdict.violations.push_back(Violation{
+          .kind = KindName(ViolationKind::kStaleTokenAccepted),
+          .message = "The ledger answered a write from " + Describe(*write) +
+                     " as a duplicate, although it had already applied token " + std::to_string(highest->token) +
+                     " from " + Describe(*highest) +
+                     ": a stale token must be rejected, so that its writer learns it is deposed.",
+          .at_ns = write->arrived_ns,
+          .nodes = {write->node, highest->node},
+      });
+    }
+    if (write->result == LedgerResult::kApplied && (highest_at_now == nullptr || write->token > highest_at_now->token)) {
+      highest_at_now = write;
+    }
+  }
+}
+
 void CheckDualWriters(const History& history, Verdict& verdict) {
   // One holder per token among applied writes.
   std::map<std::int64_t, const LedgerWrite*> first_by_token;

@@ -88,3 +88,49 @@ TEST(FencingChecks, DuplicateSettlementIsFlaggedAndSuppressedRepeatIsNot) {
 
 }  // namespace
 }  // namespace leasesim::checker
+
+namespace leasesim::checker {
+namespace {
+
+LedgerWrite Answered(std::int64_t id, std::int64_t token, std::int64_t window, TimeNs arrived_ns,
+                     LedgerResult result) {
+  LedgerWrite write = Applied(id, static_cast<int>(token), "n" + std::to_string(token) + ".1", token, window, arrived_ns);
+  write.result = result;
+  return write;
+}
+
+TEST(FencingChecks, AStaleTokenAnsweredAsADuplicateIsAcceptedNotRejected) {
+  History history;
+  history.ledger_writes = {Answered(1, 2, 4, 1'000, LedgerResult::kApplied),
+                           Answered(2, 1, 4, 2'000, LedgerResult::kDuplicate)};
+  const Verdict verdict = CheckHistory(history);
+  ASSERT_EQ(verdict.violations.size(), 1u);
+  EXPECT_EQ(verdict.violations[0].kind, "stale_token_accepted");
+  EXPECT_EQ(verdict.violations[0].nodes, (std::vector<int>{1, 2}));
+  EXPECT_NE(verdict.violations[0].message.find("token 1"), std::string::npos) << verdict.violations[0].message;
+}
+
+TEST(FencingChecks, TheFenceMayAnswerADuplicateOfItsOwnOrANewerToken) {
+  History history;
+  // Token 1's retry of its own window, then token 2's duplicate of it, and a
+  // stale write the ledger rejected: all as a fenced ledger answers.
+  history.ledger_writes = {Answered(1, 1, 4, 1'000, LedgerResult::kApplied),
+                           Answered(2, 1, 4, 2'000, LedgerResult::kDuplicate),
+                           Answered(3, 2, 4, 3'000, LedgerResult::kDuplicate),
+                           Answered(4, 2, 5, 4'000, LedgerResult::kApplied),
+                           Answered(5, 1, 5, 5'000, LedgerResult::kRejectedStale)};
+  EXPECT_TRUE(CheckHistory(history).ok());
+}
+
+TEST(FencingChecks, ADuplicateArrivingWithTheNewerTokenIsNotJudged) {
+  History history;
+  // One instant: the history does not say which the ledger took first.
+  history.ledger_writes = {Answered(1, 2, 4, 1'000, LedgerResult::kApplied),
+                           Answered(2, 1, 4, 1'000, LedgerResult::kDuplicate)};
+  Verdict verdict;
+  CheckStaleTokensAccepted(history, verdict);
+  EXPECT_TRUE(verdict.violations.empty());
+}
+
+}  // namespace
+}  // namespace leasesim::checker

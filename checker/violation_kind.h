@@ -13,6 +13,7 @@ namespace leasesim::checker {
 
 enum class ViolationKind {
   kStaleTokenWrite,       // fencing_checks
+  kStaleTokenAccepted,    // fencing_checks: a stale token answered as a duplicate, not rejected
   kDualWriter,            // fencing_checks
   kDuplicateSettlement,   // fencing_checks
   kTermReuse,             // lease_checks
@@ -29,8 +30,9 @@ enum class ViolationKind {
   kFaultPointNotReached,  // the runner: a fault point the scenario requires never struck
 };
 
-inline constexpr base::EnumNames<ViolationKind, 15> kViolationKindNames{{
+inline constexpr base::EnumNames<ViolationKind, 16> kViolationKindNames{{
     {ViolationKind::kStaleTokenWrite, "stale_token_write"},
+    {ViolationKind::kStaleTokenAccepted, "stale_token_accepted"},
     {ViolationKind::kDualWriter, "dual_writer"},
     {ViolationKind::kDuplicateSettlement, "duplicate_settlement"},
     {ViolationKind::kTermReuse, "term_reuse"},
