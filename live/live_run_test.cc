@@ -171,16 +171,21 @@ TEST_F(LiveRun, WithoutFencingOrIdempotencyAStoppedLeadersLateBatchIsAStaleToken
   EXPECT_TRUE(stale) << "the checker did not report a stale_token_write";
 }
 
-TEST_F(LiveRun, WithoutFencingTheIdempotencyKeyStillStopsTheLateBatch) {
+TEST_F(LiveRun, WithoutFencingTheIdempotencyKeyStopsTheLateBatchAndTheCheckerSeesTheFenceFail) {
   // Same fault, only the fence check off: the late batch is for the window
   // the successor settled first, so the ledger's idempotency key turns it
   // into a duplicate and no stale token is ever applied (see docs/LIVE.md).
-  // The checker still reports the send itself (write_outside_lease).
+  // The fence's failure shows all the same: the ledger answered the stale
+  // token as a duplicate where it must reject it (stale_token_accepted).
   const LiveResult result = Run(14, "pause-mid-batch:leader@3+8", "no-fencing");
+  EXPECT_EQ(result.exit_code, 1);
+  bool accepted = false;
   for (const checker::Violation& v : result.verdict.violations) {
     EXPECT_NE(v.kind, "stale_token_write") << v.message;
     EXPECT_NE(v.kind, "duplicate_settlement") << v.message;
+    accepted |= v.kind == "stale_token_accepted";
   }
+  EXPECT_TRUE(accepted) << "the checker did not report the stale token answered as a duplicate";
   ASSERT_TRUE(result.figures.contains("duplicate_settlements_suppressed"));
   EXPECT_GE(result.figures.at("duplicate_settlements_suppressed"), 1);
 }
