@@ -259,7 +259,9 @@ void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
                           request = std::move(request), watch = watch_, observer = &observer_] {
     auto reply = [network, server_host = server->host(), me, incarnation, watch,
                   observer](std::int64_t op, const core::StoreResult& result) {
-      auto answer = std::make_shared<WatchAnswer>();  // filled in place: one copy of the record
+      // Filled in place (one copy of the record); owned by the report alone
+      // (a duplicated message runs the one closure twice).
+      auto answer = std::make_unique<WatchAnswer>();
       answer->op = op;
       answer->result = result;
       auto report = [world = &network->world(), observer, answer = std::move(answer), watch] {
