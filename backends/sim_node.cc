@@ -258,12 +258,13 @@ void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
   auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
                           request = std::move(request), watch = watch_, observer = &observer_] {
     auto reply = [network, server_host = server->host(), me, incarnation, watch,
-                  observer](std::int64_t op, const core::StoreResult& result) {
+                  observer](std::int64_t op, core::StoreStatus status, const core::VersionedRecord& current) {
       // Filled in place (one copy of the record); owned by the report alone
       // (a duplicated message runs the one closure twice).
       auto answer = std::make_unique<WatchAnswer>();
       answer->op = op;
-      answer->result = result;
+      answer->result.status = status;
+      answer->result.current = current;
       auto report = [world = &network->world(), observer, answer = std::move(answer), watch] {
         if (answer->delivered) return;  // a duplicate of the report
         answer->delivered = true;
