@@ -165,14 +165,14 @@ core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t e
 
 bool SimNodeEnv::CanWatch() const { return replicated_store_ == nullptr && store_.CanWatch(); }
 
-std::optional<core::StoreResult> SimNodeEnv::TakeReport(std::int64_t known_version) {
+bool SimNodeEnv::TakeReport(std::int64_t known_version, core::StoreResult& report) {
   WatchState& watch = *watch_;
-  if (!watch.held) return std::nullopt;
-  core::StoreResult report = std::move(*watch.held);
+  if (!watch.held) return false;
+  // The store refused the watch, or a newer record than the caller knows.
+  const bool news = watch.held->status != core::StoreStatus::kOk || watch.held->current.version > known_version;
+  if (news) report = std::move(*watch.held);  // (one move: the caller's result is returned as it is)
   watch.held.reset();
-  if (report.status != core::StoreStatus::kOk) return report;  // the store refused the watch
-  if (report.current.version > known_version) return report;
-  return std::nullopt;  // no newer than what the caller knows
+  return news;
 }
 
 void SimNodeEnv::StartWait(std::string_view key, std::int64_t known_version, sim::WaitToken token) {
@@ -188,14 +188,15 @@ void SimNodeEnv::StartWait(std::string_view key, std::int64_t known_version, sim
 
 core::StoreResult SimNodeEnv::EndWait(std::int64_t known_version) {
   watch_->waiting = false;
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
-  return core::StoreResult{};  // kTimeout: no news
+  core::StoreResult report;  // kTimeout: no news, unless a report says more
+  TakeReport(known_version, report);
+  return report;
 }
 
 core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(CanWatch());
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  if (core::StoreResult report; TakeReport(known_version, report)) return report;
   const sim::WaitToken token = world_.PrepareWait();
   StartWait(key, known_version, token);
   world_.Wait(token, MonotonicNow() + timeout);
@@ -224,7 +225,7 @@ core::StoreResult SimNodeEnv::WaitForChangeWhile(std::string_view key, std::int6
   assert(world_.in_fiber());
   assert(CanWatch());
   const core::Nanos timeout = next_timeout();  // drawn first, as an argument of WaitForChange would be
-  if (std::optional<core::StoreResult> report = TakeReport(known_version)) return *report;
+  if (core::StoreResult report; TakeReport(known_version, report)) return report;
   const sim::WaitToken token = world_.PrepareWait();
   const QuietWait wait{key, known_version, &next_timeout, &again, token};
   const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
@@ -261,8 +262,13 @@ void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
   auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
                           request = std::move(request), watch = watch_, observer = &observer_] {
     auto reply = [network, server_host = server->host(), me, incarnation, watch,
-                  observer](std::int64_t op, const core::StoreResult& result) {
-      auto answer = std::make_shared<WatchAnswer>(WatchAnswer{.op = op, .result = result});
+                  observer](std::int64_t op, core::StoreStatus status, const core::VersionedRecord& current) {
+      // Filled in place (one copy of the record); owned by the report alone
+      // (a duplicated message runs the one closure twice).
+      auto answer = std::make_unique<WatchAnswer>();
+      answer->op = op;
+      answer->result.status = status;
+      answer->result.current = current;
       auto report = [world = &network->world(), observer, answer = std::move(answer), watch] {
         if (answer->delivered) return;  // a duplicate of the report
         answer->delivered = true;

@@ -115,7 +115,9 @@ class SimNodeEnv final : public core::Env,
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
   // A report (or the store's refusal) reached this process's watch state.
   static void ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result);
-  std::optional<core::StoreResult> TakeReport(std::int64_t known_version);
+  // Takes the held report (the watch holds none after): true, and the
+  // report moved into `report`, when it says more than known_version.
+  bool TakeReport(std::int64_t known_version, core::StoreResult& report);
   core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
 
   sim::World& world_;

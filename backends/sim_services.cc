@@ -107,7 +107,7 @@ void SimStoreServer::Watch(std::shared_ptr<const WatchRequest> request, WatchRep
   }
   if (outage_ == StoreOutage::kUnavailable) {
     world_.trace().Record(world_.now(), host_, "store_reject_watch", request->client);
-    reply(-1, core::StoreResult{core::StoreStatus::kUnavailable, {}});
+    reply(-1, core::StoreStatus::kUnavailable, core::VersionedRecord{});
     return;
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
@@ -134,7 +134,7 @@ void SimStoreServer::Answer(Watcher& watcher, const core::VersionedRecord& curre
   observer_.StoreOpIsWatchAnswer(op);
   observer_.StoreApplied(op, next_applied_seq_++);
   world_.trace().Record(world_.now(), host_, "store_watch_answer", op, current.version);
-  watcher.reply(op, core::StoreResult{core::StoreStatus::kOk, current});
+  watcher.reply(op, core::StoreStatus::kOk, current);
 }
 
 void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current,

@@ -46,10 +46,11 @@ struct WatchRequest {
   std::string process;
 };
 
-// One answer of a watch (called once per answer): the record as a read
-// returns it, and the history's id of that read (-1 when the store refused
-// the watch).
-using WatchReply = sim::InlineFunction<void(std::int64_t op, const core::StoreResult&), 64>;
+// One answer of a watch (called once per answer): the status and record
+// a read returns (given apart, so the answer copies the record once), and
+// the history's id of that read (-1 when the store refused the watch).
+using WatchReply =
+    sim::InlineFunction<void(std::int64_t op, core::StoreStatus status, const core::VersionedRecord& current), 64>;
 
 // How a store in an outage treats requests.
 enum class StoreOutage {

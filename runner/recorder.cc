@@ -166,11 +166,13 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
 }
 
 bool Recorder::FaultPointReached(int node, std::string_view point) {
-  // The names come from core's table: the pointer usually settles it.
+  // The names come from core's table: the pointer usually settles it, and
+  // is looked for first (the names are distinct, so the index is the same).
   std::size_t index = 0;
-  while (index < core::kFaultPointNames.size() && core::kFaultPointNames[index].data() != point.data() &&
-         core::kFaultPointNames[index] != point) {
-    ++index;
+  while (index < core::kFaultPointNames.size() && core::kFaultPointNames[index].data() != point.data()) ++index;
+  if (index == core::kFaultPointNames.size()) {
+    index = 0;
+    while (index < core::kFaultPointNames.size() && core::kFaultPointNames[index] != point) ++index;
   }
   if (index < fault_point_counts_.size()) {
     fault_point_counts_[index] += 1;

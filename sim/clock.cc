@@ -49,12 +49,11 @@ const NodeClock::Segment& NodeClock::SegmentAt(Nanos true_now) const {
   return segments_.front();
 }
 
-Nanos NodeClock::ReadMonotonic(Nanos true_now) const { return LocalIn(SegmentAt(true_now), true_now); }
-
-Nanos NodeClock::ReadBoot(Nanos true_now) const {
+void NodeClock::Read(Nanos true_now) const {
   const Segment& segment = SegmentAt(true_now);
-  const Nanos suspended = segment.suspended_before + (segment.frozen ? true_now - segment.true_start : 0);
-  return LocalIn(segment, true_now) + suspended;
+  reading_.local = LocalIn(segment, true_now);
+  reading_.suspended = segment.suspended_before + (segment.frozen ? true_now - segment.true_start : 0);
+  reading_at_ = true_now;
 }
 
 NodeClock::Reading NodeClock::Advance(Nanos true_now) {

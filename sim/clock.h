@@ -49,20 +49,15 @@ class NodeClock {
   NodeClock(Nanos monotonic_start, Nanos wall_start, std::int64_t drift_ppm);
 
   // Inline with the last reading kept: a process reads its clocks many
-  // times within one event (one true instant).
+  // times within one event (one true instant), Monotonic and Boot (or Wall)
+  // alike, and one reading serves them all.
   Nanos Monotonic(Nanos true_now) const {
-    if (true_now != monotonic_at_) {
-      monotonic_ = ReadMonotonic(true_now);
-      monotonic_at_ = true_now;
-    }
-    return monotonic_;
+    if (true_now != reading_at_) Read(true_now);
+    return reading_.local;
   }
   Nanos Boot(Nanos true_now) const {
-    if (true_now != boot_at_) {
-      boot_ = ReadBoot(true_now);
-      boot_at_ = true_now;
-    }
-    return boot_;
+    if (true_now != reading_at_) Read(true_now);
+    return reading_.local + reading_.suspended;
   }
   // Includes every step made so far (steps carry no time of their own).
   Nanos Wall(Nanos true_now) const { return wall_base_ + Boot(true_now) + steps_; }
@@ -105,9 +100,9 @@ class NodeClock {
     Nanos local;
     Nanos suspended;
   };
-  Nanos ReadMonotonic(Nanos true_now) const;
-  Nanos ReadBoot(Nanos true_now) const;
-  void ForgetReadings() const { monotonic_at_ = boot_at_ = kForgotten; }
+  // Keeps Monotonic (and the suspended time Boot adds) at true_now.
+  void Read(Nanos true_now) const;
+  void ForgetReadings() const { reading_at_ = kForgotten; }
   static Nanos LocalIn(const Segment& segment, Nanos true_now);
   // The least true instant at which an unfrozen segment reads >= local.
   static Nanos TrueTimeInSegment(const Segment& segment, Nanos local);
@@ -125,13 +120,11 @@ class NodeClock {
   Nanos slew_left_ = 0;        // unfrozen true time the slew still runs, as of last_change_
   bool frozen_ = false;
   Nanos last_change_ = 0;
-  // The last readings and the true instants they are of (a cache: every
-  // change forgets them).
+  // The last reading and the true instant it is of (a cache: every change
+  // forgets it).
   static constexpr Nanos kForgotten = -1;  // true time never reads this
-  mutable Nanos monotonic_at_ = kForgotten;
-  mutable Nanos monotonic_ = 0;
-  mutable Nanos boot_at_ = kForgotten;
-  mutable Nanos boot_ = 0;
+  mutable Nanos reading_at_ = kForgotten;
+  mutable Reading reading_{0, 0};
 };
 
 }  // namespace leasesim::sim

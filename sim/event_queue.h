@@ -7,11 +7,9 @@
 // exactly that of a single heap whichever heap an event went to; the split
 // only keeps the busy heaps shallow.
 
-#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace leasesim::sim {
@@ -33,7 +31,7 @@ class EventQueue {
     assert(key < kNone);
     std::vector<Key>& heap = heaps_[ahead_ns < kSoonNs ? 0 : ahead_ns < kLaterNs ? 1 : 2];
     heap.push_back(key);
-    std::push_heap(heap.begin(), heap.end(), std::greater<Key>{});
+    SiftUp(heap.data(), heap.size() - 1);
     ++size_;
   }
   bool empty() const { return size_ == 0; }
@@ -47,14 +45,45 @@ class EventQueue {
     if (heaps_[1].front() < smallest->front()) smallest = &heaps_[1];
     if (heaps_[2].front() < smallest->front()) smallest = &heaps_[2];
     if (smallest->front() > limit) return false;
-    std::pop_heap(smallest->begin(), smallest->end(), std::greater<Key>{});
-    key = smallest->back();
+    key = smallest->front();
+    // The last key fills the hole at the top (the heap keeps its kNone, so
+    // it is never empty after).
+    const Key last = smallest->back();
     smallest->pop_back();
+    SiftDown(smallest->data(), smallest->size(), last);
     --size_;
     return true;
   }
 
  private:
+  // Binary min-heaps by hand, top-down with a hole: the heaps are a few to
+  // a few dozen keys, where std::pop_heap's walk to a leaf and back costs
+  // more than it saves. Any correct heap gives the same order (keys are unique).
+  static void SiftUp(Key* heap, std::size_t hole) {
+    const Key key = heap[hole];
+    while (hole > 0) {
+      const std::size_t parent = (hole - 1) / 2;
+      if (!(key < heap[parent])) break;
+      heap[hole] = heap[parent];
+      hole = parent;
+    }
+    heap[hole] = key;
+  }
+  // Puts `key` into the hole at the top of heap[0, size).
+  static void SiftDown(Key* heap, std::size_t size, Key key) {
+    assert(size > 0);
+    std::size_t hole = 0;
+    for (;;) {
+      std::size_t child = 2 * hole + 1;
+      if (child >= size) break;
+      if (child + 1 < size && heap[child + 1] < heap[child]) ++child;
+      if (!(heap[child] < key)) break;
+      heap[hole] = heap[child];
+      hole = child;
+    }
+    heap[hole] = key;
+  }
+
   // Every heap holds this largest key at its bottom, so its front is always
   // there to compare (an empty heap's front is kNone) and is never popped.
   static constexpr Key kNone = ~Key{0};

@@ -59,6 +59,11 @@ class InlineFunction<R(Args...), Bytes> {
   }
 
   explicit operator bool() const { return ops_ != nullptr; }
+  // Destroys the callable: empty after.
+  void Reset() {
+    if (ops_ != nullptr && ops_->destroy != nullptr) ops_->destroy(storage_);
+    ops_ = nullptr;
+  }
   R operator()(Args... args) {
     assert(ops_ != nullptr);
     return ops_->invoke(storage_, std::forward<Args>(args)...);
@@ -115,11 +120,6 @@ class InlineFunction<R(Args...), Bytes> {
     }
     other.ops_ = nullptr;
   }
-  void Reset() {
-    if (ops_ != nullptr && ops_->destroy != nullptr) ops_->destroy(storage_);
-    ops_ = nullptr;
-  }
-
   alignas(std::max_align_t) unsigned char storage_[Bytes];
   const Ops* ops_ = nullptr;
 };

@@ -38,16 +38,32 @@ std::string TraceEvent::ToJson() const {
   return buffer;
 }
 
+std::uint64_t Trace::KindHash(const char* kind) {
+  static_assert((kKindSlots & (kKindSlots - 1)) == 0);
+  // Fibonacci hashing of the address: the top bits of the product.
+  std::size_t slot = static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(kind) * 0x9e3779b97f4a7c15ULL) >> 56);
+  static_assert(kKindSlots == std::size_t{1} << 8);
+  for (std::size_t probe = 0; probe < kKindProbesMax; ++probe) {
+    if (kind_keys_[slot] == kind) return kind_hashes_[slot];
+    if (kind_keys_[slot] == nullptr) {
+      const std::uint64_t hash = HashKind(kind);
+      if (kinds_kept_ < kKindSlots / 2) {
+        kind_keys_[slot] = kind;
+        kind_hashes_[slot] = hash;
+        ++kinds_kept_;
+      }
+      return hash;
+    }
+    slot = (slot + 1) & (kKindSlots - 1);
+  }
+  return HashKind(kind);
+}
+
 void Trace::Record(Nanos time, std::int32_t host, const char* kind, std::int64_t a,
                    std::int64_t b) {
   std::uint64_t hash = Mix(hash_, static_cast<std::uint64_t>(time));
   hash = Mix(hash, static_cast<std::uint64_t>(host));
-  const std::size_t slot = (reinterpret_cast<std::uintptr_t>(kind) >> 3) % kKindCacheSize;
-  if (kind_cache_keys_[slot] != kind) {
-    kind_cache_keys_[slot] = kind;
-    kind_cache_hashes_[slot] = HashKind(kind);
-  }
-  hash = Mix(hash, kind_cache_hashes_[slot]);
+  hash = Mix(hash, KindHash(kind));
   hash = Mix(hash, static_cast<std::uint64_t>(a));
   hash_ = Mix(hash, static_cast<std::uint64_t>(b));
 #if defined(LEASESIM_SLOWDOWN)

@@ -35,10 +35,16 @@ class Trace {
  private:
   static constexpr std::size_t kRetainedEventsMax = 20'000'000;
   // Kinds are string literals: remember each one's content hash by address
-  // (the hash itself depends only on the content, so runs stay comparable).
-  static constexpr std::size_t kKindCacheSize = 64;
-  const char* kind_cache_keys_[kKindCacheSize] = {};
-  std::uint64_t kind_cache_hashes_[kKindCacheSize] = {};
+  // (the hash itself depends only on the content, so runs stay comparable),
+  // in an open-addressed table that never evicts: a direct-mapped cache
+  // thrashed whenever two busy kinds' addresses shared a slot, which moved
+  // with every rebuild. Half full at most; a kind past that is hashed anew.
+  static constexpr std::size_t kKindSlots = 256;  // a power of two
+  static constexpr std::size_t kKindProbesMax = 16;
+  std::uint64_t KindHash(const char* kind);
+  const char* kind_keys_[kKindSlots] = {};
+  std::uint64_t kind_hashes_[kKindSlots] = {};
+  std::size_t kinds_kept_ = 0;
   bool retain_;
   std::uint64_t hash_ = 0x6a09e667f3bcc909ULL;
   std::uint64_t count_ = 0;

@@ -188,18 +188,42 @@ void World::AtLocal(HostId host, std::uint64_t incarnation, Nanos local_deadline
 void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
-  const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
-  if (when == kNeverNanos) {
-    assert(host.frozen_timers.size() < kDeferredMax);
-    host.frozen_timers.push_back(Host::FrozenTimer{incarnation, local_deadline, std::move(deed)});
+  Entry* entry = LocalTimerEntry(host, id, local_deadline);
+  if (entry == nullptr) {
+    FreezeTimer(host, local_deadline, std::move(deed));
     return;
   }
+  entry->deed = std::move(deed);
+}
+
+World::Entry* World::LocalTimerEntry(Host& host, HostId id, Nanos local_deadline) {
+  const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
+  if (when == kNeverNanos) return nullptr;
   Entry& entry = Schedule(when < now_ ? now_ : when);
   entry.gate = Entry::Gate::kLocalTimer;
   entry.host = id;
-  entry.incarnation = incarnation;
+  entry.incarnation = host.incarnation;
   entry.local_deadline = local_deadline;
-  entry.deed = std::move(deed);
+  return &entry;
+}
+
+void World::ArmWakeUp(HostId id, WaitToken token, Nanos local_deadline) {
+  Host& host = Get(id);
+  if (host.state == HostState::kCrashed) return;
+  Entry* entry = LocalTimerEntry(host, id, local_deadline);
+  if (entry == nullptr) {
+    FreezeTimer(host, local_deadline, Deed{.token = token, .signalled = false});
+    return;
+  }
+  // A wake-up needs no closure: the slot (freed with no callable and no
+  // token) gets the wait's token.
+  entry->deed.token = token;
+  entry->deed.signalled = false;
+}
+
+void World::FreezeTimer(Host& host, Nanos local_deadline, Deed&& deed) {
+  assert(host.frozen_timers.size() < kDeferredMax);
+  host.frozen_timers.push_back(Host::FrozenTimer{host.incarnation, local_deadline, std::move(deed)});
 }
 
 void World::Fire(Entry& entry) {
@@ -218,7 +242,11 @@ void World::Fire(Entry& entry) {
         ArmLocalTimer(entry.host, entry.incarnation, entry.local_deadline, std::move(entry.deed));
         return;
       }
-      DeedOnHost(entry.host, entry.incarnation, entry.deed);
+      if (target.state != HostState::kUp) {
+        Defer(target, std::move(entry.deed));
+        return;
+      }
+      Perform(*this, entry.deed);
       return;
     }
   }
@@ -288,10 +316,7 @@ bool World::Wait(WaitToken token, Nanos local_deadline) {
     record.generation += 1;
     return true;
   }
-  if (local_deadline != kNeverNanos) {
-    const HostId host = record.host;
-    ArmLocalTimer(host, Get(host).incarnation, local_deadline, Deed{.token = token, .signalled = false});
-  }
+  if (local_deadline != kNeverNanos) ArmWakeUp(record.host, token, local_deadline);
   record.waiting = true;
   Fiber* fiber = record.fiber.get();
   fiber->Suspend();
@@ -336,17 +361,25 @@ bool World::WaitStepping(WaitToken token, Nanos local_deadline, const std::funct
 }
 
 void World::ArmTimeoutStep(HostId id, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step) {
-  Deed deed{.fn = [this, id, token, step] {
-              if (!WaitOpen(token)) return;  // (DeadWakeUp drops it before it gets here)
-              const Nanos next = (*step)();
-              if (next < 0) {
-                ResumeFiber(token, false);
-              } else {
-                ArmTimeoutStep(id, token, next, step);
-              }
-            },
-            .token = token};
-  ArmLocalTimer(id, Get(id).incarnation, local_deadline, std::move(deed));
+  auto fn = [this, id, token, step] {
+    if (!WaitOpen(token)) return;  // (DeadWakeUp drops it before it gets here)
+    const Nanos next = (*step)();
+    if (next < 0) {
+      ResumeFiber(token, false);
+    } else {
+      ArmTimeoutStep(id, token, next, step);
+    }
+  };
+  Host& host = Get(id);
+  if (host.state == HostState::kCrashed) return;
+  // Built in its event's slot (no Deed to move there), unless the clock is frozen.
+  Entry* entry = LocalTimerEntry(host, id, local_deadline);
+  if (entry == nullptr) {
+    FreezeTimer(host, local_deadline, Deed{.fn = std::move(fn), .token = token});
+    return;
+  }
+  entry->deed.fn.Emplace(std::move(fn));
+  entry->deed.token = token;
 }
 
 bool World::DeadWakeUp(const Deed& deed) const {
@@ -390,7 +423,7 @@ void World::RunUntil(Nanos end) {
       ++events_processed_;
       Fire(entry);  // may schedule more: they take other slots, and chunks never move
     }
-    entry.deed.fn = nullptr;
+    entry.deed.fn.Reset();
     entry.deed.token = WaitToken{};  // At() fills only fn: a reused slot must name no wait
     free_slots_.push_back(slot);
   }

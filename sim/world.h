@@ -237,6 +237,13 @@ class World {
   void Defer(Host& host, Deed&& deed);
   static void Perform(World& world, Deed& deed);
   void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
+  // The slot of a timer of the host's current incarnation at local_deadline,
+  // its deed to fill; null while the clock stands still short of it (then
+  // the deed goes to FreezeTimer).
+  Entry* LocalTimerEntry(Host& host, HostId id, Nanos local_deadline);
+  void FreezeTimer(Host& host, Nanos local_deadline, Deed&& deed);
+  // The timer of Wait(token, local_deadline): resumes the fiber, not signalled.
+  void ArmWakeUp(HostId id, WaitToken token, Nanos local_deadline);
   // The timer of one step of WaitStepping (its deed names the wait).
   void ArmTimeoutStep(HostId host, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step);
   // A deed for a wait that has ended (a wake-up, or a WaitStepping timer):
