@@ -11,17 +11,23 @@
 namespace leasesim::checker {
 namespace {
 
-// Applied writes in the order the ledger applied them (arrival, then id).
-std::vector<const LedgerWrite*> AppliedInLedgerOrder(const History& history) {
-  std::vector<const LedgerWrite*> applied;
+// The writes the ledger answered with `result` or `also`, in the order it
+// took them (arrival, then id).
+std::vector<const LedgerWrite*> InLedgerOrder(const History& history, LedgerResult result, LedgerResult also) {
+  std::vector<const LedgerWrite*> taken;
   for (const LedgerWrite& write : history.ledger_writes) {
-    if (write.result == LedgerResult::kApplied) applied.push_back(&write);
+    if (write.result == result || write.result == also) taken.push_back(&write);
   }
-  std::stable_sort(applied.begin(), applied.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
+  std::stable_sort(taken.begin(), taken.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
     if (a->arrived_ns != b->arrived_ns) return a->arrived_ns < b->arrived_ns;
     return a->id < b->id;
   });
-  return applied;
+  return taken;
+}
+
+// Applied writes in the order the ledger applied them.
+std::vector<const LedgerWrite*> AppliedInLedgerOrder(const History& history) {
+  return InLedgerOrder(history, LedgerResult::kApplied, LedgerResult::kApplied);
 }
 
 std::string Describe(const LedgerWrite& write) {
@@ -50,14 +56,8 @@ void CheckStaleTokenWrites(const History& history, Verdict& verdict) {
 }
 
 void CheckStaleTokensAccepted(const History& history, Verdict& verdict) {
-  std::vector<const LedgerWrite*> arrived;
-  for (const LedgerWrite& write : history.ledger_writes) {
-    if (write.result == LedgerResult::kApplied || write.result == LedgerResult::kDuplicate) arrived.push_back(&write);
-  }
-  std::stable_sort(arrived.begin(), arrived.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
-    if (a->arrived_ns != b->arrived_ns) return a->arrived_ns < b->arrived_ns;
-    return a->id < b->id;
-  });
+  const std::vector<const LedgerWrite*> arrived =
+      InLedgerOrder(history, LedgerResult::kApplied, LedgerResult::kDuplicate);
   const LedgerWrite* highest = nullptr;         // applied, arrived before the current instant
   const LedgerWrite* highest_at_now = nullptr;  // including the current instant
   for (std::size_t i = 0; i < arrived.size(); ++i) {

@@ -86,12 +86,6 @@ TEST(FencingChecks, DuplicateSettlementIsFlaggedAndSuppressedRepeatIsNot) {
   EXPECT_TRUE(twin.ok());
 }
 
-}  // namespace
-}  // namespace leasesim::checker
-
-namespace leasesim::checker {
-namespace {
-
 LedgerWrite Answered(std::int64_t id, std::int64_t token, std::int64_t window, TimeNs arrived_ns,
                      LedgerResult result) {
   LedgerWrite write = Applied(id, static_cast<int>(token), "n" + std::to_string(token) + ".1", token, window, arrived_ns);
