@@ -169,6 +169,10 @@ void World::Perform(World& world, Deed& deed) {
 void World::DeedOnHost(HostId id, std::uint64_t incarnation, Deed& deed) {
   Host& host = Get(id);
   if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
+  DeferOrPerform(host, deed);
+}
+
+void World::DeferOrPerform(Host& host, Deed& deed) {
   if (host.state != HostState::kUp) {
     Defer(host, std::move(deed));
     return;
@@ -242,11 +246,7 @@ void World::Fire(Entry& entry) {
         ArmLocalTimer(entry.host, entry.incarnation, entry.local_deadline, std::move(entry.deed));
         return;
       }
-      if (target.state != HostState::kUp) {
-        Defer(target, std::move(entry.deed));
-        return;
-      }
-      Perform(*this, entry.deed);
+      DeferOrPerform(target, entry.deed);
       return;
     }
   }

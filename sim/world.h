@@ -234,6 +234,9 @@ class World {
   Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
   void Fire(Entry& entry);
   void DeedOnHost(HostId host, std::uint64_t incarnation, Deed& deed);
+  // On a host neither crashed nor of another incarnation: held while it is
+  // paused or suspended, performed now while it is up.
+  void DeferOrPerform(Host& host, Deed& deed);
   void Defer(Host& host, Deed&& deed);
   static void Perform(World& world, Deed& deed);
   void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
