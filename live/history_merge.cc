@@ -166,6 +166,9 @@ void Merger::LedgerSend(FileState& state, const Json& json, std::int64_t at) {
   write.sent_ns = at;
   write.lease_valid_at_send = json.value("valid", true);
   write.late_ns = json.value("late_ns", std::int64_t{0});
+  // A wall-clock reading, not a time on the merge's time line (the
+  // schedule's windows are on the wall clock too).
+  write.wall_seen_ns = json.value("wall_seen_ns", checker::kNeverNs);
   write.result = checker::LedgerResult::kLost;  // until the ledger or the reply says otherwise
   std::vector<checker::LedgerWrite>& writes = out_.history.ledger_writes;
   state.writes[json.value("w", std::int64_t{0})] = writes.size();

@@ -210,6 +210,27 @@ TEST_F(MergeTest, AMergedHistoryRoundTripsThroughTheHistoryFormat) {
   EXPECT_EQ(h.faults[0].description, "SIGKILL n1#1");
 }
 
+TEST_F(MergeTest, AWriteSentBeforeTheWritersOwnWallClockReachedItsWindowsEndIsSettledEarly) {
+  constexpr std::int64_t kEpoch = 1'700'000'000'000 * kMs;  // the schedule's epoch, a wall-clock instant
+  MergeInput input = CleanRun();
+  input.assumptions.settlement_period_ns = 1000 * kMs;
+  input.assumptions.settlement_epoch_wall_ns = kEpoch;
+  // n2 sends window 3 (due at epoch + 4 s) at 7.5 s, its clock having read
+  // only epoch + 3.2 s; window 0 (n1's) carries no reading and is not judged.
+  Journal n2(Path("n2.1.jsonl"));
+  Json early = Send(1, "n2#1/1", 2, 3, 7500);
+  early["wall_seen_ns"] = kEpoch + 3200 * kMs;
+  n2.Line(Event("acquired", "n2#1", 2, 7000, 10000)).Line(early).Line(Event("demoted", "n2#1", 2, 8000)).Save();
+  const checker::History h = MergeJournals(input).history;
+  ASSERT_EQ(h.ledger_writes.size(), 2u);
+  EXPECT_EQ(h.ledger_writes[0].wall_seen_ns, checker::kNeverNs);
+  EXPECT_EQ(h.ledger_writes[1].wall_seen_ns, kEpoch + 3200 * kMs);
+  const checker::Verdict verdict = checker::CheckHistory(h);
+  ASSERT_EQ(verdict.violations.size(), 1u);
+  EXPECT_EQ(verdict.violations[0].kind, "settled_early");
+  EXPECT_EQ(verdict.violations[0].nodes, (std::vector<int>{2}));
+}
+
 // What a live run writes for a merged history, and what `leasesim check` says of it.
 class CheckedFile : public MergeTest {
  protected:

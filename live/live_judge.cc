@@ -96,6 +96,7 @@ MergeInput BuildMergeInput(const LiveOptions& options, const FinishedRun& run) {
   merge.faults = run.faults;
   merge.applied = run.applied;
   merge.assumptions = AssumptionsOf(options);
+  merge.assumptions.settlement_epoch_wall_ns = run.epoch_wall_ns;
   merge.due_windows = DueWindows(run, merge.assumptions);
   return merge;
 }

@@ -8,12 +8,14 @@
 #include <map>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "checker/check_command.h"
+#include "checker/history_io.h"
 #include "cli/commands.h"
 #include "live/live_run.h"
 
@@ -96,6 +98,17 @@ TEST_F(LiveRun, ADelayedLeaderKeepsItsLeaseAndTheHistoryFileChecksAgain) {
   // The merged history is the checker's own format: `leasesim check` agrees.
   std::ostringstream out, err;
   EXPECT_EQ(cli::CheckCommand({(out_dir_ / "history.jsonl").string()}, out, err), 0) << out.str() << err.str();
+  // Each write carries its writer's wall-clock high-water mark, so the
+  // schedule's early side (settled_early) was judged on real clocks too.
+  std::ifstream file(out_dir_ / "history.jsonl");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const checker::HistoryReadResult read = checker::ReadHistory(text);
+  ASSERT_TRUE(read.ok());
+  EXPECT_GT(read.history.assumptions.settlement_epoch_wall_ns, 1'600'000'000LL * 1'000'000'000LL);  // a real instant
+  ASSERT_FALSE(read.history.ledger_writes.empty());
+  for (const checker::LedgerWrite& write : read.history.ledger_writes) {
+    EXPECT_NE(write.wall_seen_ns, checker::kNeverNs) << "window " << write.window;
+  }
 }
 
 // One holder's leadership as its journal tells it.

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/etcd/real_env.h"
+
 namespace leasesim::live {
 namespace {
 
@@ -115,17 +117,20 @@ core::LedgerResult JournaledLedger::Commit(const core::SettlementBatch& batch, c
   const std::int64_t w = journal_.NextId();
   const std::string write_id = inner_.NextWriteId();
   const core::Nanos sent = now_();
-  journal_.Write(Json{{"t", "ls"},
-                      {"w", w},
-                      {"write_id", write_id},
-                      {"token", batch.token},
-                      {"key", batch.idempotency_key},
-                      {"window", batch.window},
-                      {"valid", sent < batch.lease_deadline},
-                      // How far past its own deadline it sent (the checker's late_ns).
-                      {"late_ns", sent < batch.lease_deadline ? 0 : sent - batch.lease_deadline},
-                      {"at", MonotonicNanos()}}
-                     .dump());
+  Json line = {{"t", "ls"},
+               {"w", w},
+               {"write_id", write_id},
+               {"token", batch.token},
+               {"key", batch.idempotency_key},
+               {"window", batch.window},
+               {"valid", sent < batch.lease_deadline},
+               // How far past its own deadline it sent (the checker's late_ns).
+               {"late_ns", sent < batch.lease_deadline ? 0 : sent - batch.lease_deadline}};
+  if (wall_env_ != nullptr && wall_env_->WallSeen() != etcd::RealEnv::kNoWallReading) {
+    line["wall_seen_ns"] = wall_env_->WallSeen();
+  }
+  line["at"] = MonotonicNanos();
+  journal_.Write(line.dump());
   const core::LedgerResult result = inner_.CommitWithId(batch, write_id, timeout);
   journal_.Write(
       Json{{"t", "lc"}, {"w", w}, {"status", LedgerStatusName(result.status)}, {"at", MonotonicNanos()}}.dump());

@@ -12,7 +12,8 @@
 //   hello  {node, identity, pid, metrics_port, at}
 //   si     store invoke   {op, kind: read|create|cas, key, ev, v: {holder, term, duration_ns}, at}
 //   sc     store complete {op, status: ok|conflict|unavailable|timeout, found, version, rv, at}
-//   ls     ledger send    {w, write_id, token, key, window, valid, late_ns, at}
+//   ls     ledger send    {w, write_id, token, key, window, valid, late_ns, wall_seen_ns?, at}
+//          (wall_seen_ns: the latest wall-clock reading the process had taken)
 //   lc     ledger complete{w, status: applied|stale|duplicate|unavailable|timeout, at}
 //   ev     protocol event {event, holder, term, version, monotonic_ns, valid_until_ns?, reason?, window?, at}
 //   stop   the process stops itself at a fault point {point, at}
@@ -25,6 +26,10 @@
 #include "backends/etcd/etcd_ledger.h"
 #include "core/env.h"
 #include "core/events.h"
+
+namespace leasesim::etcd {
+class RealEnv;
+}  // namespace leasesim::etcd
 
 namespace leasesim::live {
 
@@ -73,11 +78,15 @@ class JournaledLedger final : public core::LedgerClient {
       : inner_(inner), journal_(journal), now_(now) {}
   core::LedgerResult Commit(const core::SettlementBatch& batch, core::Nanos timeout) override;
   core::LedgerResult LastAppliedWindow(core::Nanos timeout) override;
+  // The env whose wall-clock readings each send line reports (its
+  // high-water mark); the env is built after this ledger, so it comes later.
+  void ReportWallSeenOf(const etcd::RealEnv& env) { wall_env_ = &env; }
 
  private:
   etcd::EtcdLedgerClient& inner_;
   NodeJournal& journal_;
   core::Nanos (*now_)();
+  const etcd::RealEnv* wall_env_ = nullptr;
 };
 
 // An EventSink that journals every event.

@@ -251,6 +251,7 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   live::JournaledEvents events(journal);
   etcd::LeaseHealth health(events, store, {.lease = c.key, .identity = c.identity, .timeout = c.health_timeout});
   etcd::RealEnv env(health.store(), ledger, health);
+  ledger.ReportWallSeenOf(env);
   InstallStopFault(env, journal);
   core::LeaseNode lease_node(
       env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement,

@@ -47,9 +47,15 @@ core::Nanos RealEnv::BootClockNanos() {
 
 core::Nanos RealEnv::WallNow() {
   // determinism-ok: live mode — the real wall clock (may jump).
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  const core::Nanos now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  // A clock stepped back does not lower the mark: a reading once taken
+  // cannot be un-seen.
+  core::Nanos seen = wall_seen_.load();
+  while (now > seen && !wall_seen_.compare_exchange_weak(seen, now)) {
+  }
+  return now;
 }
 
 void RealEnv::SleepUntil(core::Nanos monotonic_deadline) {

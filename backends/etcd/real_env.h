@@ -25,6 +25,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <string>
@@ -61,6 +62,12 @@ class RealEnv final : public core::Env {
   core::Nanos MonotonicNow() override;
   core::Nanos BootNow() override;
   core::Nanos WallNow() override;
+  // The latest reading of CLOCK_REALTIME this process has taken through
+  // WallNow (its high-water mark), kNoWallReading before the first: what a
+  // ledger write's journal line records, so the checker can tell a window
+  // settled before the writer's own clock said it was due (settled_early).
+  core::Nanos WallSeen() const { return wall_seen_.load(); }
+  static constexpr core::Nanos kNoWallReading = std::numeric_limits<core::Nanos>::min();
   void SleepUntil(core::Nanos monotonic_deadline) override;
   void Spawn(std::string_view name, std::function<void()> task) override;
   core::StoreClient& store() override { return store_; }
@@ -135,6 +142,7 @@ class RealEnv final : public core::Env {
   std::mutex core_mu_;                  // held by a task while it runs core code
   std::condition_variable wake_;        // sleepers wait on it (Stop wakes them)
   std::atomic<bool> stopping_{false};
+  std::atomic<core::Nanos> wall_seen_{kNoWallReading};
   UnlockedStore store_;
   UnlockedLedger ledger_;
   Gate gate_;

@@ -3,6 +3,7 @@
 
 #include "backends/etcd/real_env.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -82,6 +83,18 @@ TEST(RealEnv, SleepUntilWaitsOnTheMonotonicClock) {
   // several builds, so the bound is an order of magnitude above the sleep.
   EXPECT_LT(late.load(), 200 * kMs);
   EXPECT_GT(env.WallNow(), 1'600'000'000LL * 1'000'000'000LL);
+}
+
+TEST(RealEnv, TheWallHighWaterMarkIsTheLatestReadingTaken) {
+  MemoryStore store;
+  MemoryLedger ledger;
+  CountingSink sink;
+  RealEnv env(store, ledger, sink);
+  EXPECT_EQ(env.WallSeen(), RealEnv::kNoWallReading);  // nothing read yet
+  const core::Nanos first = env.WallNow();
+  EXPECT_EQ(env.WallSeen(), first);
+  const core::Nanos second = env.WallNow();
+  EXPECT_EQ(env.WallSeen(), std::max(first, second));
 }
 
 TEST(RealEnv, TheUnchangedCoreLeadsRenewsAndSettlesOnRealThreads) {
