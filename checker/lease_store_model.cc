@@ -49,14 +49,15 @@ bool StoreOpMatters(const StoreOp& op) {
 }
 
 std::int64_t LeaseStoreKeyModel::Intern(const LeaseValue& value) {
-  const std::tuple<std::string_view, std::int64_t, std::int64_t> key{value.holder, value.term, value.duration_ns};
-  if (last_id_ >= 0 && key == last_key_) return last_id_;
-  auto it = ids_.lower_bound(key);
-  if (it == ids_.end() || it->first != key) {
-    it = ids_.emplace_hint(it, key, static_cast<std::int64_t>(values_.size()));
-    values_.push_back(&value);
+  if (last_id_ >= 0) {
+    const LeaseValue& last = *values_[static_cast<std::size_t>(last_id_)];
+    if (value.term == last.term && value.duration_ns == last.duration_ns && value.holder == last.holder) {
+      return last_id_;
+    }
   }
-  last_key_ = it->first;  // a view of the value interned first, which lives on
+  const auto [it, inserted] =
+      ids_.try_emplace({value.term, value.duration_ns, value.holder}, static_cast<std::int64_t>(values_.size()));
+  if (inserted) values_.push_back(&value);  // its holder is what the new key views
   last_id_ = it->second;
   return last_id_;
 }
@@ -69,7 +70,10 @@ LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {
   compiled.written = op.kind == StoreOpKind::kRead ? -1 : Intern(op.value);
   compiled.found = op.found;
   compiled.version = op.version;
-  compiled.read_value = op.found ? Intern(op.read_value) : -1;
+  // The record read or reported means something only for a read and a
+  // failure (history.h); a successful write's is not interned.
+  const bool reports = op.kind == StoreOpKind::kRead || op.outcome == Outcome::kFail;
+  compiled.read_value = op.found && reports ? Intern(op.read_value) : -1;
   compiled.source = &op;
   return compiled;
 }

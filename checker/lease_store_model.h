@@ -69,12 +69,12 @@ class LeaseStoreKeyModel {
 
  private:
   std::int64_t Intern(const LeaseValue& value);
-  // Keyed by views of the first value interned with each content (the ops
-  // outlive the model, as values_ already requires): a lookup copies no
-  // string and allocates nothing.
-  std::map<std::tuple<std::string_view, std::int64_t, std::int64_t>, std::int64_t> ids_;
-  // The value interned last: consecutive ops mostly carry the same one.
-  std::tuple<std::string_view, std::int64_t, std::int64_t> last_key_;
+  // Keyed by (term, duration, holder) views of the first value interned
+  // with each content (the ops outlive the model, as values_ already
+  // requires): a lookup copies no string and allocates nothing, and
+  // compares a holder only once term and duration are equal.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string_view>, std::int64_t> ids_;
+  // The id interned last: consecutive ops mostly carry the same value.
   std::int64_t last_id_ = -1;
   std::vector<const LeaseValue*> values_;
 };
