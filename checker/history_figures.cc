@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -107,6 +109,21 @@ struct StaleArrivals {
   std::int64_t lost_by_min_ms = 0;
 };
 
+// The first applied arrival of each idempotency key, as (key, position in
+// the arrival order, arrived_ns), by key: looked up only when something
+// stale arrived, so a clean run never compares a key.
+std::vector<std::tuple<std::string_view, std::size_t, TimeNs>> FirstApplied(
+    const std::vector<const LedgerWrite*>& arrivals) {
+  std::vector<std::tuple<std::string_view, std::size_t, TimeNs>> first;
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    if (arrivals[i]->result == LedgerResult::kApplied) first.emplace_back(arrivals[i]->idempotency_key, i, arrivals[i]->arrived_ns);
+  }
+  std::sort(first.begin(), first.end());
+  const auto same_key = [](const auto& a, const auto& b) { return std::get<0>(a) == std::get<0>(b); };
+  first.erase(std::unique(first.begin(), first.end(), same_key), first.end());
+  return first;
+}
+
 StaleArrivals StaleArrivalsOf(const History& history) {
   std::vector<const LedgerWrite*> arrivals;
   for (const LedgerWrite& write : history.ledger_writes) {
@@ -114,20 +131,28 @@ StaleArrivals StaleArrivalsOf(const History& history) {
   }
   std::stable_sort(arrivals.begin(), arrivals.end(),
                    [](const LedgerWrite* a, const LedgerWrite* b) { return a->arrived_ns < b->arrived_ns; });
-  StaleArrivals stale;
+  std::vector<std::size_t> stale_at;  // positions of the stale arrivals
   std::int64_t highest_applied = 0;
-  std::map<std::string, TimeNs> applied_at;  // idempotency key -> first applied arrival
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    if (arrivals[i]->token < highest_applied) stale_at.push_back(i);
+    if (arrivals[i]->result == LedgerResult::kApplied) highest_applied = std::max(highest_applied, arrivals[i]->token);
+  }
+  StaleArrivals stale;
+  stale.count = static_cast<std::int64_t>(stale_at.size());
+  if (stale_at.empty()) return stale;
+  const auto first = FirstApplied(arrivals);
   TimeNs least = kNeverNs;
-  for (const LedgerWrite* write : arrivals) {
-    if (write->token < highest_applied) {
-      stale.count += 1;
-      const auto settled = applied_at.find(write->idempotency_key);
-      if (write->idempotency_key.empty() || settled == applied_at.end()) stale.unsettled += 1;
-      else least = std::min(least, write->arrived_ns - settled->second);
+  for (std::size_t i : stale_at) {
+    const LedgerWrite* write = arrivals[i];
+    // Settled: its key was applied by an arrival before this one.
+    const auto settled = std::lower_bound(first.begin(), first.end(), write->idempotency_key,
+                                          [](const auto& entry, std::string_view key) { return std::get<0>(entry) < key; });
+    if (write->idempotency_key.empty() || settled == first.end() || std::get<0>(*settled) != write->idempotency_key ||
+        std::get<1>(*settled) >= i) {
+      stale.unsettled += 1;
+    } else {
+      least = std::min(least, write->arrived_ns - std::get<2>(*settled));
     }
-    if (write->result != LedgerResult::kApplied) continue;
-    highest_applied = std::max(highest_applied, write->token);
-    applied_at.emplace(write->idempotency_key, write->arrived_ns);
   }
   if (least != kNeverNs) stale.lost_by_min_ms = least / kNanosPerMilli + 1;
   return stale;
@@ -141,6 +166,11 @@ std::int64_t MarginFigureMs(TimeNs margin) {
 }
 
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
+  return HistoryFigures(HistoryIndex(history));
+}
+
+std::map<std::string, std::int64_t> HistoryFigures(const HistoryIndex& index) {
+  const History& history = index.history();
   std::map<std::string, std::int64_t> figures;
   // Leaderless time: the part of the run no belief covers.
   std::vector<std::pair<TimeNs, TimeNs>> spans;
@@ -174,7 +204,7 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   figures["stale_arrivals_unsettled"] = stale.unsettled;
   figures["stale_arrival_lost_by_min_ms"] = stale.lost_by_min_ms;
   // The lease contract's near misses (checker/lease_contract_checks.h).
-  const LeaseContractMargins margins = ContractMargins(history);
+  const LeaseContractMargins margins = ContractMargins(index);
   figures["lease_end_margin_min_ms"] = MarginFigureMs(margins.holder_ns);
   figures["takeover_margin_min_ms"] = MarginFigureMs(margins.candidate_ns);
   for (const LedgerWrite& write : history.ledger_writes) {
