@@ -118,19 +118,29 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
 }
 
 void CheckDuplicateSettlements(const History& history, Verdict& verdict) {
-  std::map<std::int64_t, const LedgerWrite*> first_by_window;
-  for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
-    auto [it, inserted] = first_by_window.emplace(write->window, write);
-    if (!inserted) {
-      verdict.violations.push_back(Violation{
-          .kind = KindName(ViolationKind::kDuplicateSettlement),
-          .message = "Settlement window " + std::to_string(write->window) +
-                     " was applied twice: first by " + Describe(*it->second) + ", again by " +
-                     Describe(*write) + ".",
-          .at_ns = write->arrived_ns,
-          .nodes = {it->second->node, write->node},
-      });
-    }
+  const std::vector<const LedgerWrite*> applied = AppliedInLedgerOrder(history);
+  // (window, position in ledger order), sorted: each window's applications
+  // side by side, its first one first.
+  std::vector<std::pair<std::int64_t, std::size_t>> by_window(applied.size());
+  for (std::size_t i = 0; i < applied.size(); ++i) by_window[i] = {applied[i]->window, i};
+  std::sort(by_window.begin(), by_window.end());
+  std::vector<const LedgerWrite*> first_of(applied.size(), nullptr);  // by position: its window's first, if not itself
+  for (std::size_t k = 1; k < by_window.size(); ++k) {
+    if (by_window[k].first != by_window[k - 1].first) continue;
+    const LedgerWrite* first = first_of[by_window[k - 1].second];
+    first_of[by_window[k].second] = first != nullptr ? first : applied[by_window[k - 1].second];
+  }
+  for (std::size_t i = 0; i < applied.size(); ++i) {
+    const LedgerWrite* write = applied[i];
+    const LedgerWrite* first = first_of[i];
+    if (first == nullptr) continue;
+    verdict.violations.push_back(Violation{
+        .kind = KindName(ViolationKind::kDuplicateSettlement),
+        .message = "Settlement window " + std::to_string(write->window) + " was applied twice: first by " +
+                   Describe(*first) + ", again by " + Describe(*write) + ".",
+        .at_ns = write->arrived_ns,
+        .nodes = {first->node, write->node},
+    });
   }
 }
 
