@@ -16,6 +16,10 @@ HistoryIndex::HistoryIndex(const History& history)
     }
   }
   IndexLeases();
+  claim_records_.reserve(history.claims.size());
+  for (const ValidityClaim& claim : history.claims) {
+    claim_records_.push_back(LastRecordBy(claim.holder, claim.term, claim.at_ns));
+  }
 }
 
 // Groups the writes' positions by lease, sorted by (term, holder), each

@@ -42,6 +42,11 @@ class HistoryIndex {
   // kNone when none.
   std::size_t FirstRecordOf(std::string_view holder, std::int64_t term) const;
 
+  // Parallel to history.claims: LastRecordBy(claim.holder, claim.term,
+  // claim.at_ns) of each (a run makes one claim per renewal, which the lease
+  // contract's check and its margins both look up).
+  std::span<const StoreOp* const> claim_records() const { return claim_records_; }
+
  private:
   // The writes of one lease: positions [first, last) of by_lease_.
   struct Lease {
@@ -61,6 +66,7 @@ class HistoryIndex {
   bool knows_apply_instants_ = true;
   std::vector<Lease> leases_;           // by (term, holder)
   std::vector<std::size_t> by_lease_;   // positions in writes_, grouped by lease, each in applied order
+  std::vector<const StoreOp*> claim_records_;
 };
 
 }  // namespace leasesim::checker

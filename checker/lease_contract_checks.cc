@@ -122,14 +122,16 @@ TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
 }
 
 // The record whose lease a claim is judged against; null when none.
-const StoreOp* ClaimRecord(const HistoryIndex& index, const ValidityClaim& claim) {
+const StoreOp* ClaimRecord(const HistoryIndex& index, std::size_t i) {
+  const ValidityClaim& claim = index.history().claims[i];
   if (claim.until_boot_ns <= claim.boot_ns) return nullptr;
-  return index.LastRecordBy(claim.holder, claim.term, claim.at_ns);
+  return index.claim_records()[i];
 }
 
-void CheckClaim(const HistoryIndex& index, const ValidityClaim& claim, Judge& judge) {
+void CheckClaim(const HistoryIndex& index, std::size_t i, Judge& judge) {
   const History& history = index.history();
-  const StoreOp* last = ClaimRecord(index, claim);
+  const ValidityClaim& claim = history.claims[i];
+  const StoreOp* last = ClaimRecord(index, i);
   if (last == nullptr) return;
   const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
   if (end <= LeaseEnd(*last)) return;
@@ -158,7 +160,7 @@ void CheckLeaseContract(const HistoryIndex& index, Verdict& verdict) {
     CheckHolder(index, belief, judge);
     CheckCandidate(index, belief, judge);
   }
-  for (const ValidityClaim& claim : history.claims) CheckClaim(index, claim, judge);
+  for (std::size_t i = 0; i < history.claims.size(); ++i) CheckClaim(index, i, judge);
 }
 
 LeaseContractMargins ContractMargins(const History& history) { return ContractMargins(HistoryIndex(history)); }
@@ -176,9 +178,9 @@ LeaseContractMargins ContractMargins(const HistoryIndex& index) {
       margins.candidate_ns = std::min(margins.candidate_ns, belief.from_ns - LeaseEnd(*replaced));
     }
   }
-  for (const ValidityClaim& claim : history.claims) {
-    if (const StoreOp* last = ClaimRecord(index, claim); last != nullptr) {
-      const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
+  for (std::size_t i = 0; i < history.claims.size(); ++i) {
+    if (const StoreOp* last = ClaimRecord(index, i); last != nullptr) {
+      const TimeNs end = LatestTrueEnd(history.claims[i], history.assumptions.drift_bound_ppm);
       margins.holder_ns = std::min(margins.holder_ns, LeaseEnd(*last) - end);
     }
   }
