@@ -60,8 +60,9 @@ class TermClaims {
 };
 
 // The lease records written to the store with a result, in the store's
-// order: the applied order when each has an applied_seq, else by
-// completion where either lacks one.
+// order: the applied order when each has an applied_seq (they are then
+// among the writes that took effect), else by completion where either
+// lacks one.
 std::vector<const StoreOp*> RecordsWritten(const HistoryIndex& index) {
   const auto written = [](const StoreOp& op) {
     return op.kind != StoreOpKind::kRead && op.outcome == Outcome::kOk && !op.value.holder.empty();
@@ -71,8 +72,8 @@ std::vector<const StoreOp*> RecordsWritten(const HistoryIndex& index) {
   const bool all_applied = std::all_of(history.store_ops.begin(), history.store_ops.end(),
                                        [&](const StoreOp& op) { return !written(op) || op.applied_seq >= 0; });
   if (all_applied) {
-    for (std::size_t i : index.applied_order()) {
-      if (written(history.store_ops[i])) writes.push_back(&history.store_ops[i]);
+    for (const StoreOp* op : index.writes()) {
+      if (written(*op)) writes.push_back(op);
     }
     return writes;
   }
