@@ -48,13 +48,7 @@ bool StoreOpMatters(const StoreOp& op) {
   return true;
 }
 
-std::int64_t LeaseStoreKeyModel::Intern(const LeaseValue& value) {
-  if (last_id_ >= 0) {
-    const LeaseValue& last = *values_[static_cast<std::size_t>(last_id_)];
-    if (value.term == last.term && value.duration_ns == last.duration_ns && value.holder == last.holder) {
-      return last_id_;
-    }
-  }
+std::int64_t LeaseStoreKeyModel::InternNew(const LeaseValue& value) {
   const auto [it, inserted] =
       ids_.try_emplace({value.term, value.duration_ns, value.holder}, static_cast<std::int64_t>(values_.size()));
   if (inserted) values_.push_back(&value);  // its holder is what the new key views

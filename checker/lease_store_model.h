@@ -68,14 +68,24 @@ class LeaseStoreKeyModel {
   std::string DescribeState(const State& state) const;
 
  private:
-  std::int64_t Intern(const LeaseValue& value);
+  // The value's id: the last one interned when it carries the same value
+  // (consecutive ops mostly do), else looked up or added (InternNew).
+  std::int64_t Intern(const LeaseValue& value) {
+    if (last_id_ >= 0) {
+      const LeaseValue& last = *values_[static_cast<std::size_t>(last_id_)];
+      if (value.term == last.term && value.duration_ns == last.duration_ns && value.holder == last.holder) {
+        return last_id_;
+      }
+    }
+    return InternNew(value);
+  }
+  std::int64_t InternNew(const LeaseValue& value);
   // Keyed by (term, duration, holder) views of the first value interned
   // with each content (the ops outlive the model, as values_ already
   // requires): a lookup copies no string and allocates nothing, and
   // compares a holder only once term and duration are equal.
   std::map<std::tuple<std::int64_t, std::int64_t, std::string_view>, std::int64_t> ids_;
-  // The id interned last: consecutive ops mostly carry the same value.
-  std::int64_t last_id_ = -1;
+  std::int64_t last_id_ = -1;  // the id interned last
   std::vector<const LeaseValue*> values_;
 };
 
