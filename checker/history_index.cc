@@ -16,10 +16,7 @@ HistoryIndex::HistoryIndex(const History& history)
     }
   }
   IndexLeases();
-  claim_records_.reserve(history.claims.size());
-  for (const ValidityClaim& claim : history.claims) {
-    claim_records_.push_back(LastRecordBy(claim.holder, claim.term, claim.at_ns));
-  }
+  IndexClaims();
 }
 
 // Groups the writes' positions by lease, sorted by (term, holder), each
@@ -70,15 +67,45 @@ const HistoryIndex::Lease* HistoryIndex::FindLease(std::string_view holder, std:
   return nullptr;
 }
 
-const StoreOp* HistoryIndex::LastRecordBy(std::string_view holder, std::int64_t term, TimeNs at) const {
-  const Lease* lease = FindLease(holder, term);
-  if (lease == nullptr) return nullptr;
-  const auto first = by_lease_.begin() + static_cast<std::ptrdiff_t>(lease->first);
-  const auto last = by_lease_.begin() + static_cast<std::ptrdiff_t>(lease->last);
+std::size_t HistoryIndex::PastAppliedBy(const Lease& lease, TimeNs at) const {
+  const auto first = by_lease_.begin() + static_cast<std::ptrdiff_t>(lease.first);
+  const auto last = by_lease_.begin() + static_cast<std::ptrdiff_t>(lease.last);
   const auto after = std::upper_bound(first, last, at, [this](TimeNs t, std::size_t position) {
     return t < writes_[position]->applied_ns;
   });
-  return after == first ? nullptr : writes_[*(after - 1)];
+  return static_cast<std::size_t>(after - by_lease_.begin());
+}
+
+const StoreOp* HistoryIndex::LastRecordBy(std::string_view holder, std::int64_t term, TimeNs at) const {
+  const Lease* lease = FindLease(holder, term);
+  if (lease == nullptr) return nullptr;
+  const std::size_t after = PastAppliedBy(*lease, at);
+  return after == lease->first ? nullptr : writes_[by_lease_[after - 1]];
+}
+
+// LastRecordBy of each claim, in one sweep: a run's claims come in time
+// order and a lease's in runs, so a claim mostly moves the previous one's
+// place in its lease's records forward by a step or none; another lease,
+// or an earlier instant, is looked up afresh.
+void HistoryIndex::IndexClaims() {
+  claim_records_.reserve(history_->claims.size());
+  const Lease* lease = nullptr;  // the previous claim's
+  std::size_t after = 0;         // PastAppliedBy(*lease, at)
+  TimeNs at = 0;
+  for (const ValidityClaim& claim : history_->claims) {
+    const bool onward = lease != nullptr && lease->term == claim.term && claim.at_ns >= at && lease->holder == claim.holder;
+    at = claim.at_ns;
+    if (!onward) {
+      lease = FindLease(claim.holder, claim.term);
+      if (lease != nullptr) after = PastAppliedBy(*lease, at);
+    }
+    if (lease == nullptr) {
+      claim_records_.push_back(nullptr);
+      continue;
+    }
+    while (after < lease->last && writes_[by_lease_[after]]->applied_ns <= at) ++after;
+    claim_records_.push_back(after == lease->first ? nullptr : writes_[by_lease_[after - 1]]);
+  }
 }
 
 std::size_t HistoryIndex::FirstRecordOf(std::string_view holder, std::int64_t term) const {

@@ -58,7 +58,10 @@ class HistoryIndex {
 
   void IndexLeases();
   void GroupLeases();
+  void IndexClaims();
   const Lease* FindLease(std::string_view holder, std::int64_t term) const;
+  // The first position of the lease's in by_lease_ applied after `at`.
+  std::size_t PastAppliedBy(const Lease& lease, TimeNs at) const;
 
   const History* history_;
   std::vector<std::size_t> applied_order_;
