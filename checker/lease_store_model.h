@@ -24,7 +24,11 @@ std::string DescribeStoreOp(const StoreOp& op);
 // Dropped: reads without a result, and failures that did not report the
 // record they conflicted with (a failure may be an outage, not a conflict,
 // so only a reported record says what the store held).
-bool StoreOpMatters(const StoreOp& op);
+inline bool StoreOpMatters(const StoreOp& op) {
+  if (op.kind == StoreOpKind::kRead) return op.outcome == Outcome::kOk;
+  if (op.outcome == Outcome::kFail) return op.found;
+  return true;
+}
 
 // The model for one key. Values are interned so a state is two integers.
 class LeaseStoreKeyModel {
@@ -88,6 +92,54 @@ class LeaseStoreKeyModel {
   std::int64_t last_id_ = -1;  // the id interned last
   std::vector<const LeaseValue*> values_;
 };
+
+// Compile and Step are inline: the applied-order check and the search run
+// them once per operation and per search step.
+inline LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {
+  Op compiled{};
+  compiled.kind = op.kind;
+  compiled.outcome = op.outcome;
+  compiled.expected_version = op.expected_version;
+  compiled.written = op.kind == StoreOpKind::kRead ? -1 : Intern(op.value);
+  compiled.found = op.found;
+  compiled.version = op.version;
+  // The record read or reported means something only for a read and a
+  // failure (history.h); a successful write's is not interned.
+  const bool reports = op.kind == StoreOpKind::kRead || op.outcome == Outcome::kFail;
+  compiled.read_value = op.found && reports ? Intern(op.read_value) : -1;
+  compiled.source = &op;
+  return compiled;
+}
+
+inline bool LeaseStoreKeyModel::Step(const State& state, const Op& op, State& next) const {
+  next = state;
+  const bool exists = state.version > 0;
+  // A result that reports the record (a read, or a failure that says what
+  // the store held) must match the state.
+  auto matches_report = [&] {
+    if (!op.found) return !exists;
+    return exists && state.version == op.version && state.value == op.read_value;
+  };
+  switch (op.kind) {
+    case StoreOpKind::kRead:
+      return op.outcome != Outcome::kOk || matches_report();
+    case StoreOpKind::kCreate:
+      if (op.outcome == Outcome::kFail) return exists && matches_report();
+      if (!exists) next = State{1, op.written};
+      if (op.outcome == Outcome::kOk) return !exists && (op.version == 0 || op.version == 1);
+      return true;
+    case StoreOpKind::kCas: {
+      const bool match = exists && state.version == op.expected_version;
+      if (op.outcome == Outcome::kFail) return !match && matches_report();
+      if (match) next = State{op.expected_version + 1, op.written};
+      if (op.outcome == Outcome::kOk) {
+        return match && (op.version == 0 || op.version == op.expected_version + 1);
+      }
+      return true;
+    }
+  }
+  return false;
+}
 
 // Black-box search of the store operations, key by key in key order.
 LinResult CheckLeaseStore(std::span<const StoreOp> ops, const LinOptions& options = {});
