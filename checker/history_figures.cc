@@ -165,6 +165,29 @@ std::int64_t MarginFigureMs(TimeNs margin) {
   return std::max<TimeNs>(0, margin) / kNanosPerMilli + 1;
 }
 
+// The ledger's outcomes, counted before they are named: a figure is there
+// only when some write counts toward it.
+void AddLedgerFigures(const History& history, std::map<std::string, std::int64_t>& figures) {
+  std::int64_t after_lease = 0, applied = 0, rejected = 0, duplicate = 0, lost = 0;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (!write.lease_valid_at_send) ++after_lease;
+    switch (write.result) {
+      case LedgerResult::kApplied: ++applied; break;
+      case LedgerResult::kRejectedStale: ++rejected; break;
+      case LedgerResult::kDuplicate: ++duplicate; break;
+      case LedgerResult::kLost: ++lost; break;
+    }
+  }
+  const auto add = [&figures](const char* name, std::int64_t count) {
+    if (count > 0) figures[name] += count;
+  };
+  add("writes_after_lease", after_lease);
+  add("settlements_applied", applied);
+  add("fenced_writes_rejected", rejected);
+  add("duplicate_settlements_suppressed", duplicate);
+  add("ledger_writes_lost", lost);
+}
+
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   return HistoryFigures(HistoryIndex(history));
 }
@@ -207,15 +230,7 @@ std::map<std::string, std::int64_t> HistoryFigures(const HistoryIndex& index) {
   const LeaseContractMargins margins = ContractMargins(index);
   figures["lease_end_margin_min_ms"] = MarginFigureMs(margins.holder_ns);
   figures["takeover_margin_min_ms"] = MarginFigureMs(margins.candidate_ns);
-  for (const LedgerWrite& write : history.ledger_writes) {
-    if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;
-    switch (write.result) {
-      case LedgerResult::kApplied: figures["settlements_applied"] += 1; break;
-      case LedgerResult::kRejectedStale: figures["fenced_writes_rejected"] += 1; break;
-      case LedgerResult::kDuplicate: figures["duplicate_settlements_suppressed"] += 1; break;
-      case LedgerResult::kLost: figures["ledger_writes_lost"] += 1; break;
-    }
-  }
+  AddLedgerFigures(history, figures);
   std::int64_t unknown = 0;
   for (const StoreOp& op : history.store_ops) unknown += op.outcome == Outcome::kUnknown ? 1 : 0;
   figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
