@@ -4,6 +4,7 @@
 #include <cassert>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/format.h"
@@ -86,10 +87,11 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
   // Once a holder's leadership (holder, token) has been succeeded by another,
   // it must never write again; the same holder returning under a newer token
   // is a new leadership, not an interleaving.
-  std::map<std::pair<std::string, std::int64_t>, const LedgerWrite*> superseded_by;
+  // Keyed (token, holder): names are compared only within a token, and not copied.
+  std::map<std::pair<std::int64_t, std::string_view>, const LedgerWrite*> superseded_by;
   const LedgerWrite* previous = nullptr;
   for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
-    auto [it, inserted] = first_by_token.emplace(write->token, write);
+    auto [it, inserted] = first_by_token.try_emplace(write->token, write);
     if (!inserted && it->second->holder != write->holder) {
       verdict.violations.push_back(Violation{
           .kind = KindName(ViolationKind::kDualWriter),
@@ -99,7 +101,7 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
           .nodes = {it->second->node, write->node},
       });
     }
-    auto superseded = superseded_by.find({write->holder, write->token});
+    auto superseded = superseded_by.find({write->token, write->holder});
     if (superseded != superseded_by.end()) {
       verdict.violations.push_back(Violation{
           .kind = KindName(ViolationKind::kDualWriter),
@@ -111,7 +113,7 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
       superseded_by.erase(superseded);  // report each interleaving once
     }
     if (previous != nullptr && (previous->holder != write->holder || previous->token != write->token)) {
-      superseded_by.emplace(std::make_pair(previous->holder, previous->token), write);
+      superseded_by.try_emplace({previous->token, previous->holder}, write);
     }
     previous = write;
   }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/format.h"
@@ -252,7 +253,7 @@ class BeliefIndex {
  public:
   explicit BeliefIndex(const History& history) : history_(history) {
     for (const LeadershipBelief& belief : history.beliefs) {
-      by_lease_[{belief.holder, belief.term}].push_back(&belief);
+      by_lease_[{belief.term, belief.holder}].push_back(&belief);
       holders_.insert(belief.holder);
     }
   }
@@ -263,7 +264,7 @@ class BeliefIndex {
   std::optional<Violation> Uncovered(const LedgerWrite& write) const {
     if (!holders_.contains(write.holder)) return std::nullopt;
     TimeNs last_until = kNeverNs;
-    if (auto it = by_lease_.find({write.holder, write.token}); it != by_lease_.end()) {
+    if (auto it = by_lease_.find({write.token, write.holder}); it != by_lease_.end()) {
       for (const LeadershipBelief* belief : it->second) {
         const TimeNs until = BeliefEnd(*belief, history_);
         if (belief->from_ns <= write.sent_ns && write.sent_ns <= until) return std::nullopt;
@@ -284,8 +285,10 @@ class BeliefIndex {
 
  private:
   const History& history_;
-  std::map<std::pair<std::string, std::int64_t>, std::vector<const LeadershipBelief*>> by_lease_;
-  std::set<std::string> holders_;
+  // Keyed (term, holder) by views: a lookup compares names only within a
+  // term, and copies none.
+  std::map<std::pair<std::int64_t, std::string_view>, std::vector<const LeadershipBelief*>> by_lease_;
+  std::set<std::string_view> holders_;
 };
 
 Violation SentWithLapsedLease(const LedgerWrite& write) {
