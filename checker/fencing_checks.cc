@@ -19,10 +19,12 @@ std::vector<const LedgerWrite*> InLedgerOrder(const History& history, LedgerResu
   for (const LedgerWrite& write : history.ledger_writes) {
     if (write.result == result || write.result == also) taken.push_back(&write);
   }
-  std::stable_sort(taken.begin(), taken.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
+  const auto before = [](const LedgerWrite* a, const LedgerWrite* b) {
     if (a->arrived_ns != b->arrived_ns) return a->arrived_ns < b->arrived_ns;
     return a->id < b->id;
-  });
+  };
+  // Writes are mostly recorded in the order they arrive: sorted only if not.
+  if (!std::is_sorted(taken.begin(), taken.end(), before)) std::stable_sort(taken.begin(), taken.end(), before);
   return taken;
 }
 
@@ -125,7 +127,7 @@ void CheckDuplicateSettlements(const History& history, Verdict& verdict) {
   // side by side, its first one first.
   std::vector<std::pair<std::int64_t, std::size_t>> by_window(applied.size());
   for (std::size_t i = 0; i < applied.size(); ++i) by_window[i] = {applied[i]->window, i};
-  std::sort(by_window.begin(), by_window.end());
+  if (!std::is_sorted(by_window.begin(), by_window.end())) std::sort(by_window.begin(), by_window.end());
   std::vector<const LedgerWrite*> first_of(applied.size(), nullptr);  // by position: its window's first, if not itself
   for (std::size_t k = 1; k < by_window.size(); ++k) {
     if (by_window[k].first != by_window[k - 1].first) continue;

@@ -129,8 +129,8 @@ StaleArrivals StaleArrivalsOf(const History& history) {
   for (const LedgerWrite& write : history.ledger_writes) {
     if (write.arrived_ns != kNeverNs) arrivals.push_back(&write);
   }
-  std::stable_sort(arrivals.begin(), arrivals.end(),
-                   [](const LedgerWrite* a, const LedgerWrite* b) { return a->arrived_ns < b->arrived_ns; });
+  const auto before = [](const LedgerWrite* a, const LedgerWrite* b) { return a->arrived_ns < b->arrived_ns; };
+  if (!std::is_sorted(arrivals.begin(), arrivals.end(), before)) std::stable_sort(arrivals.begin(), arrivals.end(), before);
   std::vector<std::size_t> stale_at;  // positions of the stale arrivals
   std::int64_t highest_applied = 0;
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
