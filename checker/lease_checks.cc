@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "checker/format.h"
@@ -35,9 +36,14 @@ struct Claim {
 class TermClaims {
  public:
   void Add(std::int64_t term, const Claim& claim) {
-    auto [it, inserted] = terms_.try_emplace(term, claim, Claim{nullptr, 0, 0});
-    auto& [first, other] = it->second;
-    if (!inserted && other.holder == nullptr && *claim.holder != *first.holder) other = claim;
+    // Claims come in runs of one term: its entry is looked up once a run.
+    if (last_ == terms_.end() || last_->first != term) {
+      bool inserted = false;
+      std::tie(last_, inserted) = terms_.try_emplace(term, claim, Claim{nullptr, 0, 0});
+      if (inserted) return;
+    }
+    auto& [first, other] = last_->second;
+    if (other.holder == nullptr && *claim.holder != *first.holder) other = claim;
   }
 
   void Report(const char* source, Verdict& verdict) const {
@@ -58,6 +64,7 @@ class TermClaims {
 
  private:
   std::map<std::int64_t, std::pair<Claim, Claim>> terms_;
+  std::map<std::int64_t, std::pair<Claim, Claim>>::iterator last_ = terms_.end();
 };
 
 // The lease records written to the store with a result, in the store's
