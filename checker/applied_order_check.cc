@@ -16,8 +16,11 @@ namespace {
 // The smallest applied_seq two operations share, or -1: ties are adjacent
 // in the applied order, and the first found is the smallest.
 std::int64_t SharedSeq(std::span<const StoreOp> ops, std::span<const std::size_t> order) {
-  for (std::size_t k = 1; k < order.size(); ++k) {
-    if (ops[order[k]].applied_seq == ops[order[k - 1]].applied_seq) return ops[order[k]].applied_seq;
+  std::int64_t previous = -1;
+  for (std::size_t index : order) {
+    const std::int64_t seq = ops[index].applied_seq;
+    if (seq == previous) return seq;
+    previous = seq;
   }
   return -1;
 }
