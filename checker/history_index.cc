@@ -11,7 +11,9 @@ HistoryIndex::HistoryIndex(const History& history)
       applied_order_(StoreAppliedOrder(history.store_ops)),
       writes_(WritesThatTookEffect(history, applied_order_)) {
   for (const StoreOp& op : history.store_ops) {
-    if (op.kind != StoreOpKind::kRead && op.applied_seq >= 0 && op.applied_ns == kNeverNs) {
+    if (op.applied_seq < 0) {
+      if (op.outcome == Outcome::kOk) every_result_applied_ = false;
+    } else if (op.kind != StoreOpKind::kRead && op.applied_ns == kNeverNs) {
       knows_apply_instants_ = false;
     }
   }

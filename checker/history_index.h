@@ -34,6 +34,10 @@ class HistoryIndex {
   // processed (StoreOp::applied_ns; the simulator records it).
   bool knows_apply_instants() const { return knows_apply_instants_; }
 
+  // Whether every operation with a result (outcome ok) has an applied_seq,
+  // as the simulator records: the store's order then orders them all.
+  bool every_result_applied() const { return every_result_applied_; }
+
   // The last of writes() that `holder` made in `term` with applied_ns <= at;
   // null when none.
   const StoreOp* LastRecordBy(std::string_view holder, std::int64_t term, TimeNs at) const;
@@ -67,6 +71,7 @@ class HistoryIndex {
   std::vector<std::size_t> applied_order_;
   std::vector<const StoreOp*> writes_;
   bool knows_apply_instants_ = true;
+  bool every_result_applied_ = true;
   std::vector<Lease> leases_;           // by (term, holder)
   std::vector<std::size_t> by_lease_;   // positions in writes_, grouped by lease, each in applied order
   std::vector<const StoreOp*> claim_records_;

@@ -69,17 +69,15 @@ class TermClaims {
 
 // The lease records written to the store with a result, in the store's
 // order: the applied order when each has an applied_seq (they are then
-// among the writes that took effect), else by completion where either
-// lacks one.
+// among the writes that took effect; the index knows when every result
+// has one), else by completion where either lacks one.
 std::vector<const StoreOp*> RecordsWritten(const HistoryIndex& index) {
   const auto written = [](const StoreOp& op) {
     return op.kind != StoreOpKind::kRead && op.outcome == Outcome::kOk && !op.value.holder.empty();
   };
   const History& history = index.history();
   std::vector<const StoreOp*> writes;
-  const bool all_applied = std::all_of(history.store_ops.begin(), history.store_ops.end(),
-                                       [&](const StoreOp& op) { return !written(op) || op.applied_seq >= 0; });
-  if (all_applied) {
+  if (index.every_result_applied()) {
     for (const StoreOp* op : index.writes()) {
       if (written(*op)) writes.push_back(op);
     }
@@ -269,7 +267,6 @@ class BeliefIndex {
   // holder believed it led under its token; none when covered, or when the
   // history records no beliefs of that holder (nothing to judge by).
   std::optional<Violation> Uncovered(const LedgerWrite& write) const {
-    if (!holders_.contains(write.holder)) return std::nullopt;
     TimeNs last_until = kNeverNs;
     if (auto it = by_lease_.find({write.token, write.holder}); it != by_lease_.end()) {
       for (const LeadershipBelief* belief : it->second) {
@@ -278,6 +275,9 @@ class BeliefIndex {
         if (until < write.sent_ns) last_until = until;
       }
     }
+    // Uncovered: judged only by a holder's own beliefs (a covered write,
+    // the common case, needs no look at the holders).
+    if (!holders_.contains(write.holder)) return std::nullopt;
     return Violation{
         .kind = KindName(ViolationKind::kWriteOutsideLease),
         .message = WriterName(write) + " sent the write for window " + std::to_string(write.window) + " at " +
