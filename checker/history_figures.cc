@@ -63,14 +63,19 @@ std::int64_t WritesDuringOverlap(const History& history, const std::vector<std::
   return racing;
 }
 
-// The slowest store call that completed, invoke to reply (a reply late
-// enough to matter is the near miss of every deadline counted wrongly).
-std::int64_t SlowestStoreCallMs(const History& history) {
+// The store's operations, those of unknown outcome, and the slowest call
+// that completed, invoke to reply (a reply late enough to matter is the
+// near miss of every deadline counted wrongly): one pass.
+void AddStoreFigures(const History& history, std::map<std::string, std::int64_t>& figures) {
   TimeNs slowest = 0;
+  std::int64_t unknown = 0;
   for (const StoreOp& op : history.store_ops) {
     if (op.complete_ns != kNeverNs) slowest = std::max(slowest, op.complete_ns - op.invoke_ns);
+    if (op.outcome == Outcome::kUnknown) ++unknown;
   }
-  return slowest / kNanosPerMilli;
+  figures["store_call_max_ms"] = slowest / kNanosPerMilli;
+  figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
+  figures["store_ops_unknown"] = unknown;
 }
 
 // The closest call of a handover: the least time from a leader's belief
@@ -221,7 +226,7 @@ std::map<std::string, std::int64_t> HistoryFigures(const HistoryIndex& index) {
   figures["overlap_ms"] = overlap / kNanosPerMilli;
   figures["writes_during_overlap"] = WritesDuringOverlap(history, overlaps);
   figures["handover_gap_min_ms"] = HandoverGapMinMs(history);
-  figures["store_call_max_ms"] = SlowestStoreCallMs(history);
+  AddStoreFigures(history, figures);
   const StaleArrivals stale = StaleArrivalsOf(history);
   figures["stale_arrivals"] = stale.count;
   figures["stale_arrivals_unsettled"] = stale.unsettled;
@@ -231,10 +236,6 @@ std::map<std::string, std::int64_t> HistoryFigures(const HistoryIndex& index) {
   figures["lease_end_margin_min_ms"] = MarginFigureMs(margins.holder_ns);
   figures["takeover_margin_min_ms"] = MarginFigureMs(margins.candidate_ns);
   AddLedgerFigures(history, figures);
-  std::int64_t unknown = 0;
-  for (const StoreOp& op : history.store_ops) unknown += op.outcome == Outcome::kUnknown ? 1 : 0;
-  figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
-  figures["store_ops_unknown"] = unknown;
   figures["recovery_ms"] = RecoveryMs(history);
   return figures;
 }
