@@ -8,34 +8,34 @@
 namespace leasesim::checker {
 
 std::vector<std::size_t> StoreAppliedOrder(std::span<const StoreOp> ops) {
-  std::size_t applied = 0;
-  std::int64_t max_seq = -1;
+  // The simulator numbers what its store applies 0, 1, 2, ...: with every
+  // number below ops.size(), a counting sort places each operation in three
+  // passes (and keeps ties in history order). Other numbers (a history from
+  // elsewhere) are sorted.
+  std::vector<std::size_t> next(ops.size() + 1, 0);  // counts, then the next slot of each number
+  bool counted = true;
   for (const StoreOp& op : ops) {
     if (op.applied_seq < 0) continue;
-    ++applied;
-    max_seq = std::max(max_seq, op.applied_seq);
-  }
-  std::vector<std::size_t> order(applied);
-  // The simulator's sequence numbers are dense: a counting sort places
-  // each operation in two passes (and keeps ties in history order).
-  // Sparse ones (a history from elsewhere) are sorted.
-  if (max_seq < static_cast<std::int64_t>(4 * applied + 64)) {
-    std::vector<std::size_t> next(static_cast<std::size_t>(max_seq + 2), 0);  // first slot of each seq
-    for (const StoreOp& op : ops) {
-      if (op.applied_seq >= 0) ++next[static_cast<std::size_t>(op.applied_seq) + 1];
+    if (op.applied_seq >= static_cast<std::int64_t>(ops.size())) {
+      counted = false;
+      break;
     }
+    ++next[static_cast<std::size_t>(op.applied_seq) + 1];
+  }
+  if (counted) {
     for (std::size_t seq = 1; seq < next.size(); ++seq) next[seq] += next[seq - 1];
+    std::vector<std::size_t> order(next.back());
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].applied_seq >= 0) order[next[static_cast<std::size_t>(ops[i].applied_seq)]++] = i;
     }
     return order;
   }
   std::vector<std::pair<std::int64_t, std::size_t>> by_seq;  // (seq, index): sorts without chasing each op
-  by_seq.reserve(applied);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].applied_seq >= 0) by_seq.emplace_back(ops[i].applied_seq, i);
   }
   std::sort(by_seq.begin(), by_seq.end());
+  std::vector<std::size_t> order(by_seq.size());
   for (std::size_t k = 0; k < by_seq.size(); ++k) order[k] = by_seq[k].second;
   return order;
 }
