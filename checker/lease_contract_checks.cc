@@ -1,8 +1,8 @@
 #include "checker/lease_contract_checks.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/format.h"
