@@ -7,69 +7,43 @@
 
 #include "checker/format.h"
 #include "checker/lease_store_model.h"
+#include "checker/store_writes.h"
 
 namespace leasesim::checker {
 
 namespace {
 
-constexpr std::size_t kNoOp = ~std::size_t{0};
-
-// The op indices of (applied_seq, index) pairs in applied_seq order; false
-// (with why) when two share an applied_seq, naming the smallest such. The
-// simulator's sequence numbers are dense, so they index a table in one
-// pass; sparse ones (a history from elsewhere) are sorted.
-bool OrderBySeq(std::vector<std::pair<std::int64_t, std::size_t>>& by_seq, std::vector<std::size_t>& order,
-                std::string& why) {
-  std::int64_t shared = -1;
-  const bool sorted = std::is_sorted(by_seq.begin(), by_seq.end());
-  std::int64_t max_seq = -1;
-  for (const auto& [seq, index] : by_seq) max_seq = std::max(max_seq, seq);
-  const auto dense_max = static_cast<std::int64_t>(4 * by_seq.size() + 64);
-  if (!sorted && max_seq < dense_max) {
-    std::vector<std::size_t> table(static_cast<std::size_t>(max_seq + 1), kNoOp);
-    for (const auto& [seq, index] : by_seq) {
-      std::size_t& slot = table[static_cast<std::size_t>(seq)];
-      if (slot != kNoOp && (shared < 0 || seq < shared)) shared = seq;
-      slot = index;
-    }
-    order.reserve(by_seq.size());
-    for (std::size_t index : table) {
-      if (index != kNoOp) order.push_back(index);
-    }
-  } else {
-    if (!sorted) std::sort(by_seq.begin(), by_seq.end());
-    for (std::size_t k = 1; k < by_seq.size() && shared < 0; ++k) {
-      if (by_seq[k].first == by_seq[k - 1].first) shared = by_seq[k].first;
-    }
-    order.reserve(by_seq.size());
-    for (const auto& [seq, index] : by_seq) order.push_back(index);
+// The smallest applied_seq two operations share, or -1: ties are adjacent
+// in the applied order, and the first found is the smallest.
+std::int64_t SharedSeq(std::span<const StoreOp> ops, std::span<const std::size_t> order) {
+  std::int64_t previous = -1;
+  for (std::size_t index : order) {
+    const std::int64_t seq = ops[index].applied_seq;
+    if (seq == previous) return seq;
+    previous = seq;
   }
-  if (shared < 0) return true;
-  why = "two operations share applied_seq " + std::to_string(shared);
-  return false;
+  return -1;
 }
 
 }  // namespace
 
 AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops) {
+  return CheckAppliedOrder(ops, StoreAppliedOrder(ops));
+}
+
+AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops, std::span<const std::size_t> order) {
   AppliedOrderResult result;
-  // (applied_seq, index) pairs sort without chasing each op: the applied
-  // order is rarely the invocation order.
-  std::vector<std::pair<std::int64_t, std::size_t>> by_seq;
-  by_seq.reserve(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const StoreOp& op = ops[i];
-    if (op.applied_seq < 0) {
-      if (op.outcome == Outcome::kOk) {
-        result.explanation = "operation " + std::to_string(op.id) + " has a result but no applied_seq";
-        return result;
-      }
-      continue;  // failed or unknown and never applied: no effect
+  for (const StoreOp& op : ops) {
+    if (op.applied_seq < 0 && op.outcome == Outcome::kOk) {
+      result.explanation = "operation " + std::to_string(op.id) + " has a result but no applied_seq";
+      return result;
     }
-    by_seq.emplace_back(op.applied_seq, i);
+    // Failed or unknown and never applied: no effect.
   }
-  std::vector<std::size_t> order;
-  if (!OrderBySeq(by_seq, order, result.explanation)) return result;
+  if (const std::int64_t shared = SharedSeq(ops, order); shared >= 0) {
+    result.explanation = "two operations share applied_seq " + std::to_string(shared);
+    return result;
+  }
 
   struct KeyState {
     LeaseStoreKeyModel model;

@@ -29,8 +29,11 @@ struct AppliedOrderResult {
 
 // Applicable when every operation with a result (outcome ok) has an
 // applied_seq and no two share one; an operation of unknown outcome without
-// one was never applied. Sorting aside (skipped when already in order) it is
-// one pass.
+// one was never applied. Ordering aside (a counting sort for the
+// simulator's dense sequence numbers) it is one pass.
 AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops);
+// The same, given StoreAppliedOrder(ops) (checker/store_writes.h), which
+// callers that also need the order for other things compute once.
+AppliedOrderResult CheckAppliedOrder(std::span<const StoreOp> ops, std::span<const std::size_t> applied_order);
 
 }  // namespace leasesim::checker

@@ -11,19 +11,24 @@ namespace leasesim::checker {
 Verdict CheckHistory(const History& history) { return CheckHistory(history, CheckOptions{}); }
 
 Verdict CheckHistory(const History& history, const CheckOptions& options) {
+  return CheckHistory(HistoryIndex(history), options);
+}
+
+Verdict CheckHistory(const HistoryIndex& index, const CheckOptions& options) {
+  const History& history = index.history();
   Verdict verdict;
   CheckStaleTokenWrites(history, verdict);
   CheckStaleTokensAccepted(history, verdict);
   CheckDualWriters(history, verdict);
   CheckDuplicateSettlements(history, verdict);
-  CheckTermReuse(history, verdict);
+  CheckTermReuse(index, verdict);
   CheckLeaseOverlap(history, verdict);
-  CheckLeaseContract(history, verdict);
+  CheckLeaseContract(index, verdict);
   CheckWriteOutsideLease(history, verdict);
   CheckMissedSettlements(history, verdict);
   CheckEarlySettlements(history, verdict);
   CheckSlowRecovery(history, verdict);
-  CheckStoreLinearizable(history, options.store, verdict);
+  CheckStoreLinearizable(index, options.store, verdict);
   return verdict;
 }
 

@@ -2,6 +2,7 @@
 // The checker's entry point: every check over a history, in a fixed order.
 
 #include "checker/history.h"
+#include "checker/history_index.h"
 #include "checker/store_checks.h"
 #include "checker/verdict.h"
 
@@ -17,5 +18,8 @@ struct CheckOptions {
 // not_linearizable (the store's recorded order first, the search if needed).
 Verdict CheckHistory(const History& history);
 Verdict CheckHistory(const History& history, const CheckOptions& options);
+// The same over an index of the history, for a caller that also wants its
+// figures (HistoryFigures) and so builds the index once.
+Verdict CheckHistory(const HistoryIndex& index, const CheckOptions& options = {});
 
 }  // namespace leasesim::checker

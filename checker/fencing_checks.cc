@@ -4,6 +4,7 @@
 #include <cassert>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/format.h"
@@ -18,10 +19,12 @@ std::vector<const LedgerWrite*> InLedgerOrder(const History& history, LedgerResu
   for (const LedgerWrite& write : history.ledger_writes) {
     if (write.result == result || write.result == also) taken.push_back(&write);
   }
-  std::stable_sort(taken.begin(), taken.end(), [](const LedgerWrite* a, const LedgerWrite* b) {
+  const auto before = [](const LedgerWrite* a, const LedgerWrite* b) {
     if (a->arrived_ns != b->arrived_ns) return a->arrived_ns < b->arrived_ns;
     return a->id < b->id;
-  });
+  };
+  // Writes are mostly recorded in the order they arrive: sorted only if not.
+  if (!std::is_sorted(taken.begin(), taken.end(), before)) std::stable_sort(taken.begin(), taken.end(), before);
   return taken;
 }
 
@@ -86,10 +89,11 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
   // Once a holder's leadership (holder, token) has been succeeded by another,
   // it must never write again; the same holder returning under a newer token
   // is a new leadership, not an interleaving.
-  std::map<std::pair<std::string, std::int64_t>, const LedgerWrite*> superseded_by;
+  // Keyed (token, holder): names are compared only within a token, and not copied.
+  std::map<std::pair<std::int64_t, std::string_view>, const LedgerWrite*> superseded_by;
   const LedgerWrite* previous = nullptr;
   for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
-    auto [it, inserted] = first_by_token.emplace(write->token, write);
+    auto [it, inserted] = first_by_token.try_emplace(write->token, write);
     if (!inserted && it->second->holder != write->holder) {
       verdict.violations.push_back(Violation{
           .kind = KindName(ViolationKind::kDualWriter),
@@ -99,7 +103,7 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
           .nodes = {it->second->node, write->node},
       });
     }
-    auto superseded = superseded_by.find({write->holder, write->token});
+    auto superseded = superseded_by.find({write->token, write->holder});
     if (superseded != superseded_by.end()) {
       verdict.violations.push_back(Violation{
           .kind = KindName(ViolationKind::kDualWriter),
@@ -111,26 +115,36 @@ void CheckDualWriters(const History& history, Verdict& verdict) {
       superseded_by.erase(superseded);  // report each interleaving once
     }
     if (previous != nullptr && (previous->holder != write->holder || previous->token != write->token)) {
-      superseded_by.emplace(std::make_pair(previous->holder, previous->token), write);
+      superseded_by.try_emplace({previous->token, previous->holder}, write);
     }
     previous = write;
   }
 }
 
 void CheckDuplicateSettlements(const History& history, Verdict& verdict) {
-  std::map<std::int64_t, const LedgerWrite*> first_by_window;
-  for (const LedgerWrite* write : AppliedInLedgerOrder(history)) {
-    auto [it, inserted] = first_by_window.emplace(write->window, write);
-    if (!inserted) {
-      verdict.violations.push_back(Violation{
-          .kind = KindName(ViolationKind::kDuplicateSettlement),
-          .message = "Settlement window " + std::to_string(write->window) +
-                     " was applied twice: first by " + Describe(*it->second) + ", again by " +
-                     Describe(*write) + ".",
-          .at_ns = write->arrived_ns,
-          .nodes = {it->second->node, write->node},
-      });
-    }
+  const std::vector<const LedgerWrite*> applied = AppliedInLedgerOrder(history);
+  // (window, position in ledger order), sorted: each window's applications
+  // side by side, its first one first.
+  std::vector<std::pair<std::int64_t, std::size_t>> by_window(applied.size());
+  for (std::size_t i = 0; i < applied.size(); ++i) by_window[i] = {applied[i]->window, i};
+  if (!std::is_sorted(by_window.begin(), by_window.end())) std::sort(by_window.begin(), by_window.end());
+  std::vector<const LedgerWrite*> first_of(applied.size(), nullptr);  // by position: its window's first, if not itself
+  for (std::size_t k = 1; k < by_window.size(); ++k) {
+    if (by_window[k].first != by_window[k - 1].first) continue;
+    const LedgerWrite* first = first_of[by_window[k - 1].second];
+    first_of[by_window[k].second] = first != nullptr ? first : applied[by_window[k - 1].second];
+  }
+  for (std::size_t i = 0; i < applied.size(); ++i) {
+    const LedgerWrite* write = applied[i];
+    const LedgerWrite* first = first_of[i];
+    if (first == nullptr) continue;
+    verdict.violations.push_back(Violation{
+        .kind = KindName(ViolationKind::kDuplicateSettlement),
+        .message = "Settlement window " + std::to_string(write->window) + " was applied twice: first by " +
+                   Describe(*first) + ", again by " + Describe(*write) + ".",
+        .at_ns = write->arrived_ns,
+        .nodes = {first->node, write->node},
+    });
   }
 }
 

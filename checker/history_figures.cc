@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,14 +63,19 @@ std::int64_t WritesDuringOverlap(const History& history, const std::vector<std::
   return racing;
 }
 
-// The slowest store call that completed, invoke to reply (a reply late
-// enough to matter is the near miss of every deadline counted wrongly).
-std::int64_t SlowestStoreCallMs(const History& history) {
+// The store's operations, those of unknown outcome, and the slowest call
+// that completed, invoke to reply (a reply late enough to matter is the
+// near miss of every deadline counted wrongly): one pass.
+void AddStoreFigures(const History& history, std::map<std::string, std::int64_t>& figures) {
   TimeNs slowest = 0;
+  std::int64_t unknown = 0;
   for (const StoreOp& op : history.store_ops) {
     if (op.complete_ns != kNeverNs) slowest = std::max(slowest, op.complete_ns - op.invoke_ns);
+    if (op.outcome == Outcome::kUnknown) ++unknown;
   }
-  return slowest / kNanosPerMilli;
+  figures["store_call_max_ms"] = slowest / kNanosPerMilli;
+  figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
+  figures["store_ops_unknown"] = unknown;
 }
 
 // The closest call of a handover: the least time from a leader's belief
@@ -107,27 +114,50 @@ struct StaleArrivals {
   std::int64_t lost_by_min_ms = 0;
 };
 
+// The first applied arrival of each idempotency key, as (key, position in
+// the arrival order, arrived_ns), by key: looked up only when something
+// stale arrived, so a clean run never compares a key.
+std::vector<std::tuple<std::string_view, std::size_t, TimeNs>> FirstApplied(
+    const std::vector<const LedgerWrite*>& arrivals) {
+  std::vector<std::tuple<std::string_view, std::size_t, TimeNs>> first;
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    if (arrivals[i]->result == LedgerResult::kApplied) first.emplace_back(arrivals[i]->idempotency_key, i, arrivals[i]->arrived_ns);
+  }
+  std::sort(first.begin(), first.end());
+  const auto same_key = [](const auto& a, const auto& b) { return std::get<0>(a) == std::get<0>(b); };
+  first.erase(std::unique(first.begin(), first.end(), same_key), first.end());
+  return first;
+}
+
 StaleArrivals StaleArrivalsOf(const History& history) {
   std::vector<const LedgerWrite*> arrivals;
   for (const LedgerWrite& write : history.ledger_writes) {
     if (write.arrived_ns != kNeverNs) arrivals.push_back(&write);
   }
-  std::stable_sort(arrivals.begin(), arrivals.end(),
-                   [](const LedgerWrite* a, const LedgerWrite* b) { return a->arrived_ns < b->arrived_ns; });
-  StaleArrivals stale;
+  const auto before = [](const LedgerWrite* a, const LedgerWrite* b) { return a->arrived_ns < b->arrived_ns; };
+  if (!std::is_sorted(arrivals.begin(), arrivals.end(), before)) std::stable_sort(arrivals.begin(), arrivals.end(), before);
+  std::vector<std::size_t> stale_at;  // positions of the stale arrivals
   std::int64_t highest_applied = 0;
-  std::map<std::string, TimeNs> applied_at;  // idempotency key -> first applied arrival
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    if (arrivals[i]->token < highest_applied) stale_at.push_back(i);
+    if (arrivals[i]->result == LedgerResult::kApplied) highest_applied = std::max(highest_applied, arrivals[i]->token);
+  }
+  StaleArrivals stale;
+  stale.count = static_cast<std::int64_t>(stale_at.size());
+  if (stale_at.empty()) return stale;
+  const auto first = FirstApplied(arrivals);
   TimeNs least = kNeverNs;
-  for (const LedgerWrite* write : arrivals) {
-    if (write->token < highest_applied) {
-      stale.count += 1;
-      const auto settled = applied_at.find(write->idempotency_key);
-      if (write->idempotency_key.empty() || settled == applied_at.end()) stale.unsettled += 1;
-      else least = std::min(least, write->arrived_ns - settled->second);
+  for (std::size_t i : stale_at) {
+    const LedgerWrite* write = arrivals[i];
+    // Settled: its key was applied by an arrival before this one.
+    const auto settled = std::lower_bound(first.begin(), first.end(), write->idempotency_key,
+                                          [](const auto& entry, std::string_view key) { return std::get<0>(entry) < key; });
+    if (write->idempotency_key.empty() || settled == first.end() || std::get<0>(*settled) != write->idempotency_key ||
+        std::get<1>(*settled) >= i) {
+      stale.unsettled += 1;
+    } else {
+      least = std::min(least, write->arrived_ns - std::get<2>(*settled));
     }
-    if (write->result != LedgerResult::kApplied) continue;
-    highest_applied = std::max(highest_applied, write->token);
-    applied_at.emplace(write->idempotency_key, write->arrived_ns);
   }
   if (least != kNeverNs) stale.lost_by_min_ms = least / kNanosPerMilli + 1;
   return stale;
@@ -140,7 +170,35 @@ std::int64_t MarginFigureMs(TimeNs margin) {
   return std::max<TimeNs>(0, margin) / kNanosPerMilli + 1;
 }
 
+// The ledger's outcomes, counted before they are named: a figure is there
+// only when some write counts toward it.
+void AddLedgerFigures(const History& history, std::map<std::string, std::int64_t>& figures) {
+  std::int64_t after_lease = 0, applied = 0, rejected = 0, duplicate = 0, lost = 0;
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (!write.lease_valid_at_send) ++after_lease;
+    switch (write.result) {
+      case LedgerResult::kApplied: ++applied; break;
+      case LedgerResult::kRejectedStale: ++rejected; break;
+      case LedgerResult::kDuplicate: ++duplicate; break;
+      case LedgerResult::kLost: ++lost; break;
+    }
+  }
+  const auto add = [&figures](const char* name, std::int64_t count) {
+    if (count > 0) figures[name] += count;
+  };
+  add("writes_after_lease", after_lease);
+  add("settlements_applied", applied);
+  add("fenced_writes_rejected", rejected);
+  add("duplicate_settlements_suppressed", duplicate);
+  add("ledger_writes_lost", lost);
+}
+
 std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
+  return HistoryFigures(HistoryIndex(history));
+}
+
+std::map<std::string, std::int64_t> HistoryFigures(const HistoryIndex& index) {
+  const History& history = index.history();
   std::map<std::string, std::int64_t> figures;
   // Leaderless time: the part of the run no belief covers.
   std::vector<std::pair<TimeNs, TimeNs>> spans;
@@ -168,28 +226,16 @@ std::map<std::string, std::int64_t> HistoryFigures(const History& history) {
   figures["overlap_ms"] = overlap / kNanosPerMilli;
   figures["writes_during_overlap"] = WritesDuringOverlap(history, overlaps);
   figures["handover_gap_min_ms"] = HandoverGapMinMs(history);
-  figures["store_call_max_ms"] = SlowestStoreCallMs(history);
+  AddStoreFigures(history, figures);
   const StaleArrivals stale = StaleArrivalsOf(history);
   figures["stale_arrivals"] = stale.count;
   figures["stale_arrivals_unsettled"] = stale.unsettled;
   figures["stale_arrival_lost_by_min_ms"] = stale.lost_by_min_ms;
   // The lease contract's near misses (checker/lease_contract_checks.h).
-  const LeaseContractMargins margins = ContractMargins(history);
+  const LeaseContractMargins margins = ContractMargins(index);
   figures["lease_end_margin_min_ms"] = MarginFigureMs(margins.holder_ns);
   figures["takeover_margin_min_ms"] = MarginFigureMs(margins.candidate_ns);
-  for (const LedgerWrite& write : history.ledger_writes) {
-    if (!write.lease_valid_at_send) figures["writes_after_lease"] += 1;
-    switch (write.result) {
-      case LedgerResult::kApplied: figures["settlements_applied"] += 1; break;
-      case LedgerResult::kRejectedStale: figures["fenced_writes_rejected"] += 1; break;
-      case LedgerResult::kDuplicate: figures["duplicate_settlements_suppressed"] += 1; break;
-      case LedgerResult::kLost: figures["ledger_writes_lost"] += 1; break;
-    }
-  }
-  std::int64_t unknown = 0;
-  for (const StoreOp& op : history.store_ops) unknown += op.outcome == Outcome::kUnknown ? 1 : 0;
-  figures["store_ops"] = static_cast<std::int64_t>(history.store_ops.size());
-  figures["store_ops_unknown"] = unknown;
+  AddLedgerFigures(history, figures);
   figures["recovery_ms"] = RecoveryMs(history);
   return figures;
 }

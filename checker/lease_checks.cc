@@ -5,9 +5,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "checker/format.h"
+#include "checker/history_index.h"
 #include "checker/store_writes.h"
 
 namespace leasesim::checker {
@@ -23,35 +26,80 @@ std::string DescribeBelief(const LeadershipBelief& belief, const History& histor
 
 // One claim of a term by a holder, and where it was seen.
 struct Claim {
-  std::string holder;
+  const std::string* holder;
   int node;
   TimeNs at_ns;
 };
 
-void ReportTermClaims(const std::map<std::int64_t, std::vector<Claim>>& claims, const char* source,
-                      Verdict& verdict) {
-  for (const auto& [term, list] : claims) {
-    for (const Claim& claim : list) {
-      if (claim.holder == list.front().holder) continue;
-      const Claim& first = list.front();
+// Per term: its first claim, and the first claim of another holder (null
+// holder when none), which is all a report needs.
+class TermClaims {
+ public:
+  void Add(std::int64_t term, const Claim& claim) {
+    // Claims come in runs of one term: its entry is looked up once a run.
+    if (last_ == terms_.end() || last_->first != term) {
+      bool inserted = false;
+      std::tie(last_, inserted) = terms_.try_emplace(term, claim, Claim{nullptr, 0, 0});
+      if (inserted) return;
+    }
+    auto& [first, other] = last_->second;
+    if (other.holder == nullptr && *claim.holder != *first.holder) other = claim;
+  }
+
+  void Report(const char* source, Verdict& verdict) const {
+    for (const auto& [term, claims] : terms_) {
+      const auto& [first, claim] = claims;
+      if (claim.holder == nullptr) continue;  // one report per term
       verdict.violations.push_back(Violation{
           .kind = KindName(ViolationKind::kTermReuse),
           .message = "Term " + std::to_string(term) + " has two holders in the " + source + ": " +
-                     first.holder + " on node " + std::to_string(first.node) + " at " +
-                     FormatTime(first.at_ns) + ", then " + claim.holder + " on node " +
+                     *first.holder + " on node " + std::to_string(first.node) + " at " +
+                     FormatTime(first.at_ns) + ", then " + *claim.holder + " on node " +
                      std::to_string(claim.node) + " at " + FormatTime(claim.at_ns) + ".",
           .at_ns = claim.at_ns,
           .nodes = {first.node, claim.node},
       });
-      break;  // one report per term
     }
   }
+
+ private:
+  std::map<std::int64_t, std::pair<Claim, Claim>> terms_;
+  std::map<std::int64_t, std::pair<Claim, Claim>>::iterator last_ = terms_.end();
+};
+
+// The lease records written to the store with a result, in the store's
+// order: the applied order when each has an applied_seq (they are then
+// among the writes that took effect; the index knows when every result
+// has one), else by completion where either lacks one.
+std::vector<const StoreOp*> RecordsWritten(const HistoryIndex& index) {
+  const auto written = [](const StoreOp& op) {
+    return op.kind != StoreOpKind::kRead && op.outcome == Outcome::kOk && !op.value.holder.empty();
+  };
+  const History& history = index.history();
+  std::vector<const StoreOp*> writes;
+  if (index.every_result_applied()) {
+    for (const StoreOp* op : index.writes()) {
+      if (written(*op)) writes.push_back(op);
+    }
+    return writes;
+  }
+  for (const StoreOp& op : history.store_ops) {
+    if (written(op)) writes.push_back(&op);
+  }
+  std::stable_sort(writes.begin(), writes.end(), [](const StoreOp* a, const StoreOp* b) {
+    if (a->applied_seq >= 0 && b->applied_seq >= 0) return a->applied_seq < b->applied_seq;
+    return a->complete_ns < b->complete_ns;
+  });
+  return writes;
 }
 
 }  // namespace
 
-void CheckTermReuse(const History& history, Verdict& verdict) {
-  std::map<std::int64_t, std::vector<Claim>> from_beliefs;
+void CheckTermReuse(const History& history, Verdict& verdict) { CheckTermReuse(HistoryIndex(history), verdict); }
+
+void CheckTermReuse(const HistoryIndex& index, Verdict& verdict) {
+  const History& history = index.history();
+  TermClaims from_beliefs;
   std::vector<const LeadershipBelief*> beliefs;
   for (const LeadershipBelief& belief : history.beliefs) beliefs.push_back(&belief);
   std::stable_sort(beliefs.begin(), beliefs.end(), [](const auto* a, const auto* b) {
@@ -59,25 +107,15 @@ void CheckTermReuse(const History& history, Verdict& verdict) {
   });
   for (const LeadershipBelief* belief : beliefs) {
     if (belief->holder.empty()) continue;
-    from_beliefs[belief->term].push_back({belief->holder, belief->node, belief->from_ns});
+    from_beliefs.Add(belief->term, {&belief->holder, belief->node, belief->from_ns});
   }
-  ReportTermClaims(from_beliefs, "leadership beliefs", verdict);
+  from_beliefs.Report("leadership beliefs", verdict);
 
-  std::map<std::int64_t, std::vector<Claim>> from_store;
-  std::vector<const StoreOp*> writes;
-  for (const StoreOp& op : history.store_ops) {
-    if (op.kind != StoreOpKind::kRead && op.outcome == Outcome::kOk && !op.value.holder.empty()) {
-      writes.push_back(&op);
-    }
+  TermClaims from_store;
+  for (const StoreOp* op : RecordsWritten(index)) {
+    from_store.Add(op->value.term, {&op->value.holder, op->node, op->complete_ns});
   }
-  std::stable_sort(writes.begin(), writes.end(), [](const StoreOp* a, const StoreOp* b) {
-    if (a->applied_seq >= 0 && b->applied_seq >= 0) return a->applied_seq < b->applied_seq;
-    return a->complete_ns < b->complete_ns;
-  });
-  for (const StoreOp* op : writes) {
-    from_store[op->value.term].push_back({op->value.holder, op->node, op->complete_ns});
-  }
-  ReportTermClaims(from_store, "lease records written to the store", verdict);
+  from_store.Report("lease records written to the store", verdict);
 }
 
 void CheckLeaseOverlap(const History& history, Verdict& verdict) {
@@ -220,7 +258,7 @@ class BeliefIndex {
  public:
   explicit BeliefIndex(const History& history) : history_(history) {
     for (const LeadershipBelief& belief : history.beliefs) {
-      by_lease_[{belief.holder, belief.term}].push_back(&belief);
+      by_lease_[{belief.term, belief.holder}].push_back(&belief);
       holders_.insert(belief.holder);
     }
   }
@@ -229,15 +267,17 @@ class BeliefIndex {
   // holder believed it led under its token; none when covered, or when the
   // history records no beliefs of that holder (nothing to judge by).
   std::optional<Violation> Uncovered(const LedgerWrite& write) const {
-    if (!holders_.contains(write.holder)) return std::nullopt;
     TimeNs last_until = kNeverNs;
-    if (auto it = by_lease_.find({write.holder, write.token}); it != by_lease_.end()) {
+    if (auto it = by_lease_.find({write.token, write.holder}); it != by_lease_.end()) {
       for (const LeadershipBelief* belief : it->second) {
         const TimeNs until = BeliefEnd(*belief, history_);
         if (belief->from_ns <= write.sent_ns && write.sent_ns <= until) return std::nullopt;
         if (until < write.sent_ns) last_until = until;
       }
     }
+    // Uncovered: judged only by a holder's own beliefs (a covered write,
+    // the common case, needs no look at the holders).
+    if (!holders_.contains(write.holder)) return std::nullopt;
     return Violation{
         .kind = KindName(ViolationKind::kWriteOutsideLease),
         .message = WriterName(write) + " sent the write for window " + std::to_string(write.window) + " at " +
@@ -252,8 +292,10 @@ class BeliefIndex {
 
  private:
   const History& history_;
-  std::map<std::pair<std::string, std::int64_t>, std::vector<const LeadershipBelief*>> by_lease_;
-  std::set<std::string> holders_;
+  // Keyed (term, holder) by views: a lookup compares names only within a
+  // term, and copies none.
+  std::map<std::pair<std::int64_t, std::string_view>, std::vector<const LeadershipBelief*>> by_lease_;
+  std::set<std::string_view> holders_;
 };
 
 Violation SentWithLapsedLease(const LedgerWrite& write) {
@@ -276,7 +318,7 @@ void CheckWriteOutsideLease(const History& history, Verdict& verdict) {
   for (const LedgerWrite& write : history.ledger_writes) {
     if (LateWithinPauseBudget(history, write)) continue;
     const bool late = !write.lease_valid_at_send;
-    if (const FaultRecord* cause = ExcusingFault(history, write); cause != nullptr && late) {
+    if (const FaultRecord* cause = late ? ExcusingFault(history, write) : nullptr; cause != nullptr) {
       if (++excused <= kMaxWritesSpelledOut) verdict.notes.push_back(ExpectedLateNote(write, *cause));
       continue;
     }

@@ -3,6 +3,7 @@
 // term, no two leaders at one true instant, no side effect outside a lease.
 
 #include "checker/history.h"
+#include "checker/history_index.h"
 #include "checker/verdict.h"
 
 namespace leasesim::checker {
@@ -11,6 +12,7 @@ namespace leasesim::checker {
 // lease records successfully written to the store (each source on its own,
 // so differing spellings across sources cannot raise a false alarm).
 void CheckTermReuse(const History& history, Verdict& verdict);
+void CheckTermReuse(const HistoryIndex& index, Verdict& verdict);
 
 // Two holders believe they lead at one true instant. A violation when every
 // fault that began by then stayed within the stated assumptions; otherwise

@@ -1,11 +1,12 @@
 #include "checker/lease_contract_checks.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/format.h"
+#include "checker/history_index.h"
 #include "checker/store_writes.h"
 #include "checker/violation_kind.h"
 
@@ -13,16 +14,6 @@ namespace leasesim::checker {
 namespace {
 
 constexpr int kMaxBreachesSpelledOut = 5;
-
-// The writes that took effect, when the history knows when the store
-// applied each (every processed write has applied_ns); none otherwise.
-std::vector<const StoreOp*> AppliedWrites(const History& history) {
-  std::vector<const StoreOp*> writes = WritesThatTookEffect(history);
-  for (const StoreOp& op : history.store_ops) {
-    if (op.kind != StoreOpKind::kRead && op.applied_seq >= 0 && op.applied_ns == kNeverNs) return {};
-  }
-  return writes;
-}
 
 TimeNs LeaseEnd(const StoreOp& write) { return write.applied_ns + write.value.duration_ns; }
 
@@ -39,43 +30,16 @@ const FaultRecord* BeyondBy(const History& history, TimeNs at) {
   return nullptr;
 }
 
-// Each holder's records by term, in the store's order (and so by apply
-// instant): a claim or a belief looks up its own in logarithmic time, as a
-// run makes one claim per renewal.
-class OwnRecords {
- public:
-  explicit OwnRecords(const std::vector<const StoreOp*>& writes) {
-    for (const StoreOp* write : writes) by_lease_[{write->value.holder, write->value.term}].push_back(write);
-  }
-
-  // The last record of `holder` in `term` the store applied by `at`; null when none.
-  const StoreOp* LastBy(const std::string& holder, std::int64_t term, TimeNs at) const {
-    const auto it = by_lease_.find({holder, term});
-    if (it == by_lease_.end()) return nullptr;
-    const std::vector<const StoreOp*>& records = it->second;
-    const auto after = std::upper_bound(records.begin(), records.end(), at,
-                                        [](TimeNs t, const StoreOp* write) { return t < write->applied_ns; });
-    return after == records.begin() ? nullptr : *(after - 1);
-  }
-
- private:
-  std::map<std::pair<std::string, std::int64_t>, std::vector<const StoreOp*>> by_lease_;
-};
-
 // The write that made the belief's holder leader in its term (its first
-// applied record of that term), and the record it replaced; nulls when
-// either is unknown.
-std::pair<const StoreOp*, const StoreOp*> Takeover(const std::vector<const StoreOp*>& writes,
-                                                   const LeadershipBelief& belief) {
-  const StoreOp* before = nullptr;
-  for (const StoreOp* write : writes) {
-    if (write->value.holder == belief.holder && write->value.term == belief.term) {
-      if (before == nullptr || before->key != write->key) return {write, nullptr};
-      return {write, before};
-    }
-    before = write;
-  }
-  return {nullptr, nullptr};
+// applied record of that term), and the record it replaced (the write just
+// before it, if to the same key); nulls when either is unknown.
+std::pair<const StoreOp*, const StoreOp*> Takeover(const HistoryIndex& index, const LeadershipBelief& belief) {
+  const std::size_t took = index.FirstRecordOf(belief.holder, belief.term);
+  if (took == HistoryIndex::kNone) return {nullptr, nullptr};
+  const StoreOp* write = index.writes()[took];
+  const StoreOp* before = took == 0 ? nullptr : index.writes()[took - 1];
+  if (before == nullptr || before->key != write->key) return {write, nullptr};
+  return {write, before};
 }
 
 class Judge {
@@ -113,13 +77,14 @@ class Judge {
 };
 
 // The record whose lease a belief's end is judged against; null when none.
-const StoreOp* HolderRecord(const History& history, const OwnRecords& own, const LeadershipBelief& belief) {
-  return own.LastBy(belief.holder, belief.term, BeliefEnd(belief, history));
+const StoreOp* HolderRecord(const HistoryIndex& index, const LeadershipBelief& belief) {
+  return index.LastRecordBy(belief.holder, belief.term, BeliefEnd(belief, index.history()));
 }
 
-void CheckHolder(const History& history, const OwnRecords& own, const LeadershipBelief& belief, Judge& judge) {
+void CheckHolder(const HistoryIndex& index, const LeadershipBelief& belief, Judge& judge) {
+  const History& history = index.history();
   const TimeNs end = BeliefEnd(belief, history);
-  const StoreOp* last = HolderRecord(history, own, belief);
+  const StoreOp* last = HolderRecord(index, belief);
   if (last == nullptr || end <= LeaseEnd(*last)) return;
   judge.Breach(ViolationKind::kLeaseOutlived, LeaseEnd(*last), {belief.node},
                Describe(belief, history) + " still led " + FormatDuration(end - LeaseEnd(*last)) +
@@ -129,16 +94,16 @@ void CheckHolder(const History& history, const OwnRecords& own, const Leadership
 
 // The record of another holder a belief took over; null when it took none
 // (a release, its own record, or unknown).
-const StoreOp* TakenRecord(const std::vector<const StoreOp*>& writes, const LeadershipBelief& belief) {
-  const auto [took, replaced] = Takeover(writes, belief);
+const StoreOp* TakenRecord(const HistoryIndex& index, const LeadershipBelief& belief) {
+  const auto [took, replaced] = Takeover(index, belief);
   if (took == nullptr || replaced == nullptr) return nullptr;
   if (replaced->value.holder.empty() || replaced->value.holder == belief.holder) return nullptr;
   return replaced;
 }
 
-void CheckCandidate(const History& history, const std::vector<const StoreOp*>& writes,
-                    const LeadershipBelief& belief, Judge& judge) {
-  const StoreOp* replaced = TakenRecord(writes, belief);
+void CheckCandidate(const HistoryIndex& index, const LeadershipBelief& belief, Judge& judge) {
+  const History& history = index.history();
+  const StoreOp* replaced = TakenRecord(index, belief);
   if (replaced == nullptr) return;
   if (belief.from_ns >= LeaseEnd(*replaced)) return;
   judge.Breach(ViolationKind::kEarlyTakeover, belief.from_ns, {replaced->node, belief.node},
@@ -157,13 +122,16 @@ TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
 }
 
 // The record whose lease a claim is judged against; null when none.
-const StoreOp* ClaimRecord(const OwnRecords& own, const ValidityClaim& claim) {
+const StoreOp* ClaimRecord(const HistoryIndex& index, std::size_t i) {
+  const ValidityClaim& claim = index.history().claims[i];
   if (claim.until_boot_ns <= claim.boot_ns) return nullptr;
-  return own.LastBy(claim.holder, claim.term, claim.at_ns);
+  return index.claim_records()[i];
 }
 
-void CheckClaim(const History& history, const OwnRecords& own, const ValidityClaim& claim, Judge& judge) {
-  const StoreOp* last = ClaimRecord(own, claim);
+void CheckClaim(const HistoryIndex& index, std::size_t i, Judge& judge) {
+  const History& history = index.history();
+  const ValidityClaim& claim = history.claims[i];
+  const StoreOp* last = ClaimRecord(index, i);
   if (last == nullptr) return;
   const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
   if (end <= LeaseEnd(*last)) return;
@@ -175,38 +143,44 @@ void CheckClaim(const History& history, const OwnRecords& own, const ValidityCla
                    ", for " + FormatDuration(last->value.duration_ns) + ")");
 }
 
+// Whether the history says what the contract is judged by: writes that
+// took effect and when the store applied each.
+bool Judgeable(const HistoryIndex& index) { return index.knows_apply_instants() && !index.writes().empty(); }
+
 }  // namespace
 
-void CheckLeaseContract(const History& history, Verdict& verdict) {
-  const std::vector<const StoreOp*> writes = AppliedWrites(history);
-  if (writes.empty()) return;
-  const OwnRecords own(writes);
+void CheckLeaseContract(const History& history, Verdict& verdict) { CheckLeaseContract(HistoryIndex(history), verdict); }
+
+void CheckLeaseContract(const HistoryIndex& index, Verdict& verdict) {
+  if (!Judgeable(index)) return;
+  const History& history = index.history();
   Judge judge(history, verdict);
   for (const LeadershipBelief& belief : history.beliefs) {
     if (belief.holder.empty() || BeliefEnd(belief, history) <= belief.from_ns) continue;
-    CheckHolder(history, own, belief, judge);
-    CheckCandidate(history, writes, belief, judge);
+    CheckHolder(index, belief, judge);
+    CheckCandidate(index, belief, judge);
   }
-  for (const ValidityClaim& claim : history.claims) CheckClaim(history, own, claim, judge);
+  for (std::size_t i = 0; i < history.claims.size(); ++i) CheckClaim(index, i, judge);
 }
 
-LeaseContractMargins ContractMargins(const History& history) {
+LeaseContractMargins ContractMargins(const History& history) { return ContractMargins(HistoryIndex(history)); }
+
+LeaseContractMargins ContractMargins(const HistoryIndex& index) {
   LeaseContractMargins margins;
-  const std::vector<const StoreOp*> writes = AppliedWrites(history);
-  if (writes.empty()) return margins;
-  const OwnRecords own(writes);
+  if (!Judgeable(index)) return margins;
+  const History& history = index.history();
   for (const LeadershipBelief& belief : history.beliefs) {
     if (belief.holder.empty() || BeliefEnd(belief, history) <= belief.from_ns) continue;
-    if (const StoreOp* last = HolderRecord(history, own, belief); last != nullptr) {
+    if (const StoreOp* last = HolderRecord(index, belief); last != nullptr) {
       margins.holder_ns = std::min(margins.holder_ns, LeaseEnd(*last) - BeliefEnd(belief, history));
     }
-    if (const StoreOp* replaced = TakenRecord(writes, belief); replaced != nullptr) {
+    if (const StoreOp* replaced = TakenRecord(index, belief); replaced != nullptr) {
       margins.candidate_ns = std::min(margins.candidate_ns, belief.from_ns - LeaseEnd(*replaced));
     }
   }
-  for (const ValidityClaim& claim : history.claims) {
-    if (const StoreOp* last = ClaimRecord(own, claim); last != nullptr) {
-      const TimeNs end = LatestTrueEnd(claim, history.assumptions.drift_bound_ppm);
+  for (std::size_t i = 0; i < history.claims.size(); ++i) {
+    if (const StoreOp* last = ClaimRecord(index, i); last != nullptr) {
+      const TimeNs end = LatestTrueEnd(history.claims[i], history.assumptions.drift_bound_ppm);
       margins.holder_ns = std::min(margins.holder_ns, LeaseEnd(*last) - end);
     }
   }

@@ -10,6 +10,7 @@
 // alone finds a broken rule in runs where no overlap happened yet.
 
 #include "checker/history.h"
+#include "checker/history_index.h"
 #include "checker/verdict.h"
 
 namespace leasesim::checker {
@@ -23,6 +24,7 @@ namespace leasesim::checker {
 // simulator records); a breach after a fault beyond the stated assumptions
 // began is expected and reported as a note.
 void CheckLeaseContract(const History& history, Verdict& verdict);
+void CheckLeaseContract(const HistoryIndex& index, Verdict& verdict);
 
 // How close a run came to breaking each promise: the least time by which a
 // belief or a claim (as CheckLeaseContract projects it) ended before its
@@ -34,5 +36,6 @@ struct LeaseContractMargins {
   TimeNs candidate_ns = kNeverNs;
 };
 LeaseContractMargins ContractMargins(const History& history);
+LeaseContractMargins ContractMargins(const HistoryIndex& index);
 
 }  // namespace leasesim::checker

@@ -42,66 +42,12 @@ std::string DescribeStoreOp(const StoreOp& op) {
   return text;
 }
 
-bool StoreOpMatters(const StoreOp& op) {
-  if (op.kind == StoreOpKind::kRead) return op.outcome == Outcome::kOk;
-  if (op.outcome == Outcome::kFail) return op.found;
-  return true;
-}
-
-std::int64_t LeaseStoreKeyModel::Intern(const LeaseValue& value) {
-  const std::tuple<std::string_view, std::int64_t, std::int64_t> key{value.holder, value.term, value.duration_ns};
-  if (last_id_ >= 0 && key == last_key_) return last_id_;
-  auto it = ids_.lower_bound(key);
-  if (it == ids_.end() || it->first != key) {
-    it = ids_.emplace_hint(it, key, static_cast<std::int64_t>(values_.size()));
-    values_.push_back(&value);
-  }
-  last_key_ = it->first;  // a view of the value interned first, which lives on
+std::int64_t LeaseStoreKeyModel::InternNew(const LeaseValue& value) {
+  const auto [it, inserted] =
+      ids_.try_emplace({value.term, value.duration_ns, value.holder}, static_cast<std::int64_t>(values_.size()));
+  if (inserted) values_.push_back(&value);  // its holder is what the new key views
   last_id_ = it->second;
   return last_id_;
-}
-
-LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {
-  Op compiled{};
-  compiled.kind = op.kind;
-  compiled.outcome = op.outcome;
-  compiled.expected_version = op.expected_version;
-  compiled.written = op.kind == StoreOpKind::kRead ? -1 : Intern(op.value);
-  compiled.found = op.found;
-  compiled.version = op.version;
-  compiled.read_value = op.found ? Intern(op.read_value) : -1;
-  compiled.source = &op;
-  return compiled;
-}
-
-bool LeaseStoreKeyModel::Step(const State& state, const Op& op, State& next) const {
-  next = state;
-  const bool exists = state.version > 0;
-  // A result that reports the record (a read, or a failure that says what
-  // the store held) must match the state.
-  auto matches_report = [&] {
-    if (!op.found) return !exists;
-    return exists && state.version == op.version && state.value == op.read_value;
-  };
-  switch (op.kind) {
-    case StoreOpKind::kRead:
-      return op.outcome != Outcome::kOk || matches_report();
-    case StoreOpKind::kCreate:
-      if (op.outcome == Outcome::kFail) return exists && matches_report();
-      if (!exists) next = State{1, op.written};
-      if (op.outcome == Outcome::kOk) return !exists && (op.version == 0 || op.version == 1);
-      return true;
-    case StoreOpKind::kCas: {
-      const bool match = exists && state.version == op.expected_version;
-      if (op.outcome == Outcome::kFail) return !match && matches_report();
-      if (match) next = State{op.expected_version + 1, op.written};
-      if (op.outcome == Outcome::kOk) {
-        return match && (op.version == 0 || op.version == op.expected_version + 1);
-      }
-      return true;
-    }
-  }
-  return false;
 }
 
 bool LeaseStoreKeyModel::Unreachable(const State& state, const Op& op) const {

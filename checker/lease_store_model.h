@@ -24,7 +24,11 @@ std::string DescribeStoreOp(const StoreOp& op);
 // Dropped: reads without a result, and failures that did not report the
 // record they conflicted with (a failure may be an outage, not a conflict,
 // so only a reported record says what the store held).
-bool StoreOpMatters(const StoreOp& op);
+inline bool StoreOpMatters(const StoreOp& op) {
+  if (op.kind == StoreOpKind::kRead) return op.outcome == Outcome::kOk;
+  if (op.outcome == Outcome::kFail) return op.found;
+  return true;
+}
 
 // The model for one key. Values are interned so a state is two integers.
 class LeaseStoreKeyModel {
@@ -68,16 +72,74 @@ class LeaseStoreKeyModel {
   std::string DescribeState(const State& state) const;
 
  private:
-  std::int64_t Intern(const LeaseValue& value);
-  // Keyed by views of the first value interned with each content (the ops
-  // outlive the model, as values_ already requires): a lookup copies no
-  // string and allocates nothing.
-  std::map<std::tuple<std::string_view, std::int64_t, std::int64_t>, std::int64_t> ids_;
-  // The value interned last: consecutive ops mostly carry the same one.
-  std::tuple<std::string_view, std::int64_t, std::int64_t> last_key_;
-  std::int64_t last_id_ = -1;
+  // The value's id: the last one interned when it carries the same value
+  // (consecutive ops mostly do), else looked up or added (InternNew).
+  std::int64_t Intern(const LeaseValue& value) {
+    if (last_id_ >= 0) {
+      const LeaseValue& last = *values_[static_cast<std::size_t>(last_id_)];
+      if (value.term == last.term && value.duration_ns == last.duration_ns && value.holder == last.holder) {
+        return last_id_;
+      }
+    }
+    return InternNew(value);
+  }
+  std::int64_t InternNew(const LeaseValue& value);
+  // Keyed by (term, duration, holder) views of the first value interned
+  // with each content (the ops outlive the model, as values_ already
+  // requires): a lookup copies no string and allocates nothing, and
+  // compares a holder only once term and duration are equal.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string_view>, std::int64_t> ids_;
+  std::int64_t last_id_ = -1;  // the id interned last
   std::vector<const LeaseValue*> values_;
 };
+
+// Compile and Step are inline: the applied-order check and the search run
+// them once per operation and per search step.
+inline LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {
+  Op compiled{};
+  compiled.kind = op.kind;
+  compiled.outcome = op.outcome;
+  compiled.expected_version = op.expected_version;
+  compiled.written = op.kind == StoreOpKind::kRead ? -1 : Intern(op.value);
+  compiled.found = op.found;
+  compiled.version = op.version;
+  // The record read or reported means something only for a read and a
+  // failure (history.h); a successful write's is not interned.
+  const bool reports = op.kind == StoreOpKind::kRead || op.outcome == Outcome::kFail;
+  compiled.read_value = op.found && reports ? Intern(op.read_value) : -1;
+  compiled.source = &op;
+  return compiled;
+}
+
+inline bool LeaseStoreKeyModel::Step(const State& state, const Op& op, State& next) const {
+  next = state;
+  const bool exists = state.version > 0;
+  // A result that reports the record (a read, or a failure that says what
+  // the store held) must match the state.
+  auto matches_report = [&] {
+    if (!op.found) return !exists;
+    return exists && state.version == op.version && state.value == op.read_value;
+  };
+  switch (op.kind) {
+    case StoreOpKind::kRead:
+      return op.outcome != Outcome::kOk || matches_report();
+    case StoreOpKind::kCreate:
+      if (op.outcome == Outcome::kFail) return exists && matches_report();
+      if (!exists) next = State{1, op.written};
+      if (op.outcome == Outcome::kOk) return !exists && (op.version == 0 || op.version == 1);
+      return true;
+    case StoreOpKind::kCas: {
+      const bool match = exists && state.version == op.expected_version;
+      if (op.outcome == Outcome::kFail) return !match && matches_report();
+      if (match) next = State{op.expected_version + 1, op.written};
+      if (op.outcome == Outcome::kOk) {
+        return match && (op.version == 0 || op.version == op.expected_version + 1);
+      }
+      return true;
+    }
+  }
+  return false;
+}
 
 // Black-box search of the store operations, key by key in key order.
 LinResult CheckLeaseStore(std::span<const StoreOp> ops, const LinOptions& options = {});

@@ -9,8 +9,13 @@ namespace leasesim::checker {
 
 void CheckStoreLinearizable(const History& history, const StoreCheckOptions& options,
                             Verdict& verdict) {
+  CheckStoreLinearizable(HistoryIndex(history), options, verdict);
+}
+
+void CheckStoreLinearizable(const HistoryIndex& index, const StoreCheckOptions& options, Verdict& verdict) {
+  const History& history = index.history();
   if (history.store_ops.empty()) return;
-  const AppliedOrderResult fast = CheckAppliedOrder(history.store_ops);
+  const AppliedOrderResult fast = CheckAppliedOrder(history.store_ops, index.applied_order());
   if (fast.verdict == AppliedOrderVerdict::kConsistent && !options.cross_check) return;
 
   const LinResult result = CheckLeaseStore(history.store_ops, options.lin);

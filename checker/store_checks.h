@@ -4,6 +4,7 @@
 // history records it), the black-box search when that cannot decide.
 
 #include "checker/history.h"
+#include "checker/history_index.h"
 #include "checker/lin_result.h"
 #include "checker/verdict.h"
 
@@ -21,5 +22,6 @@ struct StoreCheckOptions {
 // but another order works.
 void CheckStoreLinearizable(const History& history, const StoreCheckOptions& options,
                             Verdict& verdict);
+void CheckStoreLinearizable(const HistoryIndex& index, const StoreCheckOptions& options, Verdict& verdict);
 
 }  // namespace leasesim::checker

@@ -42,8 +42,8 @@ std::vector<std::int64_t> DueWindows(const Scenario& scenario) {
 // The history's own figures (shared with live runs), plus what only the
 // simulator knows: protocol event counts, the number of events run, and
 // the replicated store's figures.
-std::map<std::string, std::int64_t> Figures(const checker::History& history, const RunWorld& world) {
-  std::map<std::string, std::int64_t> figures = checker::HistoryFigures(history);
+std::map<std::string, std::int64_t> Figures(const checker::HistoryIndex& index, const RunWorld& world) {
+  std::map<std::string, std::int64_t> figures = checker::HistoryFigures(index);
   for (const auto& [name, count] : world.recorder().event_counts()) figures[name] = count;
   figures["sim_events"] = static_cast<std::int64_t>(world.world().events_processed());
   // Coverage probes (core/probes.h) reached, as "probe_NAME" counts.
@@ -81,12 +81,14 @@ RunResult Judge(RunWorld& world, const RunOptions& options) {
   result.scenario = scenario.name;
   result.seed = world.world().master_seed();
   checker::History history = world.recorder().Finish(AssumptionsOf(scenario), DueWindows(scenario));
-  result.verdict = checker::CheckHistory(history);
+  // The checks and the figures look up the same things: indexed once.
+  const checker::HistoryIndex index(history);
+  result.verdict = checker::CheckHistory(index);
   const std::set<std::string> expected(scenario.expect_violations.begin(), scenario.expect_violations.end());
   for (const checker::Violation& violation : result.verdict.violations) {
     if (!expected.contains(violation.kind)) result.unexpected.push_back(violation);
   }
-  result.figures = Figures(history, world);
+  result.figures = Figures(index, world);
   CheckFaultPoints(scenario, history, result, expected);
   result.trace_hash = world.world().trace().hash();
   result.trace_events = world.world().trace().count();
