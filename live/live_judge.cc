@@ -4,6 +4,7 @@
 
 #include "checker/checker.h"
 #include "checker/history_figures.h"
+#include "checker/history_index.h"
 #include "core/fault_points.h"
 #include "core/timing.h"
 #include "live/live_config.h"
@@ -65,11 +66,11 @@ std::vector<std::int64_t> Failovers(const checker::History& history, const std::
   return failovers;
 }
 
-void AddFigures(const FinishedRun& run, Judgement& j) {
+void AddFigures(const FinishedRun& run, const checker::HistoryIndex& index, Judgement& j) {
   const checker::History& history = j.merged.history;
   const std::vector<std::int64_t>& renewals = j.merged.renewal_latencies_ns;
   auto& figures = j.figures;
-  figures = checker::HistoryFigures(history);
+  figures = checker::HistoryFigures(index);
   figures["due_windows"] = static_cast<std::int64_t>(history.due_windows.size());
   figures["renewals"] = static_cast<std::int64_t>(renewals.size());
   figures["renewal_latency_p50_us"] = Quantile(renewals, 0.50) / 1000;
@@ -104,8 +105,9 @@ MergeInput BuildMergeInput(const LiveOptions& options, const FinishedRun& run) {
 Judgement Judge(const LiveOptions& options, const FinishedRun& run) {
   Judgement j;
   j.merged = MergeJournals(BuildMergeInput(options, run));
-  j.verdict = checker::CheckHistory(j.merged.history);
-  AddFigures(run, j);
+  const checker::HistoryIndex index(j.merged.history);  // one index for the checks and the figures
+  j.verdict = checker::CheckHistory(index);
+  AddFigures(run, index, j);
   return j;
 }
 
