@@ -14,15 +14,6 @@ inline std::uint64_t Mix(std::uint64_t hash, std::uint64_t value) {
   return hash ^ (hash >> 32);
 }
 
-inline std::uint64_t HashKind(const char* kind) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char* c = kind; *c != '\0'; ++c) {
-    hash ^= static_cast<unsigned char>(*c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 }  // namespace
 
 bool operator==(const TraceEvent& x, const TraceEvent& y) {
@@ -38,32 +29,23 @@ std::string TraceEvent::ToJson() const {
   return buffer;
 }
 
-std::uint64_t Trace::KindHash(const char* kind) {
-  static_assert((kKindSlots & (kKindSlots - 1)) == 0);
-  // Fibonacci hashing of the address: the top bits of the product.
-  std::size_t slot = static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(kind) * 0x9e3779b97f4a7c15ULL) >> 56);
-  static_assert(kKindSlots == std::size_t{1} << 8);
-  for (std::size_t probe = 0; probe < kKindProbesMax; ++probe) {
-    if (kind_keys_[slot] == kind) return kind_hashes_[slot];
-    if (kind_keys_[slot] == nullptr) {
-      const std::uint64_t hash = HashKind(kind);
-      if (kinds_kept_ < kKindSlots / 2) {
-        kind_keys_[slot] = kind;
-        kind_hashes_[slot] = hash;
-        ++kinds_kept_;
-      }
-      return hash;
-    }
-    slot = (slot + 1) & (kKindSlots - 1);
-  }
-  return HashKind(kind);
+void Trace::Record(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
+  // A run that keeps no events (the common case) hashes in registers alone,
+  // with no call to save them around.
+  if (retain_) [[unlikely]] return RecordAndRetain(time, host, kind, a, b);
+  Fold(time, host, kind, a, b);
 }
 
-void Trace::Record(Nanos time, std::int32_t host, const char* kind, std::int64_t a,
-                   std::int64_t b) {
+void Trace::RecordAndRetain(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
+  assert(events_.size() < kRetainedEventsMax);
+  events_.push_back(TraceEvent{time, host, kind.name(), a, b});
+  Fold(time, host, kind, a, b);
+}
+
+inline void Trace::Fold(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
   std::uint64_t hash = Mix(hash_, static_cast<std::uint64_t>(time));
   hash = Mix(hash, static_cast<std::uint64_t>(host));
-  hash = Mix(hash, KindHash(kind));
+  hash = Mix(hash, kind.hash());
   hash = Mix(hash, static_cast<std::uint64_t>(a));
   hash_ = Mix(hash, static_cast<std::uint64_t>(b));
 #if defined(LEASESIM_SLOWDOWN)
@@ -75,10 +57,6 @@ void Trace::Record(Nanos time, std::int32_t host, const char* kind, std::int64_t
   (void)sink;
 #endif
   ++count_;
-  if (retain_) {
-    assert(events_.size() < kRetainedEventsMax);
-    events_.push_back(TraceEvent{time, host, kind, a, b});
-  }
 }
 
 std::string FormatHash(std::uint64_t hash) {
