@@ -8,11 +8,14 @@
 namespace leasesim::sim {
 namespace {
 
-inline std::uint64_t Mix(std::uint64_t hash, std::uint64_t value) {
-  hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
-  hash *= 0xff51afd7ed558ccdULL;
-  return hash ^ (hash >> 32);
-}
+// A build slowed on purpose (cmake -DLEASESIM_SLOWDOWN=N): N rounds of
+// hashing per trace record that the bench guard must notice, the hash
+// itself unchanged.
+#if defined(LEASESIM_SLOWDOWN)
+constexpr int kSlowdownRounds = LEASESIM_SLOWDOWN;
+#else
+constexpr int kSlowdownRounds = 0;
+#endif
 
 }  // namespace
 
@@ -29,34 +32,19 @@ std::string TraceEvent::ToJson() const {
   return buffer;
 }
 
-void Trace::Record(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
-  // A run that keeps no events (the common case) hashes in registers alone,
-  // with no call to save them around.
-  if (retain_) [[unlikely]] return RecordAndRetain(time, host, kind, a, b);
-  Fold(time, host, kind, a, b);
-}
+Trace::Trace(bool retain_events) : retain_(retain_events), slow_(retain_events || kSlowdownRounds > 0) {}
 
-void Trace::RecordAndRetain(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
-  assert(events_.size() < kRetainedEventsMax);
-  events_.push_back(TraceEvent{time, host, kind.name(), a, b});
-  Fold(time, host, kind, a, b);
-}
-
-inline void Trace::Fold(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
-  std::uint64_t hash = Mix(hash_, static_cast<std::uint64_t>(time));
-  hash = Mix(hash, static_cast<std::uint64_t>(host));
-  hash = Mix(hash, kind.hash());
-  hash = Mix(hash, static_cast<std::uint64_t>(a));
-  hash_ = Mix(hash, static_cast<std::uint64_t>(b));
-#if defined(LEASESIM_SLOWDOWN)
-  // A deliberately slowed build (cmake -DLEASESIM_SLOWDOWN=N): work the
-  // bench guard must notice, leaving the hash alone.
-  std::uint64_t waste = hash_;
-  for (int i = 0; i < LEASESIM_SLOWDOWN; ++i) waste = Mix(waste, static_cast<std::uint64_t>(i));
-  volatile std::uint64_t sink = waste;
-  (void)sink;
-#endif
-  ++count_;
+void Trace::RecordSlowly(Nanos time, std::int32_t host, TraceKind kind, std::int64_t a, std::int64_t b) {
+  if (retain_) {
+    assert(events_.size() < kRetainedEventsMax);
+    events_.push_back(TraceEvent{time, host, kind.name(), a, b});
+  }
+  Fold(time, host, kind.hash(), a, b);
+  if constexpr (kSlowdownRounds > 0) {
+    std::uint64_t waste = hash_;
+    for (int i = 0; i < kSlowdownRounds; ++i) waste = Mix(waste, static_cast<std::uint64_t>(i));
+    [[maybe_unused]] volatile std::uint64_t sink = waste;
+  }
 }
 
 std::string FormatHash(std::uint64_t hash) {
