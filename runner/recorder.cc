@@ -6,14 +6,17 @@
 namespace leasesim::runner {
 namespace {
 
-checker::LeaseValue ToValue(const core::LeaseRecord& record) {
-  return checker::LeaseValue{record.holder, record.term, record.duration_ns};
+// In place, not through a temporary: the holder's name is copied once.
+void AssignValue(checker::LeaseValue& value, const core::LeaseRecord& record) {
+  value.holder = record.holder;
+  value.term = record.term;
+  value.duration_ns = record.duration_ns;
 }
 
 }  // namespace
 
 Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
-    : world_(world), node_hosts_(std::move(node_hosts)) {
+    : world_(world), node_hosts_(std::move(node_hosts)), open_beliefs_(node_hosts_.size()) {
   history_.node_count = static_cast<int>(node_hosts_.size());
 }
 
@@ -32,7 +35,7 @@ std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backen
     case backends::StoreOpKind::kCas: op.kind = checker::StoreOpKind::kCas; break;
   }
   op.expected_version = expected_version;
-  if (kind != backends::StoreOpKind::kRead) op.value = ToValue(value);
+  if (kind != backends::StoreOpKind::kRead) AssignValue(op.value, value);
   op.invoke_ns = world_.now();
   return op.id;
 }
@@ -60,7 +63,7 @@ void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) 
       op.complete_ns = world_.now();
       op.found = result.current.found;
       op.version = result.current.version;
-      if (op.kind == checker::StoreOpKind::kRead) op.read_value = ToValue(result.current.record);
+      if (op.kind == checker::StoreOpKind::kRead) AssignValue(op.read_value, result.current.record);
       break;
     case core::StoreStatus::kConflict:
     case core::StoreStatus::kUnavailable:
@@ -68,7 +71,7 @@ void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) 
       op.complete_ns = world_.now();
       op.found = result.current.found;
       op.version = result.current.version;
-      op.read_value = ToValue(result.current.record);
+      AssignValue(op.read_value, result.current.record);
       break;
     case core::StoreStatus::kTimeout:
       op.outcome = checker::Outcome::kUnknown;
@@ -79,8 +82,8 @@ void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) 
 
 std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
                                   const backends::LedgerSendFacts& facts) {
-  checker::LedgerWrite write;
-  write.id = static_cast<std::int64_t>(history_.ledger_writes.size());
+  checker::LedgerWrite& write = history_.ledger_writes.emplace_back();
+  write.id = static_cast<std::int64_t>(history_.ledger_writes.size()) - 1;
   write.node = node;
   write.holder = holder;
   write.token = batch.token;
@@ -91,8 +94,7 @@ std::int64_t Recorder::LedgerSent(int node, const std::string& holder, const cor
   write.late_ns = facts.late_ns;
   write.stalled_ns = facts.stalled_ns;
   write.wall_seen_ns = facts.wall_seen_ns;
-  history_.ledger_writes.push_back(std::move(write));
-  return history_.ledger_writes.back().id;
+  return write.id;
 }
 
 void Recorder::LedgerArrived(std::int64_t id, core::LedgerStatus status) {
@@ -115,45 +117,56 @@ sim::Nanos Recorder::DeadlineInTrueTime(int node, sim::Nanos local_deadline) con
   return world_.clock(host).TrueTimeAtBoot(local_deadline);
 }
 
+std::optional<Recorder::OpenBelief>& Recorder::OpenBeliefOf(int node) {
+  assert(node >= 1);
+  assert(node <= static_cast<int>(open_beliefs_.size()));
+  return open_beliefs_[static_cast<std::size_t>(node - 1)];
+}
+
 void Recorder::CloseBelief(int node, const std::string& reason) {
-  auto it = open_beliefs_.find(node);
-  if (it == open_beliefs_.end()) return;
-  checker::LeadershipBelief belief = it->second.belief;
-  belief.until_ns = std::min(world_.now(), DeadlineInTrueTime(node, it->second.local_deadline));
+  std::optional<OpenBelief>& open = OpenBeliefOf(node);
+  if (!open.has_value()) return;
+  checker::LeadershipBelief& belief = history_.beliefs.emplace_back(std::move(open->belief));
+  belief.until_ns = std::min(world_.now(), DeadlineInTrueTime(node, open->local_deadline));
   belief.until_ns = std::max(belief.until_ns, belief.from_ns);
   belief.end_reason = reason;
-  history_.beliefs.push_back(std::move(belief));
-  open_beliefs_.erase(it);
+  open.reset();
 }
 
 void Recorder::RecordClaim(int node, const core::LeaseEvent& event) {
-  history_.claims.push_back(checker::ValidityClaim{.node = node, .holder = event.holder, .term = event.term,
-                                                   .at_ns = world_.now(), .boot_ns = event.boot_ns,
-                                                   .until_boot_ns = event.valid_until_ns});
+  checker::ValidityClaim& claim = history_.claims.emplace_back();
+  claim.node = node;
+  claim.holder = event.holder;
+  claim.term = event.term;
+  claim.at_ns = world_.now();
+  claim.boot_ns = event.boot_ns;
+  claim.until_boot_ns = event.valid_until_ns;
 }
 
 void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
-  if (event.kind == core::EventKind::kRenewFailed) rare_counts_["renew_failed_" + event.reason] += 1;
-  if (event.kind == core::EventKind::kRenewed) renewals_ok_ += 1;
   switch (event.kind) {
     case core::EventKind::kAcquired: {
       CloseBelief(node, "reacquired");
-      OpenBelief open;
+      OpenBelief& open = OpenBeliefOf(node).emplace();
       open.belief.node = node;
       open.belief.holder = event.holder;
       open.belief.term = event.term;
       open.belief.from_ns = world_.now();
       open.local_deadline = event.valid_until_ns;
-      open_beliefs_[node] = std::move(open);
       RecordClaim(node, event);
       break;
     }
     case core::EventKind::kRenewed: {
-      auto it = open_beliefs_.find(node);
-      if (it != open_beliefs_.end()) it->second.local_deadline = event.valid_until_ns;
-      if (it != open_beliefs_.end()) RecordClaim(node, event);
+      renewals_ok_ += 1;
+      std::optional<OpenBelief>& open = OpenBeliefOf(node);
+      if (!open.has_value()) break;
+      open->local_deadline = event.valid_until_ns;
+      RecordClaim(node, event);
       break;
     }
+    case core::EventKind::kRenewFailed:
+      rare_counts_["renew_failed_" + event.reason] += 1;
+      break;
     case core::EventKind::kDemoted:
       CloseBelief(node, event.reason);
       break;
@@ -203,10 +216,13 @@ void Recorder::AddFault(checker::FaultRecord fault) { history_.faults.push_back(
 std::optional<int> Recorder::CurrentLeader() const {
   std::optional<int> leader;
   std::int64_t best_term = -1;
-  for (const auto& [node, open] : open_beliefs_) {
-    if (DeadlineInTrueTime(node, open.local_deadline) <= world_.now()) continue;
-    if (open.belief.term > best_term) {
-      best_term = open.belief.term;
+  for (std::size_t i = 0; i < open_beliefs_.size(); ++i) {
+    const std::optional<OpenBelief>& open = open_beliefs_[i];
+    const int node = static_cast<int>(i) + 1;
+    if (!open.has_value()) continue;
+    if (DeadlineInTrueTime(node, open->local_deadline) <= world_.now()) continue;
+    if (open->belief.term > best_term) {
+      best_term = open->belief.term;
       leader = node;
     }
   }
@@ -214,16 +230,16 @@ std::optional<int> Recorder::CurrentLeader() const {
 }
 
 std::optional<sim::Nanos> Recorder::RemainingLease(int node) const {
-  auto it = open_beliefs_.find(node);
-  if (it == open_beliefs_.end()) return std::nullopt;
+  assert(node >= 1);
+  assert(node <= static_cast<int>(open_beliefs_.size()));
+  const std::optional<OpenBelief>& open = open_beliefs_[static_cast<std::size_t>(node - 1)];
+  if (!open.has_value()) return std::nullopt;
   const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
-  return it->second.local_deadline - world_.clock(host).Boot(world_.now());
+  return open->local_deadline - world_.clock(host).Boot(world_.now());
 }
 
 checker::History Recorder::Finish(checker::Assumptions assumptions, std::vector<std::int64_t> due_windows) {
-  std::vector<int> open;
-  for (const auto& [node, belief] : open_beliefs_) open.push_back(node);
-  for (int node : open) CloseBelief(node, "end_of_run");
+  for (int node = 1; node <= static_cast<int>(open_beliefs_.size()); ++node) CloseBelief(node, "end_of_run");
   std::stable_sort(history_.beliefs.begin(), history_.beliefs.end(),
                    [](const checker::LeadershipBelief& a, const checker::LeadershipBelief& b) {
                      return a.from_ns < b.from_ns;

@@ -72,6 +72,7 @@ class Recorder final : public backends::SimObserver {
     checker::LeadershipBelief belief;
     sim::Nanos local_deadline = 0;
   };
+  std::optional<OpenBelief>& OpenBeliefOf(int node);
   void CloseBelief(int node, const std::string& reason);
   void RecordClaim(int node, const core::LeaseEvent& event);
   sim::Nanos DeadlineInTrueTime(int node, sim::Nanos local_deadline) const;
@@ -80,7 +81,7 @@ class Recorder final : public backends::SimObserver {
   sim::World& world_;
   std::vector<sim::HostId> node_hosts_;
   checker::History history_;
-  std::map<int, OpenBelief> open_beliefs_;  // by node
+  std::vector<std::optional<OpenBelief>> open_beliefs_;  // [node - 1]
   std::array<std::int64_t, core::kProbeNames.size()> probe_counts_{};
   // Counted by id on the hot paths, named only when asked (event_counts()).
   std::int64_t renewals_ok_ = 0;
