@@ -3,6 +3,7 @@
 #include "backends/replicated_store.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <memory>
 #include <utility>
@@ -311,8 +312,23 @@ core::LedgerResult SimNodeEnv::LastAppliedWindow(core::Nanos timeout) {
   return CallLedger(LedgerRequest{.write = -1}, timeout);
 }
 
+namespace {
+
+template <std::size_t... Kind>
+std::array<sim::TraceKind, sizeof...(Kind)> EventTraceKinds(std::index_sequence<Kind...>) {
+  return {sim::TraceKind(core::EventKindName(static_cast<core::EventKind>(Kind)))...};
+}
+
+}  // namespace
+
 void SimNodeEnv::Emit(const core::LeaseEvent& event) {
-  world_.trace().Record(world_.now(), host_, core::EventKindName(event.kind), event.term, event.version);
+  // Each kind's name hashed once per process, not at every event (the
+  // names are core's, not literals here).
+  static const std::array<sim::TraceKind, core::kEventKindCount> kKinds =
+      EventTraceKinds(std::make_index_sequence<core::kEventKindCount>{});
+  const auto index = static_cast<std::size_t>(event.kind);
+  assert(index < kKinds.size());
+  world_.trace().Record(world_.now(), host_, kKinds[index], event.term, event.version);
   observer_.ProtocolEvent(node_, event);
 }
 

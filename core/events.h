@@ -3,6 +3,7 @@
 // rendered. Operators read them; the simulator turns them into the history's
 // leadership beliefs.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -20,6 +21,8 @@ enum class EventKind {
   kSettled,         // a window's batch was applied (or found already applied)
   kFenced,          // the ledger rejected our token
 };
+// Kinds are numbered from 0 with no gaps; kFenced is the last.
+inline constexpr std::size_t kEventKindCount = static_cast<std::size_t>(EventKind::kFenced) + 1;
 
 const char* EventKindName(EventKind kind);
 
