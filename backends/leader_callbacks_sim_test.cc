@@ -26,13 +26,14 @@ class QuietObserver : public SimObserver {
     return next_++;
   }
   void StoreApplied(std::int64_t, std::int64_t) override {}
+  std::int64_t WatchAnswered(int, const std::string&, const std::string&, std::int64_t) override { return next_++; }
   void StoreCompleted(std::int64_t, const core::StoreResult&) override {}
   std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
     return 0;
   }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
   void ProtocolEvent(int, const core::LeaseEvent&) override {}
-  bool FaultPointReached(int, std::string_view) override { return false; }
+  bool FaultPointReached(int, core::FaultPoint) override { return false; }
   void ProbeReached(int, core::Probe) override {}
 
  private:

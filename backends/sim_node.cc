@@ -115,7 +115,7 @@ void SimNodeEnv::AtFaultPoint(core::FaultPoint point) {
   world_.trace().Record(world_.now(), host_, "fault_point", static_cast<std::int64_t>(point));
   // On the boot clock, as the lease deadline is: a suspend counts as a stall.
   if (point == core::FaultPoint::kBeforeLedgerWrite) last_write_point_ = BootNow();
-  if (!observer_.FaultPointReached(node_, core::FaultPointName(point))) return;
+  if (!observer_.FaultPointReached(node_, point)) return;
   // The host was just paused, suspended or marked to crash: yield, so that
   // nothing more runs until the fault is over (or the crash unwinds us).
   world_.SleepUntilLocal(MonotonicNow());

@@ -5,10 +5,10 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "core/env.h"
 #include "core/events.h"
+#include "core/fault_points.h"
 
 namespace leasesim::backends {
 
@@ -39,9 +39,11 @@ class SimObserver {
   virtual void StoreApplied(std::int64_t op, std::int64_t applied_seq) = 0;
   // The client learned the outcome; kTimeout means unknown.
   virtual void StoreCompleted(std::int64_t op, const core::StoreResult& result) = 0;
-  // The read `op` is a watch's answer (StoreClient::WaitForChange), not a
-  // call a client made: it has no latency of its own.
-  virtual void StoreOpIsWatchAnswer(std::int64_t op) { (void)op; }
+  // The store answered a watch (StoreClient::WaitForChange) on `key`: a read
+  // invoked and applied now, in this global order, that no client call made
+  // (it has no latency of its own). Returns an id for StoreCompleted.
+  virtual std::int64_t WatchAnswered(int node, const std::string& process, const std::string& key,
+                                     std::int64_t applied_seq) = 0;
 
   // A node sent a settlement batch; returns an id for LedgerArrived.
   virtual std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
@@ -51,10 +53,10 @@ class SimObserver {
   // A protocol event from a node (acquired, renewed, demoted, ...).
   virtual void ProtocolEvent(int node, const core::LeaseEvent& event) = 0;
 
-  // A node reached a named fault point. The observer may pause, suspend or
+  // A node reached a fault point. The observer may pause, suspend or
   // crash the node's host right here; it returns true when it did, and the
   // node then yields so the fault takes effect at exactly this point.
-  virtual bool FaultPointReached(int node, std::string_view point) = 0;
+  virtual bool FaultPointReached(int node, core::FaultPoint point) = 0;
 
   // A node ran one of the protocol's rare paths (a coverage probe).
   virtual void ProbeReached(int node, core::Probe probe) = 0;

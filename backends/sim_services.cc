@@ -129,10 +129,7 @@ void SimStoreServer::ApplyWatch(const WatchRequest& request, WatchReply reply) {
 }
 
 void SimStoreServer::Answer(Watcher& watcher, const core::VersionedRecord& current) {
-  const std::int64_t op =
-      observer_.StoreInvoked(watcher.node, watcher.process, StoreOpKind::kRead, watcher.key, 0, core::LeaseRecord{});
-  observer_.StoreOpIsWatchAnswer(op);
-  observer_.StoreApplied(op, next_applied_seq_++);
+  const std::int64_t op = observer_.WatchAnswered(watcher.node, watcher.process, watcher.key, next_applied_seq_++);
   world_.trace().Record(world_.now(), host_, "store_watch_answer", op, current.version);
   watcher.reply(op, core::StoreStatus::kOk, current);
 }

@@ -20,6 +20,12 @@ class RecordingObserver : public SimObserver {
     return static_cast<std::int64_t>(invoked.size() - 1);
   }
   void StoreApplied(std::int64_t op, std::int64_t) override { applied.push_back(op); }
+  std::int64_t WatchAnswered(int, const std::string&, const std::string&, std::int64_t) override {
+    invoked.push_back(true);
+    const auto op = static_cast<std::int64_t>(invoked.size() - 1);
+    applied.push_back(op);
+    return op;
+  }
   void StoreCompleted(std::int64_t, const core::StoreResult& result) override {
     completed.push_back(result.status);
   }
@@ -28,7 +34,7 @@ class RecordingObserver : public SimObserver {
   }
   void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
   void ProtocolEvent(int, const core::LeaseEvent&) override {}
-  bool FaultPointReached(int, std::string_view) override { return false; }
+  bool FaultPointReached(int, core::FaultPoint) override { return false; }
   void ProbeReached(int, core::Probe) override {}
 
   std::vector<bool> invoked;

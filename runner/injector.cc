@@ -12,7 +12,7 @@ Injector::Injector(RunWorld& parts, const Scenario& scenario)
     : parts_(parts), scenario_(scenario), buggify_(parts.world().MakePrng("buggify")) {
   for (const ClockSetting& setting : scenario.clocks) wall_offset_[setting.node] += setting.wall_offset;
   parts_.recorder().SetFaultPointAction(
-      [this](int node, std::string_view point) { return PointReached(node, point); });
+      [this](int node, core::FaultPoint point) { return PointReached(node, point); });
 }
 
 Injector::~Injector() { parts_.recorder().SetFaultPointAction(nullptr); }
@@ -58,7 +58,7 @@ void Injector::Fire(const Fault& fault) {
   }
   // Armed now (a role resolves now); strikes when the node reaches the point.
   if (const std::optional<int> target = Resolve(fault.node)) {
-    armed_.push_back(Armed{*target, &fault});
+    armed_.push_back(Armed{*target, &fault, core::ParseFaultPoint(fault.at_point)});
     return;
   }
   recorder().AddFault(checker::FaultRecord{.kind = FaultKindName(fault.kind),
@@ -73,11 +73,11 @@ bool Injector::Qualifies(const Armed& armed) const {
   return remaining && *remaining < armed.fault->lease_remaining_below;
 }
 
-bool Injector::PointReached(int node, std::string_view point) {
+bool Injector::PointReached(int node, core::FaultPoint point) {
   const Fault* striking = nullptr;
   for (std::size_t i = 0; i < armed_.size();) {
     Armed& armed = armed_[i];
-    if (armed.node != node || armed.fault->at_point != point || !Qualifies(armed)) {
+    if (armed.node != node || armed.point != point || !Qualifies(armed)) {
       ++i;
       continue;
     }
@@ -89,13 +89,13 @@ bool Injector::PointReached(int node, std::string_view point) {
     }
     ++i;
   }
-  if (striking != nullptr) Strike(*striking, node, point, "");
+  if (striking != nullptr) Strike(*striking, node, core::FaultPointName(point), "");
   const bool hiccup = Hiccup(node, point, striking != nullptr);
   // Either way the node yields, so the fault is in place before its next step.
   return striking != nullptr || hiccup;
 }
 
-bool Injector::Hiccup(int node, std::string_view point, bool struck) {
+bool Injector::Hiccup(int node, core::FaultPoint point, bool struck) {
   const BuggifyConfig& buggify = scenario_.buggify;
   if (!buggify.enabled()) return false;
   if (!buggify_.ChancePpm(buggify.probability_ppm) || struck) return false;
@@ -104,8 +104,8 @@ bool Injector::Hiccup(int node, std::string_view point, bool struck) {
                     .kind = FaultKind::kPause,
                     .node = NodeRef{.node = node},
                     .duration = delay,
-                    .at_point = std::string(point)};
-  Strike(pause, node, point, "buggify hiccup");
+                    .at_point = std::string(core::FaultPointName(point))};
+  Strike(pause, node, pause.at_point, "buggify hiccup");
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fault_points.h"
 #include "runner/run_world.h"
 #include "runner/scenario.h"
 #include "sim/prng.h"
@@ -58,13 +59,15 @@ class Injector {
   struct Armed {
     int node;
     const Fault* fault;
+    // fault->at_point, parsed once at arming (none: a name no point has, never reached).
+    std::optional<core::FaultPoint> point;
     int arrivals = 0;  // qualifying arrivals since arming
   };
   void Fire(const Fault& fault);
-  bool PointReached(int node, std::string_view point);
+  bool PointReached(int node, core::FaultPoint point);
   bool Qualifies(const Armed& armed) const;
   // A BUGGIFY pause at this arrival, unless an armed fault already struck.
-  bool Hiccup(int node, std::string_view point, bool struck);
+  bool Hiccup(int node, core::FaultPoint point, bool struck);
   // Strikes now; struck_node is the node that reached `point` (a kNode
   // fault's target then), origin words the record ("buggify hiccup").
   void Strike(const Fault& fault, std::optional<int> struck_node, std::string_view point,

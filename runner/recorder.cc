@@ -20,15 +20,21 @@ Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
   history_.node_count = static_cast<int>(node_hosts_.size());
 }
 
-std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
-                                    const std::string& key, std::int64_t expected_version,
-                                    const core::LeaseRecord& value) {
+checker::StoreOp& Recorder::NewStoreOp(int node, const std::string& process, const std::string& key) {
   // Built in place: an op is a few hundred bytes of strings and values.
   checker::StoreOp& op = history_.store_ops.emplace_back();
   op.id = static_cast<std::int64_t>(history_.store_ops.size()) - 1;
   op.node = node;
   op.process = process;
   op.key = key;
+  op.invoke_ns = world_.now();
+  return op;
+}
+
+std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
+                                    const std::string& key, std::int64_t expected_version,
+                                    const core::LeaseRecord& value) {
+  checker::StoreOp& op = NewStoreOp(node, process, key);
   switch (kind) {
     case backends::StoreOpKind::kRead: op.kind = checker::StoreOpKind::kRead; break;
     case backends::StoreOpKind::kCreate: op.kind = checker::StoreOpKind::kCreate; break;
@@ -36,7 +42,6 @@ std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backen
   }
   op.expected_version = expected_version;
   if (kind != backends::StoreOpKind::kRead) AssignValue(op.value, value);
-  op.invoke_ns = world_.now();
   return op.id;
 }
 
@@ -47,10 +52,14 @@ void Recorder::StoreApplied(std::int64_t op, std::int64_t applied_seq) {
   history_.store_ops[static_cast<std::size_t>(op)].applied_ns = world_.now();
 }
 
-void Recorder::StoreOpIsWatchAnswer(std::int64_t op) {
-  assert(op >= 0);
-  assert(op < static_cast<std::int64_t>(history_.store_ops.size()));
-  history_.store_ops[static_cast<std::size_t>(op)].watch_answer = true;
+std::int64_t Recorder::WatchAnswered(int node, const std::string& process, const std::string& key,
+                                     std::int64_t applied_seq) {
+  checker::StoreOp& op = NewStoreOp(node, process, key);
+  op.kind = checker::StoreOpKind::kRead;
+  op.watch_answer = true;
+  op.applied_seq = applied_seq;
+  op.applied_ns = op.invoke_ns;
+  return op.id;
 }
 
 void Recorder::StoreCompleted(std::int64_t id, const core::StoreResult& result) {
@@ -178,20 +187,10 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
   }
 }
 
-bool Recorder::FaultPointReached(int node, std::string_view point) {
-  // The names come from core's table: the pointer usually settles it, and
-  // is looked for first (the names are distinct, so the index is the same).
-  std::size_t index = 0;
-  while (index < core::kFaultPointNames.size() && core::kFaultPointNames[index].data() != point.data()) ++index;
-  if (index == core::kFaultPointNames.size()) {
-    index = 0;
-    while (index < core::kFaultPointNames.size() && core::kFaultPointNames[index] != point) ++index;
-  }
-  if (index < fault_point_counts_.size()) {
-    fault_point_counts_[index] += 1;
-  } else {
-    rare_counts_["fault_point_" + std::string(point)] += 1;
-  }
+bool Recorder::FaultPointReached(int node, core::FaultPoint point) {
+  const auto index = static_cast<std::size_t>(point);
+  assert(index < fault_point_counts_.size());
+  fault_point_counts_[index] += 1;
   return fault_point_action_ && fault_point_action_(node, point);
 }
 

@@ -30,16 +30,17 @@ class Recorder final : public backends::SimObserver {
                             const core::LeaseRecord& value) override;
   void StoreApplied(std::int64_t op, std::int64_t applied_seq) override;
   void StoreCompleted(std::int64_t op, const core::StoreResult& result) override;
-  void StoreOpIsWatchAnswer(std::int64_t op) override;
+  std::int64_t WatchAnswered(int node, const std::string& process, const std::string& key,
+                             std::int64_t applied_seq) override;
   std::int64_t LedgerSent(int node, const std::string& holder, const core::SettlementBatch& batch,
                           const backends::LedgerSendFacts& facts) override;
   void LedgerArrived(std::int64_t write, core::LedgerStatus status) override;
   void ProtocolEvent(int node, const core::LeaseEvent& event) override;
-  bool FaultPointReached(int node, std::string_view point) override;
+  bool FaultPointReached(int node, core::FaultPoint point) override;
   void ProbeReached(int node, core::Probe probe) override;
 
   // What the run does when a node reaches a fault point (true: it struck).
-  void SetFaultPointAction(std::function<bool(int, std::string_view)> action) {
+  void SetFaultPointAction(std::function<bool(int, core::FaultPoint)> action) {
     fault_point_action_ = std::move(action);
   }
 
@@ -72,6 +73,8 @@ class Recorder final : public backends::SimObserver {
     checker::LeadershipBelief belief;
     sim::Nanos local_deadline = 0;
   };
+  // A new store op, invoked now by the node's process, on `key`.
+  checker::StoreOp& NewStoreOp(int node, const std::string& process, const std::string& key);
   std::optional<OpenBelief>& OpenBeliefOf(int node);
   void CloseBelief(int node, const std::string& reason);
   void RecordClaim(int node, const core::LeaseEvent& event);
@@ -86,8 +89,8 @@ class Recorder final : public backends::SimObserver {
   // Counted by id on the hot paths, named only when asked (event_counts()).
   std::int64_t renewals_ok_ = 0;
   std::array<std::int64_t, core::kFaultPointNames.size()> fault_point_counts_{};
-  std::map<std::string, std::int64_t> rare_counts_;  // renewal failures by reason, points not in the list
-  std::function<bool(int, std::string_view)> fault_point_action_;
+  std::map<std::string, std::int64_t> rare_counts_;  // renewal failures by reason
+  std::function<bool(int, core::FaultPoint)> fault_point_action_;
 };
 
 }  // namespace leasesim::runner
