@@ -21,6 +21,7 @@ class HistoryIndex {
   static constexpr std::size_t kNone = ~std::size_t{0};
 
   explicit HistoryIndex(const History& history);
+  HistoryIndex(History&&) = delete;  // a view: the history must outlive it
 
   const History& history() const { return *history_; }
 
