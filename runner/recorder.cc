@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace leasesim::runner {
 namespace {
@@ -126,10 +127,14 @@ sim::Nanos Recorder::DeadlineInTrueTime(int node, sim::Nanos local_deadline) con
   return world_.clock(host).TrueTimeAtBoot(local_deadline);
 }
 
-std::optional<Recorder::OpenBelief>& Recorder::OpenBeliefOf(int node) {
+const std::optional<Recorder::OpenBelief>& Recorder::OpenBeliefOf(int node) const {
   assert(node >= 1);
   assert(node <= static_cast<int>(open_beliefs_.size()));
   return open_beliefs_[static_cast<std::size_t>(node - 1)];
+}
+
+std::optional<Recorder::OpenBelief>& Recorder::OpenBeliefOf(int node) {
+  return const_cast<std::optional<OpenBelief>&>(std::as_const(*this).OpenBeliefOf(node));
 }
 
 void Recorder::CloseBelief(int node, const std::string& reason) {
@@ -229,9 +234,7 @@ std::optional<int> Recorder::CurrentLeader() const {
 }
 
 std::optional<sim::Nanos> Recorder::RemainingLease(int node) const {
-  assert(node >= 1);
-  assert(node <= static_cast<int>(open_beliefs_.size()));
-  const std::optional<OpenBelief>& open = open_beliefs_[static_cast<std::size_t>(node - 1)];
+  const std::optional<OpenBelief>& open = OpenBeliefOf(node);
   if (!open.has_value()) return std::nullopt;
   const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
   return open->local_deadline - world_.clock(host).Boot(world_.now());

@@ -76,6 +76,7 @@ class Recorder final : public backends::SimObserver {
   // A new store op, invoked now by the node's process, on `key`.
   checker::StoreOp& NewStoreOp(int node, const std::string& process, const std::string& key);
   std::optional<OpenBelief>& OpenBeliefOf(int node);
+  const std::optional<OpenBelief>& OpenBeliefOf(int node) const;
   void CloseBelief(int node, const std::string& reason);
   void RecordClaim(int node, const core::LeaseEvent& event);
   sim::Nanos DeadlineInTrueTime(int node, sim::Nanos local_deadline) const;
