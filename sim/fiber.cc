@@ -5,15 +5,6 @@
 #include <new>
 #include <utility>
 
-#if defined(LEASESIM_ASAN)
-#include <sanitizer/common_interface_defs.h>
-#define LEASESIM_START_SWITCH(save, bottom, size) __sanitizer_start_switch_fiber(save, bottom, size)
-#define LEASESIM_FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber(save, bottom, size)
-#else
-#define LEASESIM_START_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
-#define LEASESIM_FINISH_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
-#endif
-
 namespace leasesim::sim {
 namespace {
 
@@ -96,29 +87,6 @@ boost::context::fiber Fiber::Entry(boost::context::fiber&& caller) {
   finished_ = true;
   LEASESIM_START_SWITCH(nullptr, caller_bottom_, caller_size_);
   return std::move(caller_);
-}
-
-void Fiber::Resume() {
-  assert(!running_);
-  assert(!finished_);
-  running_ = true;
-  LEASESIM_START_SWITCH(&caller_fake_stack_, stack_bottom_, stack_size_);
-  self_ = std::move(self_).resume();
-  LEASESIM_FINISH_SWITCH(caller_fake_stack_, nullptr, nullptr);
-  running_ = false;
-}
-
-void Fiber::Suspend() {
-  assert(running_);
-  LEASESIM_START_SWITCH(&fiber_fake_stack_, caller_bottom_, caller_size_);
-  try {
-    caller_ = std::move(caller_).resume();
-  } catch (const boost::context::detail::forced_unwind&) {
-    // Back on this stack to be unwound (the fiber is being destroyed).
-    LEASESIM_FINISH_SWITCH(fiber_fake_stack_, &caller_bottom_, &caller_size_);
-    throw;
-  }
-  LEASESIM_FINISH_SWITCH(fiber_fake_stack_, &caller_bottom_, &caller_size_);
 }
 
 }  // namespace leasesim::sim

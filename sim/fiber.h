@@ -8,12 +8,23 @@
 // is how a crash frees a process's memory; code on a fiber must therefore
 // never swallow exceptions with a bare catch (...).
 
+#include <cassert>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <boost/context/fiber.hpp>
+
+#if defined(LEASESIM_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#define LEASESIM_START_SWITCH(save, bottom, size) __sanitizer_start_switch_fiber(save, bottom, size)
+#define LEASESIM_FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber(save, bottom, size)
+#else
+#define LEASESIM_START_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#define LEASESIM_FINISH_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#endif
 
 namespace leasesim::sim {
 
@@ -45,6 +56,11 @@ class Fiber {
   Fiber& operator=(const Fiber&) = delete;
 
   // From the scheduler: runs the fiber until it suspends or finishes.
+  // Resume and Suspend are inline so the stack switch happens in their
+  // caller's frame: after a switch every return through a frame left on the
+  // other stack is mispredicted (the CPU's return-address stack holds the
+  // stack just left), about 7 ns each on this machine kind, so each frame
+  // less between a switch and the code that goes on counts.
   void Resume();
   // From inside the fiber: returns control to the scheduler.
   void Suspend();
@@ -67,5 +83,28 @@ class Fiber {
   void* caller_fake_stack_ = nullptr;
   void* fiber_fake_stack_ = nullptr;
 };
+
+inline void Fiber::Resume() {
+  assert(!running_);
+  assert(!finished_);
+  running_ = true;
+  LEASESIM_START_SWITCH(&caller_fake_stack_, stack_bottom_, stack_size_);
+  self_ = std::move(self_).resume();
+  LEASESIM_FINISH_SWITCH(caller_fake_stack_, nullptr, nullptr);
+  running_ = false;
+}
+
+inline void Fiber::Suspend() {
+  assert(running_);
+  LEASESIM_START_SWITCH(&fiber_fake_stack_, caller_bottom_, caller_size_);
+  try {
+    caller_ = std::move(caller_).resume();
+  } catch (const boost::context::detail::forced_unwind&) {
+    // Back on this stack to be unwound (the fiber is being destroyed).
+    LEASESIM_FINISH_SWITCH(fiber_fake_stack_, &caller_bottom_, &caller_size_);
+    throw;
+  }
+  LEASESIM_FINISH_SWITCH(fiber_fake_stack_, &caller_bottom_, &caller_size_);
+}
 
 }  // namespace leasesim::sim

@@ -158,28 +158,6 @@ World::Entry& World::Schedule(Nanos when) {
   return EntryAt(slot);
 }
 
-void World::Perform(World& world, Deed& deed) {
-  if (deed.fn) {
-    deed.fn();
-  } else {
-    world.ResumeFiber(deed.token, deed.signalled);
-  }
-}
-
-void World::DeedOnHost(HostId id, std::uint64_t incarnation, Deed& deed) {
-  Host& host = Get(id);
-  if (host.state == HostState::kCrashed || host.incarnation != incarnation) return;
-  DeferOrPerform(host, deed);
-}
-
-void World::DeferOrPerform(Host& host, Deed& deed) {
-  if (host.state != HostState::kUp) {
-    Defer(host, std::move(deed));
-    return;
-  }
-  Perform(*this, deed);
-}
-
 void World::Defer(Host& host, Deed&& deed) {
   assert(host.deferred.size() < kDeferredMax);
   host.deferred.push_back(std::move(deed));
@@ -231,24 +209,35 @@ void World::FreezeTimer(Host& host, Nanos local_deadline, Deed&& deed) {
 }
 
 void World::Fire(Entry& entry) {
+  // The gate first; then, on a host that is up, the deed, at one place, so a
+  // wake-up switches to its fiber from this frame (inlined into RunUntil:
+  // no frame of the scheduler's to return through once the fiber parks).
+  Host* target = nullptr;
   switch (entry.gate) {
     case Entry::Gate::kNone:
-      Perform(*this, entry.deed);
-      return;
+      break;
     case Entry::Gate::kOnHost:
-      DeedOnHost(entry.host, entry.incarnation, entry.deed);
-      return;
-    case Entry::Gate::kLocalTimer: {
-      Host& target = Get(entry.host);
-      if (target.state == HostState::kCrashed || target.incarnation != entry.incarnation) return;
+      target = &Get(entry.host);
+      if (target->state == HostState::kCrashed || target->incarnation != entry.incarnation) return;
+      break;
+    case Entry::Gate::kLocalTimer:
+      target = &Get(entry.host);
+      if (target->state == HostState::kCrashed || target->incarnation != entry.incarnation) return;
       // The clock's rate may have changed since the timer was armed.
-      if (target.clock.Monotonic(now_) < entry.local_deadline) {
+      if (target->clock.Monotonic(now_) < entry.local_deadline) {
         ArmLocalTimer(entry.host, entry.incarnation, entry.local_deadline, std::move(entry.deed));
         return;
       }
-      DeferOrPerform(target, entry.deed);
-      return;
-    }
+      break;
+  }
+  if (target != nullptr && target->state != HostState::kUp) {
+    Defer(*target, std::move(entry.deed));
+    return;
+  }
+  if (entry.deed.fn) {
+    entry.deed.fn();
+  } else {
+    ResumeNow(entry.deed.token, entry.deed.signalled);
   }
 }
 
@@ -307,7 +296,7 @@ bool World::WaitOpen(WaitToken token) const {
   return record != nullptr && record->generation == token.generation;
 }
 
-bool World::Wait(WaitToken token, Nanos local_deadline) {
+bool World::Park(WaitToken token, Nanos local_deadline) {
   assert(current_ == token.fiber);
   FiberRecord& record = fibers_[current_];
   assert(record.generation == token.generation);
@@ -327,9 +316,11 @@ bool World::Wait(WaitToken token, Nanos local_deadline) {
   return after.signalled;
 }
 
+bool World::Wait(WaitToken token, Nanos local_deadline) { return Park(token, local_deadline); }
+
 void World::SleepUntilLocal(Nanos local_deadline) {
   const WaitToken token = PrepareWait();
-  const bool signalled = Wait(token, local_deadline);
+  const bool signalled = Park(token, local_deadline);
   assert(!signalled);
   (void)signalled;
 }
@@ -357,7 +348,7 @@ bool World::WaitStepping(WaitToken token, Nanos local_deadline, const std::funct
   assert(current_ == token.fiber);
   // A signal already pending ends the wait before any timer, as in Wait.
   if (!fibers_[current_].signal_pending) ArmTimeoutStep(current_host(), token, local_deadline, &step);
-  return Wait(token, kNeverNanos);
+  return Park(token, kNeverNanos);
 }
 
 void World::ArmTimeoutStep(HostId id, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step) {
@@ -365,7 +356,7 @@ void World::ArmTimeoutStep(HostId id, WaitToken token, Nanos local_deadline, con
     if (!WaitOpen(token)) return;  // (DeadWakeUp drops it before it gets here)
     const Nanos next = (*step)();
     if (next < 0) {
-      ResumeFiber(token, false);
+      ResumeNow(token, false);
     } else {
       ArmTimeoutStep(id, token, next, step);
     }
@@ -388,7 +379,9 @@ bool World::DeadWakeUp(const Deed& deed) const {
   return record == nullptr || record->generation != deed.token.generation || !record->waiting;
 }
 
-void World::ResumeFiber(WaitToken token, bool signalled) {
+void World::ResumeFiber(WaitToken token, bool signalled) { ResumeNow(token, signalled); }
+
+void World::ResumeNow(WaitToken token, bool signalled) {
   FiberRecord* found = FindFiber(token.fiber);
   if (found == nullptr) return;
   if (found->generation != token.generation || !found->waiting) return;

@@ -227,18 +227,20 @@ class World {
     return hosts_[static_cast<std::size_t>(host)];
   }
   void ResumeFiber(WaitToken token, bool signalled);
+  // ResumeFiber and Wait's bodies, inlined where the scheduler and the
+  // fibers switch (see Fiber::Resume): no frame between the switch and the
+  // code that goes on after it.
+  [[gnu::always_inline]] inline void ResumeNow(WaitToken token, bool signalled);
+  [[gnu::always_inline]] inline bool Park(WaitToken token, Nanos local_deadline);
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
   // Takes a free slot for an event at `when`; the caller fills the entry.
   Entry& Schedule(Nanos when);
   Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
+  // Runs the entry's deed under its gate: not on a crashed host or another
+  // incarnation; held while the host is paused or suspended.
   void Fire(Entry& entry);
-  void DeedOnHost(HostId host, std::uint64_t incarnation, Deed& deed);
-  // On a host neither crashed nor of another incarnation: held while it is
-  // paused or suspended, performed now while it is up.
-  void DeferOrPerform(Host& host, Deed& deed);
   void Defer(Host& host, Deed&& deed);
-  static void Perform(World& world, Deed& deed);
   void ArmLocalTimer(HostId host, std::uint64_t incarnation, Nanos local_deadline, Deed&& deed);
   // The slot of a timer of the host's current incarnation at local_deadline,
   // its deed to fill; null while the clock stands still short of it (then
