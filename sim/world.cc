@@ -296,35 +296,6 @@ bool World::WaitOpen(WaitToken token) const {
   return record != nullptr && record->generation == token.generation;
 }
 
-bool World::Park(WaitToken token, Nanos local_deadline) {
-  assert(current_ == token.fiber);
-  FiberRecord& record = fibers_[current_];
-  assert(record.generation == token.generation);
-  if (record.signal_pending) {
-    record.signal_pending = false;
-    record.generation += 1;
-    return true;
-  }
-  if (local_deadline != kNeverNanos) ArmWakeUp(record.host, token, local_deadline);
-  record.waiting = true;
-  Fiber* fiber = record.fiber.get();
-  fiber->Suspend();
-  // Resumed (a fiber destroyed while parked unwinds instead of returning).
-  // fibers_ may have grown meanwhile: index again rather than keep `record`.
-  FiberRecord& after = fibers_[token.fiber];
-  after.generation += 1;
-  return after.signalled;
-}
-
-bool World::Wait(WaitToken token, Nanos local_deadline) { return Park(token, local_deadline); }
-
-void World::SleepUntilLocal(Nanos local_deadline) {
-  const WaitToken token = PrepareWait();
-  const bool signalled = Park(token, local_deadline);
-  assert(!signalled);
-  (void)signalled;
-}
-
 void World::SleepInStepsLocal(Nanos step, const std::function<bool()>& done) {
   assert(step > 0);
   const WaitToken token = PrepareWait();
@@ -342,13 +313,6 @@ void World::SleepInStepsLocal(Nanos step, const std::function<bool()>& done) {
   const bool signalled = WaitStepping(token, MonotonicNow(host) + step, next);
   assert(!signalled);
   (void)signalled;
-}
-
-bool World::WaitStepping(WaitToken token, Nanos local_deadline, const std::function<Nanos()>& step) {
-  assert(current_ == token.fiber);
-  // A signal already pending ends the wait before any timer, as in Wait.
-  if (!fibers_[current_].signal_pending) ArmTimeoutStep(current_host(), token, local_deadline, &step);
-  return Park(token, kNeverNanos);
 }
 
 void World::ArmTimeoutStep(HostId id, WaitToken token, Nanos local_deadline, const std::function<Nanos()>* step) {

@@ -231,7 +231,7 @@ class World {
   // fibers switch (see Fiber::Resume): no frame between the switch and the
   // code that goes on after it.
   [[gnu::always_inline]] inline void ResumeNow(WaitToken token, bool signalled);
-  [[gnu::always_inline]] inline bool Park(WaitToken token, Nanos local_deadline);
+  [[gnu::always_inline]] bool Park(WaitToken token, Nanos local_deadline);
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
   // Takes a free slot for an event at `when`; the caller fills the entry.
@@ -279,5 +279,44 @@ class World {
   FiberId next_fiber_ = 1;
   FiberId current_ = 0;
 };
+
+// The waits are inline (with Park, Fiber::Suspend) so that a fiber parks
+// from its caller's frame: one frame less to return through, mispredicted,
+// when it resumes (see Fiber::Resume).
+inline bool World::Park(WaitToken token, Nanos local_deadline) {
+  assert(current_ == token.fiber);
+  FiberRecord& record = fibers_[current_];
+  assert(record.generation == token.generation);
+  if (record.signal_pending) {
+    record.signal_pending = false;
+    record.generation += 1;
+    return true;
+  }
+  if (local_deadline != kNeverNanos) ArmWakeUp(record.host, token, local_deadline);
+  record.waiting = true;
+  Fiber* fiber = record.fiber.get();
+  fiber->Suspend();
+  // Resumed (a fiber destroyed while parked unwinds instead of returning).
+  // fibers_ may have grown meanwhile: index again rather than keep `record`.
+  FiberRecord& after = fibers_[token.fiber];
+  after.generation += 1;
+  return after.signalled;
+}
+
+inline bool World::Wait(WaitToken token, Nanos local_deadline) { return Park(token, local_deadline); }
+
+inline void World::SleepUntilLocal(Nanos local_deadline) {
+  const WaitToken token = PrepareWait();
+  const bool signalled = Park(token, local_deadline);
+  assert(!signalled);
+  (void)signalled;
+}
+
+inline bool World::WaitStepping(WaitToken token, Nanos local_deadline, const std::function<Nanos()>& step) {
+  assert(current_ == token.fiber);
+  // A signal already pending ends the wait before any timer, as in Wait.
+  if (!fibers_[current_].signal_pending) ArmTimeoutStep(current_host(), token, local_deadline, &step);
+  return Park(token, kNeverNanos);
+}
 
 }  // namespace leasesim::sim
