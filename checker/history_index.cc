@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "checker/store_writes.h"
+#include "checker/text_util.h"
 
 namespace leasesim::checker {
 
@@ -52,7 +53,7 @@ void HistoryIndex::GroupLeases() {
   leases_.clear();
   for (std::size_t k = 0; k < by_lease_.size(); ++k) {
     const LeaseValue& value = writes_[by_lease_[k]]->value;
-    if (leases_.empty() || leases_.back().term != value.term || leases_.back().holder != value.holder) {
+    if (leases_.empty() || leases_.back().term != value.term || !SameText(leases_.back().holder, value.holder)) {
       leases_.push_back(Lease{.term = value.term, .holder = value.holder, .first = k, .last = k});
     }
     leases_.back().last = k + 1;
@@ -95,7 +96,7 @@ void HistoryIndex::IndexClaims() {
   std::size_t after = 0;         // PastAppliedBy(*lease, at)
   TimeNs at = 0;
   for (const ValidityClaim& claim : history_->claims) {
-    const bool onward = lease != nullptr && lease->term == claim.term && claim.at_ns >= at && lease->holder == claim.holder;
+    const bool onward = lease != nullptr && lease->term == claim.term && claim.at_ns >= at && SameText(lease->holder, claim.holder);
     at = claim.at_ns;
     if (!onward) {
       lease = FindLease(claim.holder, claim.term);

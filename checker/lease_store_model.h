@@ -14,6 +14,7 @@
 
 #include "checker/history.h"
 #include "checker/lin_result.h"
+#include "checker/text_util.h"
 
 namespace leasesim::checker {
 
@@ -77,7 +78,7 @@ class LeaseStoreKeyModel {
   std::int64_t Intern(const LeaseValue& value) {
     if (last_id_ >= 0) {
       const LeaseValue& last = *values_[static_cast<std::size_t>(last_id_)];
-      if (value.term == last.term && value.duration_ns == last.duration_ns && value.holder == last.holder) {
+      if (value.term == last.term && value.duration_ns == last.duration_ns && SameText(value.holder, last.holder)) {
         return last_id_;
       }
     }

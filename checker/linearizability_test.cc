@@ -18,6 +18,8 @@
 #include "checker/cas_register_model.h"
 #include "checker/kv_model.h"
 #include "checker/lease_store_model.h"
+#include "checker/store_writes.h"
+#include "checker/text_util.h"
 
 namespace leasesim::checker {
 namespace {
@@ -396,6 +398,57 @@ TEST(AppliedOrder, OrderAgainstRealTimeIsInconsistent) {
   std::vector<StoreOp> ops = SequentialLeaseStore(11, 6, 10);
   std::swap(ops[1].applied_seq, ops[4].applied_seq);
   EXPECT_EQ(CheckAppliedOrder(ops).verdict, AppliedOrderVerdict::kInconsistent);
+}
+
+std::vector<StoreOp> WithSeqs(const std::vector<std::int64_t>& seqs) {
+  std::vector<StoreOp> ops;
+  for (std::int64_t seq : seqs) {
+    StoreOp op = LeaseOp(StoreOpKind::kRead, Outcome::kOk, 0, 0, seq);
+    op.id = static_cast<std::int64_t>(ops.size());
+    ops.push_back(op);
+  }
+  return ops;
+}
+
+TEST(StoreAppliedOrder, PlacesEachOperationBySeqAndSortsAnyOtherNumbering) {
+  using Order = std::vector<std::size_t>;
+  EXPECT_EQ(StoreAppliedOrder(WithSeqs({2, -1, 0, 1})), (Order{2, 3, 0}));
+  // Ties keep their order in the history, whether or not the count of
+  // numbers matches the highest (the one-pass placement is tried on the second).
+  EXPECT_EQ(StoreAppliedOrder(WithSeqs({1, 0, 1})), (Order{1, 0, 2}));
+  EXPECT_EQ(StoreAppliedOrder(WithSeqs({3, 1, 0, 1})), (Order{2, 1, 3, 0}));
+  EXPECT_EQ(StoreAppliedOrder(WithSeqs({7, -1, 40})), (Order{0, 2}));  // gaps
+  EXPECT_EQ(StoreAppliedOrder(WithSeqs({-1, -1})), Order{});
+}
+
+TEST(AppliedOrder, ASharedSeqAnywhereOutranksAnEarlierImpossibleRead) {
+  std::vector<StoreOp> ops = SequentialLeaseStore(5, 12, 20);
+  std::size_t read = ops.size();
+  for (std::size_t i = 0; i < ops.size() && read == ops.size(); ++i) {
+    if (ops[i].kind == StoreOpKind::kRead && ops[i].found && ops[i].applied_seq < 6) read = i;
+  }
+  ASSERT_LT(read, ops.size());
+  ops[read].version += 1;
+  EXPECT_EQ(CheckAppliedOrder(ops).verdict, AppliedOrderVerdict::kInconsistent);
+  for (StoreOp& op : ops) {
+    if (op.applied_seq == 10) op.applied_seq = 9;
+  }
+  const AppliedOrderResult result = CheckAppliedOrder(ops);
+  EXPECT_EQ(result.verdict, AppliedOrderVerdict::kNotApplicable);
+  EXPECT_EQ(result.explanation, "two operations share applied_seq 9");
+}
+
+TEST(SameText, AgreesWithStringEqualityAtEverySize) {
+  for (std::size_t size = 0; size <= 40; ++size) {
+    const std::string text(size, 'a');
+    EXPECT_TRUE(SameText(text, std::string(size, 'a'))) << size;
+    EXPECT_FALSE(SameText(text, std::string(size + 1, 'a'))) << size;
+    for (std::size_t at = 0; at < size; ++at) {
+      std::string other = text;
+      other[at] = 'b';
+      EXPECT_FALSE(SameText(text, other)) << size << " " << at;
+    }
+  }
 }
 
 }  // namespace

@@ -1,40 +1,45 @@
 #include "checker/store_writes.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string_view>
 #include <utility>
 
+#include "checker/text_util.h"
+
 namespace leasesim::checker {
 
 std::vector<std::size_t> StoreAppliedOrder(std::span<const StoreOp> ops) {
-  // The simulator numbers what its store applies 0, 1, 2, ...: with every
-  // number below ops.size(), a counting sort places each operation in three
-  // passes (and keeps ties in history order). Other numbers (a history from
-  // elsewhere) are sorted.
-  std::vector<std::size_t> next(ops.size() + 1, 0);  // counts, then the next slot of each number
-  bool counted = true;
+  // The simulator numbers what its store applies 0, 1, 2, ..., each number
+  // once: the m operations applied then carry 0..m-1, and each number is
+  // the operation's place, filled in one pass. Any other numbering (a
+  // number used twice, gaps, a history from elsewhere) is sorted instead.
+  std::size_t applied = 0;
+  std::int64_t highest = -1;
   for (const StoreOp& op : ops) {
     if (op.applied_seq < 0) continue;
-    if (op.applied_seq >= static_cast<std::int64_t>(ops.size())) {
-      counted = false;
-      break;
-    }
-    ++next[static_cast<std::size_t>(op.applied_seq) + 1];
+    ++applied;
+    highest = std::max(highest, op.applied_seq);
   }
-  if (counted) {
-    for (std::size_t seq = 1; seq < next.size(); ++seq) next[seq] += next[seq - 1];
-    std::vector<std::size_t> order(next.back());
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].applied_seq >= 0) order[next[static_cast<std::size_t>(ops[i].applied_seq)]++] = i;
+  if (highest + 1 == static_cast<std::int64_t>(applied)) {
+    constexpr std::size_t kUnplaced = ~std::size_t{0};
+    std::vector<std::size_t> order(applied, kUnplaced);
+    bool once = true;  // no number seen twice (with m numbers below m, every place is then filled)
+    for (std::size_t i = 0; i < ops.size() && once; ++i) {
+      if (ops[i].applied_seq < 0) continue;
+      std::size_t& place = order[static_cast<std::size_t>(ops[i].applied_seq)];
+      once = place == kUnplaced;
+      place = i;
     }
-    return order;
+    if (once) return order;
   }
   std::vector<std::pair<std::int64_t, std::size_t>> by_seq;  // (seq, index): sorts without chasing each op
+  by_seq.reserve(applied);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].applied_seq >= 0) by_seq.emplace_back(ops[i].applied_seq, i);
   }
-  std::sort(by_seq.begin(), by_seq.end());
+  std::sort(by_seq.begin(), by_seq.end());  // ties keep their order in `ops`: the index breaks them
   std::vector<std::size_t> order(by_seq.size());
   for (std::size_t k = 0; k < by_seq.size(); ++k) order[k] = by_seq[k].second;
   return order;
@@ -53,7 +58,7 @@ std::vector<const StoreOp*> WritesThatTookEffect(const History& history, std::sp
   for (std::size_t index : applied_order) {
     const StoreOp* op = &history.store_ops[index];
     if (op->kind == StoreOpKind::kRead) continue;
-    if (last == versions.end() || last->first != op->key) last = versions.find(op->key);
+    if (last == versions.end() || !SameText(last->first, op->key)) last = versions.find(op->key);
     const bool exists = last != versions.end();
     bool took_effect = op->outcome == Outcome::kOk;
     if (op->outcome == Outcome::kUnknown) {
