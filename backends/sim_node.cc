@@ -200,10 +200,12 @@ core::Nanos SimNodeEnv::AfterQuietTimeout(const QuietWait& wait) {
   // and unless it brought news or again() declines, start the next one.
   WatchState& watch = *watch_;
   watch.waiting = false;
-  const bool news = watch.held && (watch.held->status != core::StoreStatus::kOk ||
-                                   watch.held->current.version > wait.known_version);
-  if (news) return -1;
-  watch.held.reset();
+  if (watch.held) {
+    const bool news =
+        watch.held->status != core::StoreStatus::kOk || watch.held->current.version > wait.known_version;
+    if (news) return -1;
+    watch.held.reset();
+  }
   if (!(*wait.again)()) return -1;
   const core::Nanos next = (*wait.next_timeout)();
   StartWait(wait.key, wait.known_version, wait.token);
