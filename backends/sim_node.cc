@@ -29,14 +29,6 @@ struct Exchange {
   Result result;
 };
 
-// One report of a watch in flight: the store's answer, the history's id of
-// it, and whether it arrived (a duplicated report counts once).
-struct WatchAnswer {
-  std::int64_t op = -1;  // the history's id of the answer, as a read; -1: a refusal
-  core::StoreResult result;
-  bool delivered = false;
-};
-
 // Sends the exchange's request to `server` and its reply back to `me`, which
 // waits on `token`. Each closure fits its message or event without an
 // allocation.
@@ -47,8 +39,8 @@ void SendExchange(sim::Network& network, Server& server, sim::HostId me, std::ui
   auto request_message = [network = &network, server = &server, me, incarnation, exchange = std::move(exchange),
                           pending, token] {
     auto reply = [network, server_host = server->host(), me, incarnation, exchange, pending,
-                  token](const Result& result) mutable {
-      exchange->result = result;
+                  token](Result&& result) mutable {
+      exchange->result = std::move(result);
       auto reply_message = [world = &network->world(), exchange = std::move(exchange), pending, token] {
         if (!world->WaitOpen(token)) return;  // the caller gave up (timed out) or died
         pending->done = true;
@@ -83,8 +75,6 @@ SimNodeEnv::SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId hos
       ledger_(ledger),
       observer_(observer),
       prng_(world.MakePrng("node/" + std::to_string(node) + "/" + std::to_string(world.incarnation(host)))) {}
-
-core::Nanos SimNodeEnv::MonotonicNow() { return world_.clock(host_).Monotonic(world_.now()); }
 
 core::Nanos SimNodeEnv::BootNow() { return world_.BootNow(host_); }
 
@@ -140,7 +130,7 @@ core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeou
   SendExchange(network_, store_, host_, incarnation_, std::move(exchange), &pending, token);
   world_.Wait(token, MonotonicNow() + timeout);
   core::StoreResult result;  // kTimeout: outcome unknown
-  if (pending.done) result = pending.result;
+  if (pending.done) result = std::move(pending.result);
   observer_.StoreCompleted(op, result);
   return result;
 }
@@ -171,7 +161,7 @@ bool SimNodeEnv::TakeReport(std::int64_t known_version, core::StoreResult& repor
   if (!watch.held) return false;
   // The store refused the watch, or a newer record than the caller knows.
   const bool news = watch.held->status != core::StoreStatus::kOk || watch.held->current.version > known_version;
-  if (news) report = std::move(*watch.held);  // (one move: the caller's result is returned as it is)
+  if (news) report = *watch.held;  // (one copy, shared with the store's answer until now)
   watch.held.reset();
   return news;
 }
@@ -210,10 +200,12 @@ core::Nanos SimNodeEnv::AfterQuietTimeout(const QuietWait& wait) {
   // and unless it brought news or again() declines, start the next one.
   WatchState& watch = *watch_;
   watch.waiting = false;
-  const bool news = watch.held && (watch.held->status != core::StoreStatus::kOk ||
-                                   watch.held->current.version > wait.known_version);
-  if (news) return -1;
-  watch.held.reset();
+  if (watch.held) {
+    const bool news =
+        watch.held->status != core::StoreStatus::kOk || watch.held->current.version > wait.known_version;
+    if (news) return -1;
+    watch.held.reset();
+  }
   if (!(*wait.again)()) return -1;
   const core::Nanos next = (*wait.next_timeout)();
   StartWait(wait.key, wait.known_version, wait.token);
@@ -235,19 +227,21 @@ core::StoreResult SimNodeEnv::WaitForChangeWhile(std::string_view key, std::int6
   return EndWait(known_version);
 }
 
-void SimNodeEnv::ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result) {
-  if (result.status != core::StoreStatus::kOk) {
+void SimNodeEnv::ReportArrived(sim::World& world, WatchState& watch, WatchResult&& result) {
+  const bool ok = result->status == core::StoreStatus::kOk;
+  const std::int64_t version = result->current.version;
+  if (!ok) {
     watch.registered = false;
-    watch.held = result;
+    watch.held = std::move(result);
   } else {
     watch.confirmed = true;
-    watch.latest = std::max(watch.latest, result.current.version);
-    const bool newer = !watch.held || (watch.held->status == core::StoreStatus::kOk &&
-                                       result.current.version > watch.held->current.version);
-    if (newer) watch.held = result;
+    watch.latest = std::max(watch.latest, version);
+    const bool newer =
+        !watch.held || (watch.held->status == core::StoreStatus::kOk && version > watch.held->current.version);
+    if (newer) watch.held = std::move(result);
   }
   if (!watch.waiting) return;
-  if (result.status == core::StoreStatus::kOk && result.current.version <= watch.wake_above) return;
+  if (ok && version <= watch.wake_above) return;
   world.Signal(watch.waiter);
 }
 
@@ -262,19 +256,17 @@ void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
   // only the shared state, and the network drops it for a dead incarnation.
   auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
                           request = std::move(request), watch = watch_, observer = &observer_] {
-    auto reply = [network, server_host = server->host(), me, incarnation, watch,
-                  observer](std::int64_t op, core::StoreStatus status, const core::VersionedRecord& current) {
-      // Filled in place (one copy of the record); owned by the report alone
-      // (a duplicated message runs the one closure twice).
-      auto answer = std::make_unique<WatchAnswer>();
-      answer->op = op;
-      answer->result.status = status;
-      answer->result.current = current;
-      auto report = [world = &network->world(), observer, answer = std::move(answer), watch] {
-        if (answer->delivered) return;  // a duplicate of the report
-        answer->delivered = true;
-        if (answer->op >= 0) observer->StoreCompleted(answer->op, answer->result);
-        ReportArrived(*world, *watch, answer->result);
+    auto reply = [network, server_host = server->host(), me, incarnation, watch, observer](std::int64_t op,
+                                                                                         const WatchResult& result) {
+      // A duplicated message runs the one closure twice: the flag is the
+      // message's own, so the report counts once.
+      // (`result` copied into a non-const member, so that moving the message moves it.)
+      auto report = [world = &network->world(), observer, watch, result = WatchResult(result), op,
+                     delivered = false]() mutable {
+        if (delivered) return;  // a duplicate of the report
+        delivered = true;
+        if (op >= 0) observer->StoreCompleted(op, *result);
+        ReportArrived(*world, *watch, std::move(result));  // (a duplicate stops above: it is not needed again)
       };
       static_assert(sim::Message::kFits<decltype(report)>);
       network->Send(server_host, me, incarnation, std::move(report));

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "backends/sim_observer.h"
@@ -45,7 +44,8 @@ class SimNodeEnv final : public core::Env,
              SimObserver& observer);
 
   // Env
-  core::Nanos MonotonicNow() override;
+  // Inline: the waits read it at every step.
+  core::Nanos MonotonicNow() override { return world_.MonotonicNow(host_); }
   core::Nanos BootNow() override;
   core::Nanos WallNow() override;
   void SleepUntil(core::Nanos monotonic_deadline) override;
@@ -92,7 +92,7 @@ class SimNodeEnv final : public core::Env,
     bool registered = false;   // a registration was sent and not refused
     bool confirmed = false;    // ... and the store has answered it since
     std::int64_t latest = -1;  // the stream covers every version after this
-    std::optional<core::StoreResult> held;  // the newest report not yet taken, or a refusal
+    WatchResult held;  // the newest report not yet taken, or a refusal (shared with the store's answer)
     std::int64_t wake_above = 0;  // a waiter wakes for a version above this
     sim::WaitToken waiter{};
     bool waiting = false;
@@ -113,8 +113,9 @@ class SimNodeEnv final : public core::Env,
   };
   // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
-  // A report (or the store's refusal) reached this process's watch state.
-  static void ReportArrived(sim::World& world, WatchState& watch, const core::StoreResult& result);
+  // A report (or the store's refusal) reached this process's watch state
+  // (which keeps it, when it is news).
+  static void ReportArrived(sim::World& world, WatchState& watch, WatchResult&& result);
   // Takes the held report (the watch holds none after): true, and the
   // report moved into `report`, when it says more than known_version.
   bool TakeReport(std::int64_t known_version, core::StoreResult& report);

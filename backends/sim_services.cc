@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
 #include <utility>
 
 namespace leasesim::backends {
@@ -62,11 +63,11 @@ void SimStoreServer::Handle(std::shared_ptr<const StoreRequest> request, StoreRe
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
   auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
-    const core::StoreResult result = Apply(*request);
+    core::StoreResult result = Apply(*request);
     if (request->kind != StoreOpKind::kRead && result.status == core::StoreStatus::kOk) {
-      NotifyWatchers(request->key, result.current, request->client);
+      NotifyWatchers(request->key, result, request->client);
     }
-    reply(result);
+    reply(std::move(result));
   };
   static_assert(sim::Callback::kFits<decltype(apply)>, "applying a request must not allocate");
   world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
@@ -107,7 +108,7 @@ void SimStoreServer::Watch(std::shared_ptr<const WatchRequest> request, WatchRep
   }
   if (outage_ == StoreOutage::kUnavailable) {
     world_.trace().Record(world_.now(), host_, "store_reject_watch", request->client);
-    reply(-1, core::StoreStatus::kUnavailable, core::VersionedRecord{});
+    reply(-1, std::make_shared<const core::StoreResult>(core::StoreResult{core::StoreStatus::kUnavailable, {}}));
     return;
   }
   const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
@@ -120,29 +121,32 @@ void SimStoreServer::Watch(std::shared_ptr<const WatchRequest> request, WatchRep
 
 void SimStoreServer::ApplyWatch(const WatchRequest& request, WatchReply reply) {
   std::erase_if(watchers_, [&](const Watcher& w) { return w.client == request.client; });  // replaced
-  const core::StoreResult current = store_.Read(request.key);
+  const WatchResult current = std::make_shared<const core::StoreResult>(store_.Read(request.key));
   assert(watchers_.size() < kWatchersMax);
   world_.trace().Record(world_.now(), host_, "store_watch", request.client, request.after_version);
   watchers_.push_back(Watcher{request.client, request.node, request.process, request.key,
-                              std::max(request.after_version, current.current.version), std::move(reply)});
-  Answer(watchers_.back(), current.current);  // confirms the watch
+                              std::max(request.after_version, current->current.version), std::move(reply)});
+  Answer(watchers_.back(), current);  // confirms the watch
 }
 
-void SimStoreServer::Answer(Watcher& watcher, const core::VersionedRecord& current) {
+void SimStoreServer::Answer(Watcher& watcher, const WatchResult& result) {
   const std::int64_t op = observer_.WatchAnswered(watcher.node, watcher.process, watcher.key, next_applied_seq_++);
-  world_.trace().Record(world_.now(), host_, "store_watch_answer", op, current.version);
-  watcher.reply(op, core::StoreStatus::kOk, current);
+  world_.trace().Record(world_.now(), host_, "store_watch_answer", op, result->current.version);
+  watcher.reply(op, result);
 }
 
-void SimStoreServer::NotifyWatchers(const std::string& key, const core::VersionedRecord& current,
-                                    sim::HostId writer) {
+void SimStoreServer::NotifyWatchers(const std::string& key, const core::StoreResult& written, sim::HostId writer) {
+  assert(written.status == core::StoreStatus::kOk);
   // In registration order; each answered as a read applied right after the
   // write. An answer only sends a message: the list stays as it is meanwhile.
+  const std::int64_t version = written.current.version;
+  WatchResult shared;  // made at the first answer: a write nobody else watches makes none
   for (Watcher& watcher : watchers_) {
-    if (watcher.key != key || current.version <= watcher.after_version) continue;
-    watcher.after_version = current.version;
+    if (watcher.key != key || version <= watcher.after_version) continue;
+    watcher.after_version = version;
     if (watcher.client == writer) continue;  // the writer has its reply
-    Answer(watcher, current);
+    if (!shared) shared = std::make_shared<const core::StoreResult>(written);
+    Answer(watcher, shared);
   }
 }
 
@@ -161,11 +165,11 @@ void SimLedgerServer::Handle(std::shared_ptr<const LedgerRequest> request, Ledge
       reply(ledger_.LastAppliedWindow());
       return;
     }
-    const core::LedgerResult result = ledger_.Commit(request->batch);
+    core::LedgerResult result = ledger_.Commit(request->batch);
     observer_.LedgerArrived(request->write, result.status);
     world_.trace().Record(world_.now(), host_, "ledger_commit", request->batch.token,
                           static_cast<std::int64_t>(result.status));
-    reply(result);
+    reply(std::move(result));
   };
   static_assert(sim::Callback::kFits<decltype(apply)>, "applying a write must not allocate");
   world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));

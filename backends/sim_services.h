@@ -20,9 +20,10 @@
 
 namespace leasesim::backends {
 
-// How a server answers a request (on its own host, once applied). Small
-// enough to ride inside the server's apply event without an allocation.
-using StoreReply = sim::InlineFunction<void(const core::StoreResult&), 64>;
+// How a server answers a request (on its own host, once applied), handing
+// the result over. Small enough to ride inside the server's apply event
+// without an allocation.
+using StoreReply = sim::InlineFunction<void(core::StoreResult&&), 64>;
 
 struct StoreRequest {
   std::int64_t op = 0;  // the observer's id
@@ -46,11 +47,13 @@ struct WatchRequest {
   std::string process;
 };
 
-// One answer of a watch (called once per answer): the status and record
-// a read returns (given apart, so the answer copies the record once), and
-// the history's id of that read (-1 when the store refused the watch).
-using WatchReply =
-    sim::InlineFunction<void(std::int64_t op, core::StoreStatus status, const core::VersionedRecord& current), 64>;
+// One answer of a watch (called once per answer): what a read returns, and
+// the history's id of that read (-1 when the store refused the watch). The
+// result is immutable and shared by every answer of one change (one
+// allocation and one copy of the record per change, not per answer); the
+// answer may keep it as long as it likes.
+using WatchResult = std::shared_ptr<const core::StoreResult>;
+using WatchReply = sim::InlineFunction<void(std::int64_t op, const WatchResult& result), 64>;
 
 // How a store in an outage treats requests.
 enum class StoreOutage {
@@ -108,8 +111,9 @@ class SimStoreServer {
   // A watch at its apply time: replaces the client's older one and is
   // answered with the record as it is.
   void ApplyWatch(const WatchRequest& request, WatchReply reply);
-  void NotifyWatchers(const std::string& key, const core::VersionedRecord& current, sim::HostId writer);
-  void Answer(Watcher& watcher, const core::VersionedRecord& current);
+  // `written` is a write's result (kOk).
+  void NotifyWatchers(const std::string& key, const core::StoreResult& written, sim::HostId writer);
+  void Answer(Watcher& watcher, const WatchResult& result);
   core::StoreResult StaleRead(const std::string& key, sim::Nanos as_of) const;
 
   static constexpr std::size_t kReplicaLogMax = 4096;
@@ -137,7 +141,7 @@ class SimStoreServer {
   std::vector<Watcher> watchers_;
 };
 
-using LedgerReply = sim::InlineFunction<void(const core::LedgerResult&), 64>;
+using LedgerReply = sim::InlineFunction<void(core::LedgerResult&&), 64>;
 
 struct LedgerRequest {
   std::int64_t write = 0;  // the observer's id; -1 for a query

@@ -22,12 +22,11 @@ Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
 }
 
 checker::StoreOp& Recorder::NewStoreOp(int node, const std::string& process, const std::string& key) {
-  // Built in place: an op is a few hundred bytes of strings and values.
-  checker::StoreOp& op = history_.store_ops.emplace_back();
-  op.id = static_cast<std::int64_t>(history_.store_ops.size()) - 1;
-  op.node = node;
-  op.process = process;
-  op.key = key;
+  // Built in place: an op is a few hundred bytes of strings and values. Its
+  // first fields are initialised from these (the names copy-constructed, not
+  // assigned over empty ones); the rest take their defaults.
+  const auto id = static_cast<std::int64_t>(history_.store_ops.size());
+  checker::StoreOp& op = history_.store_ops.emplace_back(id, node, process, key);
   op.invoke_ns = world_.now();
   return op;
 }
