@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "base/same_text.h"
+
 namespace leasesim::backends {
 namespace {
 
@@ -142,7 +144,7 @@ void SimStoreServer::NotifyWatchers(const std::string& key, const core::StoreRes
   const std::int64_t version = written.current.version;
   WatchResult shared;  // made at the first answer: a write nobody else watches makes none
   for (Watcher& watcher : watchers_) {
-    if (watcher.key != key || version <= watcher.after_version) continue;
+    if (!base::SameText(watcher.key, key) || version <= watcher.after_version) continue;
     watcher.after_version = version;
     if (watcher.client == writer) continue;  // the writer has its reply
     if (!shared) shared = std::make_shared<const core::StoreResult>(written);

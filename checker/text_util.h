@@ -1,7 +1,7 @@
 #pragma once
 // Small string helpers shared by the importers and the checks: line
-// splitting, strict integer parsing (no exceptions, no locale), and the
-// equality of short names.
+// splitting and strict integer parsing (no exceptions, no locale); the
+// equality of short names is base::SameText.
 
 #include <charconv>
 #include <cstdint>
@@ -9,7 +9,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/same_text.h"
+
 namespace leasesim::checker {
+
+using base::SameText;
 
 inline std::string_view TrimView(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) {
@@ -42,31 +46,6 @@ inline bool ParseInt64(std::string_view text, std::int64_t& out) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
   return ec == std::errc() && ptr == end;
-}
-
-// Whether two strings are equal. The names a history repeats on every
-// operation (keys, holders, processes) are short, and the checks compare
-// them once an operation: up to 16 bytes are compared as two overlapping
-// words each, in registers, where memcmp would be a call of some twenty
-// instructions.
-inline bool SameText(std::string_view a, std::string_view b) {
-  const std::size_t size = a.size();
-  if (size != b.size()) return false;
-  const auto same_words = [&]<typename Word>(Word) {
-    Word head_a, head_b, tail_a, tail_b;
-    std::memcpy(&head_a, a.data(), sizeof(Word));
-    std::memcpy(&head_b, b.data(), sizeof(Word));
-    std::memcpy(&tail_a, a.data() + size - sizeof(Word), sizeof(Word));
-    std::memcpy(&tail_b, b.data() + size - sizeof(Word), sizeof(Word));
-    return ((head_a ^ head_b) | (tail_a ^ tail_b)) == 0;
-  };
-  if (size > 16) return std::memcmp(a.data(), b.data(), size) == 0;
-  if (size >= 8) return same_words(std::uint64_t{});
-  if (size >= 4) return same_words(std::uint32_t{});
-  for (std::size_t i = 0; i < size; ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  return true;
 }
 
 }  // namespace leasesim::checker

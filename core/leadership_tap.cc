@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/same_text.h"
 #include "core/metrics.h"
 
 namespace leasesim::core {
@@ -50,7 +51,7 @@ std::optional<DemotionReason> LeadershipTap::DemotionOf(std::int64_t term) const
 }
 
 void LeadershipTap::SetHolder(const std::string& holder) {
-  if (holder == holder_) return;
+  if (base::SameText(holder, holder_)) return;
   holder_ = holder;
   holder_changes_ += 1;
 }

@@ -1,10 +1,11 @@
 #include "core/lease_elector.h"
 
-#include "core/fault_points.h"
-
 #include <algorithm>
 #include <cassert>
 #include <utility>
+
+#include "base/same_text.h"
+#include "core/fault_points.h"
 
 namespace leasesim::core {
 
@@ -239,13 +240,13 @@ bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watc
     return TryTake(seen, rules_.TakeoverTerm(seen.record.term),
                    preferred_me ? Probe::kPreferredSuccessorTook : Probe::kReleasedLeaseTaken);
   }
-  if (seen.record.holder == config_.identity) {
+  if (base::SameText(seen.record.holder, config_.identity)) {
     // Our own write whose reply was lost, or a lease we demoted from that
     // nobody took: confirm it by CAS; validity counts from this send.
     return TryTake(seen, seen.record.term, Probe::kOwnRecordReadopted);
   }
   metrics_.term = std::max(metrics_.term, seen.record.term);
-  if (seen.record.holder != last_observed_holder_) {
+  if (!base::SameText(seen.record.holder, last_observed_holder_)) {
     last_observed_holder_ = seen.record.holder;
     metrics_.leader_changes_observed += 1;
     Emit(EventKind::kObservedLeader, {}, seen.record.holder);
@@ -267,8 +268,9 @@ bool LeaseElector::OnlyWaitAgain(const VersionedRecord& seen, const Observation&
   if (shutting_down_) return false;
   const Nanos now = env_.MonotonicNow();
   if (now - heard > quiet_max) return false;
-  if (!seen.found || seen.record.holder.empty() || seen.record.holder == config_.identity) return false;
-  if (seen.record.holder != last_observed_holder_ || seen.record.term > metrics_.term) return false;
+  // (Names compared without a call: this runs at every quiet step.)
+  if (!seen.found || seen.record.holder.empty() || base::SameText(seen.record.holder, config_.identity)) return false;
+  if (!base::SameText(seen.record.holder, last_observed_holder_) || seen.record.term > metrics_.term) return false;
   if (rules_.StartsNewObservation(watched, seen)) return false;
   if (rules_.HolderExpired(ExpiryQuestion{seen, watched, now, env_.WallNow(), config_.timing})) return false;
   return env_.store().CanWatch();
