@@ -5,7 +5,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 #include <vector>
 
