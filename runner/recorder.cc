@@ -22,11 +22,13 @@ Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
 }
 
 checker::StoreOp& Recorder::NewStoreOp(int node, const std::string& process, const std::string& key) {
-  // Built in place: an op is a few hundred bytes of strings and values. Its
-  // first fields are initialised from these (the names copy-constructed, not
-  // assigned over empty ones); the rest take their defaults.
+  // An op is a few hundred bytes of strings and values: its names are
+  // copy-constructed into it (not assigned over empty ones) and it is moved
+  // once into place; the rest take their defaults. (Designated, not
+  // parenthesised, aggregate initialisation: clang 14 has no P0960.)
   const auto id = static_cast<std::int64_t>(history_.store_ops.size());
-  checker::StoreOp& op = history_.store_ops.emplace_back(id, node, process, key);
+  checker::StoreOp& op =
+      history_.store_ops.emplace_back(checker::StoreOp{.id = id, .node = node, .process = process, .key = key});
   op.invoke_ns = world_.now();
   return op;
 }
