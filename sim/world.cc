@@ -343,8 +343,6 @@ bool World::DeadWakeUp(const Deed& deed) const {
   return record == nullptr || record->generation != deed.token.generation || !record->waiting;
 }
 
-void World::ResumeFiber(WaitToken token, bool signalled) { ResumeNow(token, signalled); }
-
 void World::ResumeNow(WaitToken token, bool signalled) {
   FiberRecord* found = FindFiber(token.fiber);
   if (found == nullptr) return;

@@ -226,10 +226,9 @@ class World {
     assert(host < host_count_);
     return hosts_[static_cast<std::size_t>(host)];
   }
-  void ResumeFiber(WaitToken token, bool signalled);
-  // ResumeFiber and Wait's bodies, inlined where the scheduler and the
-  // fibers switch (see Fiber::Resume): no frame between the switch and the
-  // code that goes on after it.
+  // Resuming a parked fiber, and parking the current one: inlined where the
+  // scheduler and the fibers switch (see Fiber::Resume), so no frame lies
+  // between the switch and the code that goes on after it.
   [[gnu::always_inline]] inline void ResumeNow(WaitToken token, bool signalled);
   [[gnu::always_inline]] bool Park(WaitToken token, Nanos local_deadline);
   void DestroyProcess(Host& host);
