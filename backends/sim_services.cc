@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "backends/service_time.h"
 #include "base/same_text.h"
 
 namespace leasesim::backends {
@@ -18,13 +19,6 @@ bool FirstSighting(std::vector<bool>& seen, std::int64_t id) {
   if (seen[index]) return false;
   seen[index] = true;
   return true;
-}
-
-sim::Nanos DrawService(sim::Prng& prng, const sim::LatencyModel& model) {
-  sim::Nanos latency = model.base_ns;
-  if (model.jitter_ns > 0) latency += prng.UniformRange(0, model.jitter_ns);
-  if (model.tail_ppm > 0 && prng.ChancePpm(model.tail_ppm)) latency += prng.UniformRange(0, model.tail_ns);
-  return latency;
 }
 
 }  // namespace

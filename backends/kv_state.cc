@@ -1,0 +1,290 @@
+#include "backends/kv_state.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+namespace leasesim::backends {
+namespace {
+
+using core::KvRequestOp;
+
+// etcd's compareKV: the key's field against the compare's operand.
+template <typename T>
+bool Compared(const T& actual, const T& operand, core::KvCompareResult result) {
+  switch (result) {
+    case core::KvCompareResult::kEqual: return actual == operand;
+    case core::KvCompareResult::kNotEqual: return actual != operand;
+    case core::KvCompareResult::kLess: return actual < operand;
+    case core::KvCompareResult::kGreater: return actual > operand;
+  }
+  return false;
+}
+
+Nanos DeadlineAfter(Nanos now, Nanos ttl) {
+  assert(ttl > 0);
+  return now > std::numeric_limits<Nanos>::max() - ttl ? std::numeric_limits<Nanos>::max() : now + ttl;
+}
+
+// Whether two writes of one branch name a common key (etcd checkIntervals:
+// a put may not share its key with another put or with a delete's range;
+// deletes may overlap each other).
+bool Clash(const KvRequestOp& a, const KvRequestOp& b) {
+  if (a.kind == KvRequestOp::Kind::kPut && b.kind == KvRequestOp::Kind::kPut) return a.keys.key == b.keys.key;
+  if (a.kind == KvRequestOp::Kind::kPut && b.kind == KvRequestOp::Kind::kDelete) return b.keys.Contains(a.keys.key);
+  if (a.kind == KvRequestOp::Kind::kDelete && b.kind == KvRequestOp::Kind::kPut) return a.keys.Contains(b.keys.key);
+  return false;
+}
+
+}  // namespace
+
+KvState::KvState(KvStateConfig config) : config_(config) { assert(config_.history_revisions >= 1); }
+
+bool KvState::Holds(const core::KvCompare& compare) const {
+  const auto it = keys_.find(compare.key);
+  if (it == keys_.end()) {
+    // etcd's applyCompare: a value compare on a missing key always fails;
+    // the numbers compare against an empty KeyValue (all zero).
+    if (compare.target == core::KvCompareTarget::kValue) return false;
+    return Compared<std::int64_t>(0, compare.number, compare.result);
+  }
+  const core::KvEntry& entry = it->second;
+  switch (compare.target) {
+    case core::KvCompareTarget::kValue: return Compared(entry.value, compare.value, compare.result);
+    case core::KvCompareTarget::kVersion: return Compared(entry.version, compare.number, compare.result);
+    case core::KvCompareTarget::kCreateRevision:
+      return Compared(entry.create_revision, compare.number, compare.result);
+    case core::KvCompareTarget::kModRevision: return Compared(entry.mod_revision, compare.number, compare.result);
+  }
+  return false;
+}
+
+bool KvState::WritesOverlap(const std::vector<KvRequestOp>& ops) {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (std::size_t j = i + 1; j < ops.size(); ++j) {
+      if (Clash(ops[i], ops[j])) return true;
+    }
+  }
+  return false;
+}
+
+bool KvState::LeasesExist(const std::vector<KvRequestOp>& ops) const {
+  return std::all_of(ops.begin(), ops.end(), [&](const KvRequestOp& op) {
+    return op.kind != KvRequestOp::Kind::kPut || op.lease == core::kNoLease || leases_.contains(op.lease);
+  });
+}
+
+core::KvTxnResult KvState::Txn(const core::KvTxn& txn) {
+  core::KvTxnResult result;
+  result.revision = revision_;
+  // etcd validates both branches before it evaluates anything.
+  if (WritesOverlap(txn.success) || WritesOverlap(txn.failure)) {
+    result.status = core::KvStatus::kInvalid;
+    return result;
+  }
+  result.succeeded = std::all_of(txn.compares.begin(), txn.compares.end(),
+                                 [&](const core::KvCompare& compare) { return Holds(compare); });
+  const std::vector<KvRequestOp>& ops = result.succeeded ? txn.success : txn.failure;
+  // etcd checks the leases of the branch that will run (checkRequestPut),
+  // and applies nothing when one is missing.
+  if (!LeasesExist(ops)) {
+    result.status = core::KvStatus::kLeaseNotFound;
+    return result;
+  }
+  Pending pending{revision_ + 1};
+  result.responses.reserve(ops.size());
+  for (const KvRequestOp& op : ops) {
+    switch (op.kind) {
+      case KvRequestOp::Kind::kRange: result.responses.push_back(ApplyRange(op)); break;
+      case KvRequestOp::Kind::kPut: result.responses.push_back(ApplyPut(op, pending)); break;
+      case KvRequestOp::Kind::kDelete: result.responses.push_back(ApplyDelete(op, pending)); break;
+    }
+  }
+  if (pending.changed) {
+    revision_ = pending.revision;
+    Compact();
+  }
+  result.status = core::KvStatus::kOk;
+  result.revision = revision_;
+  return result;
+}
+
+core::KvResponseOp KvState::ApplyRange(const KvRequestOp& op) const {
+  core::KvResponseOp response;
+  response.kind = KvRequestOp::Kind::kRange;
+  if (op.keys.end.empty()) {
+    const auto it = keys_.find(op.keys.key);
+    if (it != keys_.end()) response.kvs.push_back(it->second);
+  } else {
+    for (auto it = keys_.lower_bound(op.keys.key); it != keys_.end() && op.keys.Contains(it->first); ++it) {
+      response.kvs.push_back(it->second);
+    }
+  }
+  if (op.sort_by == core::KvSortBy::kCreateRevision) {
+    std::stable_sort(response.kvs.begin(), response.kvs.end(), [](const core::KvEntry& a, const core::KvEntry& b) {
+      return a.create_revision < b.create_revision;
+    });
+  }
+  response.count = static_cast<std::int64_t>(response.kvs.size());
+  if (op.limit > 0 && response.count > op.limit) {
+    response.kvs.resize(static_cast<std::size_t>(op.limit));
+    response.more = true;
+  }
+  return response;
+}
+
+core::KvResponseOp KvState::ApplyPut(const KvRequestOp& op, Pending& pending) {
+  core::KvResponseOp response;
+  response.kind = KvRequestOp::Kind::kPut;
+  const std::string& key = op.keys.key;
+  auto it = keys_.find(key);
+  if (it == keys_.end()) {
+    assert(keys_.size() < kKeysMax);
+    it = keys_.emplace(key, core::KvEntry{key, op.value, pending.revision, pending.revision, 1, op.lease}).first;
+  } else {
+    if (op.prev_kv) response.kvs.push_back(it->second);
+    Detach(it->second);
+    core::KvEntry& entry = it->second;
+    entry.value = op.value;
+    entry.mod_revision = pending.revision;
+    entry.version += 1;
+    entry.lease = op.lease;
+  }
+  if (op.lease != core::kNoLease) leases_.at(op.lease).keys.insert(key);
+  Record(core::KvWatchEvent{core::KvWatchEvent::Type::kPut, it->second});
+  pending.changed = true;
+  return response;
+}
+
+core::KvResponseOp KvState::ApplyDelete(const KvRequestOp& op, Pending& pending) {
+  core::KvResponseOp response;
+  response.kind = KvRequestOp::Kind::kDelete;
+  auto it = op.keys.end.empty() ? keys_.find(op.keys.key) : keys_.lower_bound(op.keys.key);
+  while (it != keys_.end() && op.keys.Contains(it->first)) {
+    if (op.prev_kv) response.kvs.push_back(it->second);
+    Detach(it->second);
+    const auto next = std::next(it);
+    DeleteKey(it, pending.revision);
+    ++response.count;
+    it = next;
+  }
+  if (response.count > 0) pending.changed = true;
+  return response;
+}
+
+void KvState::DeleteKey(std::map<std::string, core::KvEntry>::iterator it, std::int64_t revision) {
+  core::KvEntry tombstone;
+  tombstone.key = it->first;
+  tombstone.mod_revision = revision;
+  Record(core::KvWatchEvent{core::KvWatchEvent::Type::kDelete, std::move(tombstone)});
+  keys_.erase(it);
+}
+
+void KvState::Detach(const core::KvEntry& entry) {
+  if (entry.lease == core::kNoLease) return;
+  // A key's lease lives as long as the key: ending a lease deletes its keys.
+  const auto lease = leases_.find(entry.lease);
+  assert(lease != leases_.end());
+  lease->second.keys.erase(entry.key);
+}
+
+core::KvLeaseResult KvState::LeaseGrant(Nanos ttl, Nanos now) {
+  assert(ttl > 0);
+  assert(leases_.size() < kLeasesMax);
+  const core::KvLeaseId id = next_lease_++;
+  const Nanos deadline = DeadlineAfter(now, ttl);
+  leases_.emplace(id, Lease{ttl, deadline, {}});
+  deadlines_.emplace(deadline, id);
+  return core::KvLeaseResult{core::KvStatus::kOk, id, ttl, revision_};
+}
+
+core::KvLeaseResult KvState::LeaseKeepAlive(core::KvLeaseId lease, Nanos now) {
+  const auto it = leases_.find(lease);
+  if (it == leases_.end()) return core::KvLeaseResult{core::KvStatus::kLeaseNotFound, lease, 0, revision_};
+  assert(it->second.deadline > now);  // the host ended a due lease first (ExpireIfDue)
+  deadlines_.erase({it->second.deadline, lease});
+  it->second.deadline = DeadlineAfter(now, it->second.ttl);
+  deadlines_.emplace(it->second.deadline, lease);
+  return core::KvLeaseResult{core::KvStatus::kOk, lease, it->second.ttl, revision_};
+}
+
+core::KvLeaseResult KvState::LeaseRevoke(core::KvLeaseId lease) {
+  if (!leases_.contains(lease)) return core::KvLeaseResult{core::KvStatus::kLeaseNotFound, lease, 0, revision_};
+  EndLease(lease);
+  return core::KvLeaseResult{core::KvStatus::kOk, lease, 0, revision_};
+}
+
+std::vector<KvExpiry> KvState::ExpireDue(Nanos now) {
+  std::vector<KvExpiry> expired;
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    expired.push_back(EndLease(deadlines_.begin()->second));
+  }
+  return expired;
+}
+
+std::optional<KvExpiry> KvState::ExpireIfDue(core::KvLeaseId lease, Nanos now) {
+  const auto it = leases_.find(lease);
+  if (it == leases_.end() || it->second.deadline > now) return std::nullopt;
+  return EndLease(lease);
+}
+
+Nanos KvState::NextDeadline() const {
+  return deadlines_.empty() ? std::numeric_limits<Nanos>::max() : deadlines_.begin()->first;
+}
+
+KvExpiry KvState::EndLease(core::KvLeaseId lease) {
+  const auto it = leases_.find(lease);
+  assert(it != leases_.end());
+  deadlines_.erase({it->second.deadline, lease});
+  KvExpiry expiry;
+  expiry.lease = lease;
+  // etcd's Revoke: the keys sorted, deleted in one backend txn (one revision).
+  expiry.deleted.assign(it->second.keys.begin(), it->second.keys.end());
+  for (const std::string& key : expiry.deleted) {
+    const auto entry = keys_.find(key);
+    assert(entry != keys_.end());
+    assert(entry->second.lease == lease);
+    DeleteKey(entry, revision_ + 1);
+  }
+  leases_.erase(it);
+  if (!expiry.deleted.empty()) {
+    ++revision_;
+    Compact();
+    expiry.revision = revision_;
+  }
+  return expiry;
+}
+
+void KvState::Record(core::KvWatchEvent event) {
+  assert(history_.empty() || history_.back().kv.mod_revision <= event.kv.mod_revision);
+  history_.push_back(std::move(event));
+}
+
+void KvState::Compact() {
+  compact_revision_ = std::max(compact_revision_, revision_ - config_.history_revisions + 1);
+  while (!history_.empty() && history_.front().kv.mod_revision < compact_revision_) history_.pop_front();
+}
+
+core::KvWatchResult KvState::EventsFrom(const core::KvKeys& keys, std::int64_t start_revision) const {
+  core::KvWatchResult result;
+  result.revision = revision_;
+  const std::int64_t start = start_revision == 0 ? revision_ + 1 : start_revision;
+  if (start < compact_revision_) {
+    // etcd's watchable store: a watcher below the compacted revision is
+    // answered with CompactRevision and cancelled.
+    result.status = core::KvStatus::kCompacted;
+    result.compact_revision = compact_revision_;
+    return result;
+  }
+  result.status = core::KvStatus::kOk;
+  const auto first = std::lower_bound(history_.begin(), history_.end(), start,
+                                      [](const core::KvWatchEvent& event, std::int64_t revision) {
+                                        return event.kv.mod_revision < revision;
+                                      });
+  for (auto it = first; it != history_.end(); ++it) {
+    if (keys.Contains(it->kv.key)) result.events.push_back(*it);
+  }
+  return result;
+}
+
+}  // namespace leasesim::backends

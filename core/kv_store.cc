@@ -1,0 +1,63 @@
+#include "core/kv_store.h"
+
+#include <cassert>
+#include <utility>
+
+namespace leasesim::core {
+
+std::string KvPrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    auto& last = reinterpret_cast<unsigned char&>(end.back());
+    if (last < 0xff) {
+      ++last;
+      return end;
+    }
+    end.pop_back();
+  }
+  return std::string(1, '\0');  // every key
+}
+
+KvKeys KvKeys::Prefix(std::string_view prefix) { return KvKeys{std::string(prefix), KvPrefixEnd(prefix)}; }
+
+bool KvKeys::Contains(std::string_view candidate) const {
+  if (end.empty()) return candidate == key;
+  if (candidate < std::string_view(key)) return false;
+  const bool to_the_end = end.size() == 1 && end[0] == '\0';
+  return to_the_end || candidate < std::string_view(end);
+}
+
+KvRequestOp KvRequestOp::Range(KvKeys keys, KvSortBy sort_by, std::int64_t limit) {
+  assert(limit >= 0);
+  KvRequestOp op;
+  op.kind = Kind::kRange;
+  op.keys = std::move(keys);
+  op.sort_by = sort_by;
+  op.limit = limit;
+  return op;
+}
+
+KvRequestOp KvRequestOp::Put(std::string_view key, std::string_view value, KvLeaseId lease) {
+  KvRequestOp op;
+  op.kind = Kind::kPut;
+  op.keys = KvKeys::Single(key);
+  op.value = std::string(value);
+  op.lease = lease;
+  return op;
+}
+
+KvRequestOp KvRequestOp::Delete(KvKeys keys) {
+  KvRequestOp op;
+  op.kind = Kind::kDelete;
+  op.keys = std::move(keys);
+  return op;
+}
+
+KvTxnResult KvClient::Range(const KvRequestOp& range, Nanos timeout) {
+  assert(range.kind == KvRequestOp::Kind::kRange);
+  KvTxn txn;
+  txn.success.push_back(range);
+  return Txn(txn, timeout);
+}
+
+}  // namespace leasesim::core

@@ -1,0 +1,172 @@
+#pragma once
+// The store seam the lease code people ship actually uses, shaped like etcd
+// v3's KV, Watch and Lease services (etcd api/etcdserverpb/rpc.proto;
+// etcd docs "Interacting with etcd", "KV API guarantees"): versioned keys
+// under one store-wide revision, mini-transactions, ranges, watches from a
+// revision, and TTL leases that keys are attached to. etcd's election, a
+// Redlock key with a TTL, ZooKeeper's ephemeral sequential nodes and a
+// Kubernetes Lease's resource-version CAS are all expressible on it (see
+// docs/STORE_MODEL.md). Additive for now: core's protocol still runs on
+// StoreClient (core/env.h).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/units.h"
+
+namespace leasesim::core {
+
+using base::Nanos;
+
+// etcd's LeaseID; 0 is etcd's NoLease (a key attached to no lease).
+using KvLeaseId = std::int64_t;
+inline constexpr KvLeaseId kNoLease = 0;
+
+// mvccpb.KeyValue: revisions are store-wide, version is per key (1 at
+// creation, +1 per put, gone with the key: a re-created key starts at 1).
+struct KvEntry {
+  std::string key;
+  std::string value;
+  std::int64_t create_revision = 0;
+  std::int64_t mod_revision = 0;
+  std::int64_t version = 0;
+  KvLeaseId lease = kNoLease;
+  friend bool operator==(const KvEntry&, const KvEntry&) = default;
+};
+
+// Which keys a range or delete names, as etcd's (key, range_end): end empty
+// = the key alone; otherwise every key in [key, end); end "\0" = every key
+// >= key.
+struct KvKeys {
+  std::string key;
+  std::string end;
+  static KvKeys Single(std::string_view key) { return KvKeys{std::string(key), {}}; }
+  // Every key starting with `prefix` (clientv3.WithPrefix: end = the
+  // prefix with its last byte below 0xff incremented).
+  static KvKeys Prefix(std::string_view prefix);
+  bool Contains(std::string_view candidate) const;
+  friend bool operator==(const KvKeys&, const KvKeys&) = default;
+};
+
+// Compare.CompareTarget (LEASE is not modelled) and Compare.CompareResult.
+enum class KvCompareTarget { kValue, kVersion, kCreateRevision, kModRevision };
+enum class KvCompareResult { kEqual, kNotEqual, kLess, kGreater };
+
+// One guard of a transaction, on a single key. An absent key compares as
+// create revision 0, mod revision 0, version 0; a value compare on an absent
+// key is false whatever the operator (etcd's applyCompare).
+struct KvCompare {
+  std::string key;
+  KvCompareTarget target = KvCompareTarget::kVersion;
+  KvCompareResult result = KvCompareResult::kEqual;
+  std::int64_t number = 0;  // version or revision compared against
+  std::string value;        // kValue
+};
+
+enum class KvSortBy { kKey, kCreateRevision };  // ascending (SortOrder ASCEND)
+
+// RequestOp: a range, a put or a delete.
+struct KvRequestOp {
+  enum class Kind { kRange, kPut, kDelete };
+  Kind kind = Kind::kRange;
+  KvKeys keys;                   // kPut: keys.key alone
+  std::string value;             // kPut
+  KvLeaseId lease = kNoLease;    // kPut: attach the key to this lease
+  bool prev_kv = false;          // kPut, kDelete: return what was there before
+  KvSortBy sort_by = KvSortBy::kKey;  // kRange
+  std::int64_t limit = 0;        // kRange: at most this many entries; 0 = all
+
+  static KvRequestOp Range(KvKeys keys, KvSortBy sort_by = KvSortBy::kKey, std::int64_t limit = 0);
+  static KvRequestOp Put(std::string_view key, std::string_view value, KvLeaseId lease = kNoLease);
+  static KvRequestOp Delete(KvKeys keys);
+};
+
+// ResponseOp.
+struct KvResponseOp {
+  KvRequestOp::Kind kind = KvRequestOp::Kind::kRange;
+  // kRange: the entries (sorted, at most limit); kPut/kDelete with prev_kv:
+  // the entries as they were before.
+  std::vector<KvEntry> kvs;
+  std::int64_t count = 0;  // kRange: keys in the range (limit aside); kDelete: keys deleted
+  bool more = false;       // kRange: the limit left some out
+  friend bool operator==(const KvResponseOp&, const KvResponseOp&) = default;
+};
+
+// TxnRequest: if every compare holds, `success` runs, else `failure`; all
+// of it at one revision (one more than before when it changed anything).
+// A branch may not write a key twice (etcd: ErrDuplicateKey).
+struct KvTxn {
+  std::vector<KvCompare> compares;
+  std::vector<KvRequestOp> success;
+  std::vector<KvRequestOp> failure;
+};
+
+enum class KvStatus {
+  kOk,
+  kLeaseNotFound,  // a put named a lease the store does not have (nothing applied)
+  kInvalid,        // etcd rejects it (a key written twice in a branch): nothing applied
+  kCompacted,      // a watch from a revision the store no longer keeps: read again
+  kUnavailable,    // definitely not applied
+  kTimeout,        // outcome unknown: may or may not have been applied
+};
+
+struct KvTxnResult {
+  KvStatus status = KvStatus::kTimeout;
+  bool succeeded = false;     // which branch ran
+  std::int64_t revision = 0;  // the header revision: the store's, after the txn
+  std::vector<KvResponseOp> responses;
+};
+
+// mvccpb.Event. A delete's kv carries the key and, as mod_revision, the
+// revision of the deletion (the rest zero), as etcd reports it.
+struct KvWatchEvent {
+  enum class Type { kPut, kDelete };
+  Type type = Type::kPut;
+  KvEntry kv;
+  friend bool operator==(const KvWatchEvent&, const KvWatchEvent&) = default;
+};
+
+struct KvWatchResult {
+  KvStatus status = KvStatus::kTimeout;  // kTimeout: no news, which proves nothing
+  // kOk: every event on the keys from the start revision on, in revision
+  // order, whole revisions only.
+  std::vector<KvWatchEvent> events;
+  std::int64_t revision = 0;          // the store's revision when it answered
+  std::int64_t compact_revision = 0;  // kCompacted: the oldest revision still kept
+};
+
+struct KvLeaseResult {
+  KvStatus status = KvStatus::kTimeout;
+  KvLeaseId id = kNoLease;
+  Nanos ttl = 0;              // grant / keep-alive: the TTL now running (0: not found)
+  std::int64_t revision = 0;  // the header revision (a revoke that deleted keys: new)
+};
+
+// What protocols call. Calls block the calling task for at most `timeout`
+// (then kTimeout: the outcome is unknown). Every call but Watch is
+// linearizable.
+class KvClient {
+ public:
+  virtual ~KvClient() = default;
+  virtual KvTxnResult Txn(const KvTxn& txn, Nanos timeout) = 0;
+  // A txn holding this one range (etcd's Range RPC has the same semantics).
+  KvTxnResult Range(const KvRequestOp& range, Nanos timeout);
+  // Long-polls a watch: returns once the store has an event on `keys` at a
+  // revision >= start_revision (all it has from there), or kCompacted when
+  // start_revision is older than the store keeps (the caller reads again and
+  // watches from that read's revision + 1), or kTimeout.
+  virtual KvWatchResult Watch(const KvKeys& keys, std::int64_t start_revision, Nanos timeout) = 0;
+  virtual KvLeaseResult LeaseGrant(Nanos ttl, Nanos timeout) = 0;
+  // Restarts the lease's full TTL; kLeaseNotFound once it expired or was revoked.
+  virtual KvLeaseResult LeaseKeepAlive(KvLeaseId lease, Nanos timeout) = 0;
+  // Ends the lease and deletes its keys (at one new revision).
+  virtual KvLeaseResult LeaseRevoke(KvLeaseId lease, Nanos timeout) = 0;
+};
+
+// etcd's prefix end (clientv3 GetPrefixRangeEnd): "\0" when no byte can be
+// incremented (the prefix is empty or all 0xff).
+std::string KvPrefixEnd(std::string_view prefix);
+
+}  // namespace leasesim::core
