@@ -24,7 +24,8 @@ using Nanos = std::int64_t;
 // Which of the store host's clocks judges a TTL.
 //  kMonotonic: etcd (server/lease/lessor.go computes expiry with Go's
 //    time.Now(), whose comparisons use the monotonic reading) and ZooKeeper
-//    (SessionTrackerImpl on Time.currentElapsedTime(), i.e. System.nanoTime).
+//    (server/ExpiryQueue.java: deadlines on Time.currentElapsedTime(), an
+//    elapsed-time clock, not the calendar).
 //  kWall: Redis (keys' expiry is an absolute Unix time in ms: redis.io
 //    EXPIRE, "Expires and persistence": setting the clock 2000 s ahead
 //    expires a 1000 s key at once).

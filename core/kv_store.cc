@@ -8,9 +8,9 @@ namespace leasesim::core {
 std::string KvPrefixEnd(std::string_view prefix) {
   std::string end(prefix);
   while (!end.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(end.back());
+    const auto last = static_cast<unsigned char>(end.back());
     if (last < 0xff) {
-      ++last;
+      end.back() = static_cast<char>(last + 1);
       return end;
     }
     end.pop_back();

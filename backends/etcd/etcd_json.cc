@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/kv_store.h"
+
 namespace leasesim::etcd {
 namespace {
 
@@ -68,17 +70,7 @@ std::optional<std::vector<KeyValue>> ParseKvs(const Json& range) {
 
 }  // namespace
 
-std::string PrefixEnd(std::string prefix) {
-  while (!prefix.empty()) {
-    unsigned char last = static_cast<unsigned char>(prefix.back());
-    if (last < 0xff) {
-      prefix.back() = static_cast<char>(last + 1);
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return std::string(1, '\0');  // whole keyspace
-}
+std::string PrefixEnd(std::string prefix) { return core::KvPrefixEnd(prefix); }
 
 namespace {
 
