@@ -162,7 +162,7 @@ bool StepLease(const KvStoreOp& op, Snapshot& state) {
       EndLease(op.lease, state);
       return header_ok || op.revision == state.revision;
     case Kind::kLeaseExpire: {
-      if (!exists) return false;
+      if (!exists) return !known;  // (the store knows what it did: always kOk)
       const std::int64_t revision = EndLease(op.lease, state);
       return !op.revisions || op.revision == revision;
     }
@@ -200,6 +200,10 @@ class KvStoreSearchModel {
   static bool Equal(State a, State b) { return a == b; }
   static std::uint64_t Hash(State state) { return state; }
   bool ReadOnly(const Op& op) const;
+  // Pruning hint: the store-wide revision only grows, so an operation whose
+  // recorded revision the state has already passed can never be placed.
+  bool Resets(const Op&) const { return false; }
+  bool Unreachable(State state, const Op& op) const;
 
   std::string DescribeOp(const Op& op) const { return DescribeKvStoreOp(*op.source); }
   std::string DescribeState(State state) const;
@@ -248,6 +252,18 @@ bool KvStoreSearchModel::ReadOnly(const Op& op) const {
   return std::all_of(branch.begin(), branch.end(), [](const KvStoreRequest& request) {
     return request.kind == RequestKind::kRange || (request.kind == RequestKind::kDelete && request.count == 0);
   });
+}
+
+bool KvStoreSearchModel::Unreachable(State state, const Op& op) const {
+  const KvStoreOp& source = *op.source;
+  // Only where Step checks the revision: a known outcome that recorded it,
+  // and not a refusal for a missing lease (its revision is not checked).
+  if (source.outcome != Outcome::kOk || !source.revisions || source.lease_not_found) return false;
+  const std::int64_t now = snapshots_[state].revision;
+  // An expiry that deleted keys takes the next revision; anything else ends
+  // at a revision >= the one it starts from.
+  if (source.kind == Kind::kLeaseExpire) return source.revision > 0 && now >= source.revision;
+  return now > source.revision;
 }
 
 std::string KvStoreSearchModel::DescribeState(State state) const {
