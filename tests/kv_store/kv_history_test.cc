@@ -144,7 +144,7 @@ void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, sim::Prng
   const sim::Nanos timeout = sim::Millis(30);
   core::KvLeaseId lease = core::kNoLease;
   const std::string keys[] = {"e/a", "e/b", "e/c"};
-  for (int step = 0; step < 60; ++step) {
+  for (int step = 0; step < 200; ++step) {
     world.SleepUntilLocal(world.MonotonicNow(host) + prng.UniformRange(0, sim::Millis(80)));
     const std::string& key = keys[prng.UniformBelow(3)];
     switch (prng.UniformBelow(10)) {
@@ -183,7 +183,7 @@ struct Election {
     world.Start(store_host);
     server = std::make_unique<backends::SimKvServer>(world, store_host, world.MakePrng("store"), config, recorder);
     server->Start();
-    for (int node = 1; node <= 3; ++node) {
+    for (int node = 1; node <= 5; ++node) {
       const sim::HostId host = world.AddHost({.name = "n" + std::to_string(node)});
       world.Start(host);
       clients.push_back(std::make_unique<backends::SimKvClient>(world, network, host, node, *server, recorder));
@@ -220,7 +220,7 @@ TEST(KvHistory, AnElectionOnTheSimulatedStoreIsLinearizable) {
   for (const bool redis : {false, true}) {
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       Election election(StoreConfig(redis), seed, 30'000);
-      election.world.RunUntil(sim::Seconds(8));
+      election.world.RunUntil(sim::Seconds(20));
       const std::vector<checker::KvStoreOp>& ops = election.recorder.ops;
       ASSERT_GT(CountExpiriesWithDeletions(ops), 0u) << "the workload must let leases run out";
       ASSERT_TRUE(std::any_of(ops.begin(), ops.end(), [](const checker::KvStoreOp& op) {
@@ -238,7 +238,7 @@ TEST(KvHistory, ForgettingAnExpiryOrChangingAReadBreaksIt) {
   // No message lost: no outcome unknown, so no call can stand in for what
   // is taken away.
   Election election(StoreConfig(false), 3, 0);
-  election.world.RunUntil(sim::Seconds(8));
+  election.world.RunUntil(sim::Seconds(20));
   std::vector<checker::KvStoreOp> forgot = election.recorder.ops;
   const auto expiry = std::find_if(forgot.begin(), forgot.end(), [](const checker::KvStoreOp& op) {
     return op.kind == checker::KvStoreOp::Kind::kLeaseExpire && op.revision > 0;
