@@ -144,6 +144,27 @@ TEST(SimKvServer, AWallStepForwardEndsAWallJudgedTtlEarly) {
   }
 }
 
+TEST(SimKvServer, ASuspendedStoreHostCountsTheSpanOnlyOnTheWallClock) {
+  for (const bool wall : {true, false}) {
+    KvServerConfig config = Redis();
+    config.ttl_clock = wall ? KvTtlClock::kWall : KvTtlClock::kMonotonic;
+    KvRig rig(config);
+    rig.Client([&] { PutOnLease(rig, "lock", sim::Seconds(1)); });
+    rig.world.At(sim::Millis(500), [&] { rig.world.Suspend(rig.store_host); });
+    rig.world.At(sim::Seconds(5), [&] { rig.world.Unsuspend(rig.store_host); });
+    rig.world.RunUntil(sim::Seconds(7));
+    ASSERT_EQ(rig.observer.expired.size(), 1u);
+    const sim::Nanos at = rig.observer.expired[0].at;
+    if (wall) {
+      EXPECT_EQ(at, sim::Seconds(5));  // the wall clock jumped by the 4.5 s asleep
+    } else {
+      // CLOCK_MONOTONIC stood still: about 0.5 s of the TTL is left on resume.
+      EXPECT_GE(at, sim::Millis(5490));
+      EXPECT_LE(at, sim::Millis(5600));
+    }
+  }
+}
+
 TEST(SimKvServer, RedisEndsADueKeyOnAccessEtcdOnlyInItsLoop) {
   for (const bool on_access : {true, false}) {
     KvServerConfig config = Etcd();
