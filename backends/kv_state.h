@@ -31,6 +31,7 @@ using Nanos = std::int64_t;
 //    expires a 1000 s key at once).
 enum class KvTtlClock { kMonotonic, kWall };
 
+// How the state machine behaves where stores differ.
 struct KvStateConfig {
   // The compaction window: the watch history keeps the events of the last
   // this many revisions (etcd --auto-compaction-mode=revision, done at
@@ -46,6 +47,8 @@ struct KvExpiry {
   std::vector<std::string> deleted;  // sorted, as etcd's Revoke deletes them
 };
 
+// The store's state: keys, revision, watch history, leases with their
+// expiry index. The hosts (SimKvServer, tests) serialise calls to it.
 class KvState {
  public:
   explicit KvState(KvStateConfig config = {});
@@ -76,6 +79,7 @@ class KvState {
   bool HasLease(core::KvLeaseId lease) const { return leases_.contains(lease); }
 
  private:
+  // A granted lease: its TTL, its deadline on the judging clock, its keys.
   struct Lease {
     Nanos ttl;
     Nanos deadline;

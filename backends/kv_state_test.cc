@@ -227,6 +227,7 @@ class NaiveKv {
   }
 
  private:
+  // A granted lease.
   struct Lease {
     core::KvLeaseId id;
     Nanos ttl;

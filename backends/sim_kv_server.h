@@ -27,6 +27,7 @@
 
 namespace leasesim::backends {
 
+// The simulated store: its service time and which real store it plays.
 struct KvServerConfig {
   sim::LatencyModel service;  // time from arrival to application
   KvTtlClock ttl_clock = KvTtlClock::kMonotonic;
@@ -77,12 +78,14 @@ class KvObserver {
 using KvServerReply = sim::InlineFunction<void(KvReply&&), 64>;
 using KvWatchReply = sim::InlineFunction<void(core::KvWatchResult&&), 64>;
 
+// A watch as it crosses the network (KvClient::Watch).
 struct KvWatchRequest {
   core::KvKeys keys;
   std::int64_t start_revision = 0;
   sim::HostId client = -1;
 };
 
+// The KV store as one server on its own simulated host.
 class SimKvServer {
  public:
   SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, KvServerConfig config, KvObserver& observer);
@@ -107,6 +110,7 @@ class SimKvServer {
   sim::Nanos TtlNow() const;
 
  private:
+  // A watch waiting for news, answered once and then dropped.
   struct Watcher {
     sim::HostId client;
     core::KvKeys keys;

@@ -20,6 +20,7 @@ class RecordingKvObserver : public KvObserver {
   void KvCompleted(std::int64_t, const KvReply& reply) override { completed.push_back(reply); }
   void KvLeaseExpired(const KvExpiry& expiry) override { expired.push_back(Expired{now(), expiry}); }
 
+  // An expiry and when the store reported it.
   struct Expired {
     sim::Nanos at;
     KvExpiry expiry;
@@ -31,6 +32,7 @@ class RecordingKvObserver : public KvObserver {
   std::vector<Expired> expired;
 };
 
+// A client host and a store host on a 1 ms network.
 struct KvRig {
   explicit KvRig(KvServerConfig config) {
     observer.now = [this] { return world.now(); };

@@ -66,6 +66,7 @@ struct KvStoreRequest {
   bool more = false;              // kRange
 };
 
+// One operation as its client (or, for an expiry, the store) recorded it.
 struct KvStoreOp {
   enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke, kLeaseExpire };
   Kind kind = Kind::kTxn;

@@ -112,6 +112,7 @@ enum class KvStatus {
   kTimeout,        // outcome unknown: may or may not have been applied
 };
 
+// TxnResponse, with the call's outcome.
 struct KvTxnResult {
   KvStatus status = KvStatus::kTimeout;
   bool succeeded = false;     // which branch ran
@@ -128,6 +129,7 @@ struct KvWatchEvent {
   friend bool operator==(const KvWatchEvent&, const KvWatchEvent&) = default;
 };
 
+// One answer of a long-polled watch.
 struct KvWatchResult {
   KvStatus status = KvStatus::kTimeout;  // kTimeout: no news, which proves nothing
   // kOk: every event on the keys from the start revision on, in revision
@@ -137,6 +139,7 @@ struct KvWatchResult {
   std::int64_t compact_revision = 0;  // kCompacted: the oldest revision still kept
 };
 
+// LeaseGrantResponse, LeaseKeepAliveResponse, LeaseRevokeResponse.
 struct KvLeaseResult {
   KvStatus status = KvStatus::kTimeout;
   KvLeaseId id = kNoLease;

@@ -172,6 +172,7 @@ void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, sim::Prng
   }
 }
 
+// Five client hosts campaigning on one simulated store, recorded.
 struct Election {
   // loss_ppm: of the network's messages (a lost one leaves an outcome unknown).
   Election(backends::KvServerConfig config, std::uint64_t seed, std::uint32_t loss_ppm)
