@@ -7,6 +7,8 @@
 // recorder below is what the runner will own once scenarios use this store.
 
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <memory>
@@ -233,6 +235,15 @@ TEST(KvHistory, AnElectionOnTheSimulatedStoreIsLinearizable) {
       EXPECT_EQ(result.partitions, 1u);  // leases link the keys
     }
   }
+}
+
+RC_GTEST_PROP(KvHistoryProperty, ElectionsOnTheSimulatedStoreAreLinearizable, ()) {
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  const auto redis = *rc::gen::arbitrary<bool>();
+  Election election(StoreConfig(redis), seed, 30'000);
+  election.world.RunUntil(sim::Seconds(10));
+  const checker::LinResult result = checker::CheckKvStore(election.recorder.ops);
+  RC_ASSERT(result.verdict == checker::LinVerdict::kLinearizable);
 }
 
 TEST(KvHistory, ForgettingAnExpiryOrChangingAReadBreaksIt) {
