@@ -195,9 +195,9 @@ int CheckLeasesim(const CheckRequest& args, const std::string& text, const LinOp
   return Emit(args, "leasesim", "lease", report, out);
 }
 
-// A register history is judged as the tool that writes its format means it:
-// EDN as Knossos, Jepsen logs as Porcupine (docs/CHECKER.md, "Whose
-// convention").
+// A register history is judged as the checker its format's files are judged
+// by reads them: EDN as Knossos, Jepsen logs as Porcupine (docs/CHECKER.md,
+// "Whose convention").
 int CheckRegister(const CheckRequest& args, const std::string& format, const std::string& text,
                   std::optional<std::int64_t> initial, const LinOptions& lin, std::ostream& out, std::ostream& err) {
   const bool edn = format == "edn";

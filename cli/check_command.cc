@@ -23,7 +23,7 @@ int CheckCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
               "tests run its histories from 0)")
       .Option("--budget", "N", "Linearizability search steps before giving up (exit 4)")
       .Switch("--json", "Print one JSON object")
-      .Footer("A register history is read as the tool that writes its format means it: EDN as Knossos (a :fail "
+      .Footer("A register history is read as the checker of its format reads it: EDN as Knossos (a :fail "
               "did not happen and is dropped, a read of nil says nothing, a read's invocation value is ignored), "
               "a Jepsen log as Porcupine (a failed cas saw another value); :info is an outcome unknown in both. "
               "Exit: 0 fine, 1 violation, 2 bad input or usage (a corrupt line is named by its number), "

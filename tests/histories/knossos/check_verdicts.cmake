@@ -10,6 +10,7 @@
 #
 # The histories themselves are not in this repository (see README.md beside
 # this file); without them the test prints SKIPPED and ctest counts it so.
+cmake_minimum_required(VERSION 3.22)
 if(DEFINED ENV{LEASESIM_KNOSSOS_DATA})
   set(DATA "$ENV{LEASESIM_KNOSSOS_DATA}")
 endif()
