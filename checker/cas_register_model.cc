@@ -1,5 +1,6 @@
 #include "checker/cas_register_model.h"
 
+#include <cassert>
 #include <limits>
 #include <map>
 #include <vector>
@@ -19,7 +20,8 @@ class CasRegisterModel {
   using State = std::int64_t;
   using Op = const CasRegisterOp*;
 
-  State Init() const { return kNil; }
+  State Init() const { return initial_; }
+  void SetInitial(std::optional<std::int64_t> initial) { initial_ = initial.value_or(kNil); }
 
   bool Step(State state, Op op, State& next) const {
     switch (op->kind) {
@@ -50,7 +52,24 @@ class CasRegisterModel {
 
   std::string DescribeOp(Op op) const { return DescribeCasRegisterOp(*op); }
   std::string DescribeState(State state) const { return "value " + ValueText(state); }
+
+ private:
+  State initial_ = kNil;
 };
+
+// Whether an operation can neither change the register nor be refuted by it
+// under the convention, so the search leaves it out.
+bool ConstrainsNothing(const CasRegisterOp& op, const CasRegisterConvention& convention) {
+  switch (op.kind) {
+    case CasRegisterOp::Kind::kRead:
+      return op.outcome != Outcome::kOk || (!op.read_found && !convention.nil_read_constrains);
+    case CasRegisterOp::Kind::kWrite:
+      return op.outcome == Outcome::kFail;
+    case CasRegisterOp::Kind::kCas:
+      return op.outcome == Outcome::kFail && !convention.failed_cas_compared;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -81,14 +100,18 @@ std::string DescribeCasRegisterOp(const CasRegisterOp& op) {
   return text;
 }
 
-LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options) {
+CasRegisterConvention PorcupineConvention() { return CasRegisterConvention{}; }
+
+CasRegisterConvention KnossosConvention(std::optional<std::int64_t> initial) {
+  return CasRegisterConvention{.initial = initial, .failed_cas_compared = false, .nil_read_constrains = false};
+}
+
+LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options,
+                           const CasRegisterConvention& convention) {
+  assert(!convention.initial || *convention.initial != kNil);  // kNil stands for absent
   std::map<std::string, std::vector<std::size_t>> by_key;
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    const CasRegisterOp& op = ops[i];
-    const bool no_effect_no_check =
-        (op.kind == CasRegisterOp::Kind::kRead && op.outcome != Outcome::kOk) ||
-        (op.kind == CasRegisterOp::Kind::kWrite && op.outcome == Outcome::kFail);
-    if (!no_effect_no_check) by_key[op.key].push_back(i);
+    if (!ConstrainsNothing(ops[i], convention)) by_key[ops[i].key].push_back(i);
   }
   if (by_key.empty()) by_key[""];  // one (empty) register: the answer still names it
   std::vector<LinPartition<CasRegisterModel>> partitions(by_key.size());
@@ -96,6 +119,7 @@ LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions&
   for (const auto& [key, indices] : by_key) {
     LinPartition<CasRegisterModel>& partition = partitions[index++];
     partition.key = key.empty() ? "register" : key;
+    partition.model.SetInitial(convention.initial);
     partition.ops.reserve(indices.size());
     for (std::size_t i : indices) {
       const CasRegisterOp& op = ops[i];

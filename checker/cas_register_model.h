@@ -1,10 +1,13 @@
 #pragma once
-// A compare-and-set register (Jepsen's etcd test): read, write and cas on one
-// register that starts absent (nil). Values are integers. Operations may name
-// a key (Jepsen's independent keys): each key is a register of its own,
-// checked apart.
+// A compare-and-set register (Jepsen's etcd test, Knossos's cas-register
+// model): read, write and cas on one register. Values are integers. Operations
+// may name a key (Jepsen's independent keys): each key is a register of its
+// own, checked apart. Which outcomes constrain what, and the register's
+// initial value, follow the convention of the tool a history came from
+// (CasRegisterConvention; docs/CHECKER.md, "Whose convention").
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -35,9 +38,38 @@ struct CasRegisterOp {
 
 std::string DescribeCasRegisterOp(const CasRegisterOp& op);
 
-// Checks a register history, key by key in key order. Reads with an unknown outcome and operations
-// that definitely failed without a comparison (failed reads and writes) are
-// dropped: they constrain nothing.
-LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options = {});
+// How the tool that wrote a register history means its outcomes. The two
+// conventions differ on a failed cas and on a read of nil; both read an
+// unknown outcome (:info, or no completion) as "took effect at some moment
+// after its invocation, or never".
+struct CasRegisterConvention {
+  // The register's value before any operation; nullopt = absent (nil).
+  std::optional<std::int64_t> initial;
+  // Porcupine (its etcd model, which the Jepsen-log format follows): a failed
+  // cas means the register did not hold the expected value, so it is checked
+  // against the register. Knossos: a :fail is an operation that certainly did
+  // not take place, whatever the reason, and is dropped before the search
+  // (knossos/history.clj, `complete` marks it :fails? and `without-failures`
+  // removes it).
+  bool failed_cas_compared = true;
+  // Knossos: an ok read of nil says nothing of the register (knossos/model.clj,
+  // CASRegister's :read accepts a nil value in any state: "we don't know what
+  // the read was"). Porcupine: nil is the absent register.
+  bool nil_read_constrains = true;
+};
+
+// Porcupine's convention (Jepsen logs; ../shared/histories/jepsen-etcd).
+CasRegisterConvention PorcupineConvention();
+// Knossos's (EDN histories). Its cas-register model starts at nil unless
+// given a value (knossos.model/cas-register); Knossos's own tests run its
+// published histories from 0 (test/knossos/core_test.clj, test-examples).
+CasRegisterConvention KnossosConvention(std::optional<std::int64_t> initial = std::nullopt);
+
+// Checks a register history, key by key in key order. Operations that
+// constrain nothing under the convention are dropped before the search:
+// reads with an unknown or failed outcome, failed writes, and per the
+// convention failed cas operations and reads of nil.
+LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options = {},
+                           const CasRegisterConvention& convention = PorcupineConvention());
 
 }  // namespace leasesim::checker

@@ -1,6 +1,7 @@
 #include "checker/check_command.h"
 
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -40,26 +41,47 @@ struct Report {
   std::string verdict;  // "ok", "violation", "unknown"
   std::vector<Violation> violations;
   std::vector<std::string> notes;
-  std::size_t operations = 0;
+  std::size_t operations = 0;          // searched
+  std::size_t client_operations = 0;   // read from the file (imported formats)
   std::int64_t steps = -1;  // -1: no search ran
+  // The register convention judged under (cas-register model only).
+  std::optional<std::string> convention;
+  std::optional<std::int64_t> initial;  // nullopt = nil
 };
+
+std::string InitialText(const std::optional<std::int64_t>& initial) {
+  return initial ? std::to_string(*initial) : "nil";
+}
+
+Json ReportJson(const CheckRequest& args, const std::string& format, const std::string& model, const Report& report) {
+  Json json{{"file", args.file},         {"format", format},
+            {"model", model},            {"verdict", report.verdict},
+            {"operations", report.operations}, {"violations", Json::array()},
+            {"notes", report.notes}};
+  if (format != "leasesim") json["client_operations"] = report.client_operations;
+  if (report.convention) {
+    json["convention"] = {{"name", *report.convention},
+                          {"initial_value", report.initial ? Json(*report.initial) : Json(nullptr)}};
+  }
+  if (report.steps >= 0) json["steps"] = report.steps;
+  for (const Violation& v : report.violations) json["violations"].push_back(ViolationJson(v));
+  return json;
+}
 
 int Emit(const CheckRequest& args, const std::string& format, const std::string& model, const Report& report,
          std::ostream& out) {
   if (args.json) {
-    Json json{{"file", args.file},         {"format", format},
-              {"model", model},            {"verdict", report.verdict},
-              {"operations", report.operations}, {"violations", Json::array()},
-              {"notes", report.notes}};
-    if (report.steps >= 0) json["steps"] = report.steps;
-    for (const Violation& v : report.violations) json["violations"].push_back(ViolationJson(v));
-    out << json.dump() << '\n';
+    out << ReportJson(args, format, model, report).dump() << '\n';
   } else {
     out << args.file << ": ";
     if (report.verdict == "ok") out << "OK";
     if (report.verdict == "violation") out << report.violations.size() << " violation(s)";
     if (report.verdict == "unknown") out << "UNKNOWN (step budget exhausted)";
-    out << " [" << format << ", model " << model << ", " << report.operations << " operations";
+    out << " [" << format << ", model " << model;
+    if (report.convention) {
+      out << " (" << *report.convention << "'s convention, initial value " << InitialText(report.initial) << ")";
+    }
+    out << ", " << report.operations << " operations";
     if (report.steps >= 0) out << ", " << report.steps << " search steps";
     out << "]\n";
     for (const Violation& v : report.violations) out << "  " << v.kind << ": " << v.message << '\n';
@@ -111,21 +133,90 @@ Report FromLin(const LinResult& result) {
   return report;
 }
 
-}  // namespace
-
-int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
+// The flags' values, checked; false after naming the bad one on `err`.
+bool ValidFlags(const CheckRequest& args, std::ostream& err) {
   if (!args.format.empty() && args.format != "leasesim" && args.format != "jepsen-log" && args.format != "edn") {
     err << "leasesim check: unknown --format \"" << args.format << "\" (expected leasesim, jepsen-log or edn)\n";
-    return kCheckExitBadInput;
+    return false;
   }
   if (!args.model.empty() && args.model != "lease" && args.model != "cas-register" && args.model != "kv") {
     err << "leasesim check: unknown --model \"" << args.model << "\" (expected lease, cas-register or kv)\n";
-    return kCheckExitBadInput;
+    return false;
   }
   if (args.budget <= 0) {
     err << "leasesim check: --budget needs a positive integer number of search steps\n";
-    return kCheckExitBadInput;
+    return false;
   }
+  return true;
+}
+
+// --initial-value: an integer or nil (nullopt). The smallest 64-bit integer
+// is the model's stand-in for nil, so it cannot be a value.
+bool ParseInitialValue(const std::optional<std::string>& text, std::optional<std::int64_t>& initial,
+                       std::ostream& err) {
+  std::int64_t value = 0;
+  if (!text || *text == "nil") {
+    initial = std::nullopt;
+    return true;
+  }
+  if (!ParseInt64(*text, value) || value == std::numeric_limits<std::int64_t>::min()) {
+    err << "leasesim check: --initial-value needs an integer (above " << std::numeric_limits<std::int64_t>::min()
+        << ") or nil, got \"" << *text << "\"\n";
+    return false;
+  }
+  initial = value;
+  return true;
+}
+
+// The model to judge with: --model, else the format's own. An EDN history
+// with no client operation to tell (only the nemesis's) is a register one
+// when --initial-value says so, else key-value.
+std::string ModelFor(const CheckRequest& args, const std::string& format, std::string_view text) {
+  if (!args.model.empty()) return args.model;
+  if (format == "leasesim") return "lease";
+  if (format == "jepsen-log") return "cas-register";
+  const std::string sniffed = SniffEdnModel(text);
+  if (!sniffed.empty()) return sniffed;
+  return args.initial_value ? "cas-register" : "kv";
+}
+
+int CheckLeasesim(const CheckRequest& args, const std::string& text, const LinOptions& lin, std::ostream& out,
+                  std::ostream& err) {
+  HistoryReadResult read = ReadHistory(text);
+  if (!read.ok()) return BadInput(args, *read.error, out, err);
+  CheckOptions options;
+  options.store.lin = lin;
+  const Verdict verdict = CheckHistory(read.history, options);
+  Report report;
+  report.violations = verdict.violations;
+  report.notes = verdict.notes;
+  report.operations = read.history.store_ops.size();
+  report.verdict = !verdict.ok() ? "violation" : verdict.linearizability_unknown ? "unknown" : "ok";
+  return Emit(args, "leasesim", "lease", report, out);
+}
+
+// A register history is judged as the checker its format's files are judged
+// by reads them: EDN as Knossos, Jepsen logs as Porcupine (docs/CHECKER.md,
+// "Whose convention").
+int CheckRegister(const CheckRequest& args, const std::string& format, const std::string& text,
+                  std::optional<std::int64_t> initial, const LinOptions& lin, std::ostream& out, std::ostream& err) {
+  const bool edn = format == "edn";
+  ReadResult<CasRegisterOp> read = edn ? ImportEdnRegister(text) : ImportJepsenLog(text);
+  if (!read.ok()) return BadInput(args, *read.error, out, err);
+  CasRegisterConvention convention = edn ? KnossosConvention() : PorcupineConvention();
+  convention.initial = initial;
+  Report report = FromLin(CheckCasRegister(read.records, lin, convention));
+  report.client_operations = read.records.size();
+  report.convention = edn ? "Knossos" : "Porcupine";
+  report.initial = initial;
+  return Emit(args, format, "cas-register", report, out);
+}
+
+}  // namespace
+
+int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
+  std::optional<std::int64_t> initial;
+  if (!ValidFlags(args, err) || !ParseInitialValue(args.initial_value, initial, err)) return kCheckExitBadInput;
   std::ifstream in(args.file, std::ios::binary);
   if (!in) {
     err << "leasesim check: cannot read " << args.file << '\n';
@@ -136,15 +227,7 @@ int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
   const std::string text = buffer.str();
 
   const std::string format = args.format.empty() ? SniffFormat(args.file, text) : args.format;
-  std::string model = args.model;
-  if (model.empty()) {
-    if (format == "leasesim") model = "lease";
-    if (format == "jepsen-log") model = "cas-register";
-    if (format == "edn") {
-      model = SniffEdnModel(text);
-      if (model.empty()) model = "kv";
-    }
-  }
+  const std::string model = ModelFor(args, format, text);
   const bool compatible = (format == "leasesim" && model == "lease") ||
                           (format == "jepsen-log" && model == "cas-register") ||
                           (format == "edn" && (model == "kv" || model == "cas-register"));
@@ -153,32 +236,20 @@ int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
         << " history (leasesim: lease; jepsen-log: cas-register; edn: kv or cas-register)\n";
     return kCheckExitBadInput;
   }
+  if (args.initial_value && model != "cas-register") {
+    err << "leasesim check: --initial-value applies to the cas-register model only (this " << format
+        << " history is judged with the " << model << " model)\n";
+    return kCheckExitBadInput;
+  }
   LinOptions lin;
   lin.budget = args.budget;
-
-  if (format == "leasesim") {
-    HistoryReadResult read = ReadHistory(text);
-    if (!read.ok()) return BadInput(args, *read.error, out, err);
-    CheckOptions options;
-    options.store.lin = lin;
-    const Verdict verdict = CheckHistory(read.history, options);
-    Report report;
-    report.violations = verdict.violations;
-    report.notes = verdict.notes;
-    report.operations = read.history.store_ops.size();
-    report.verdict = !verdict.ok() ? "violation" : verdict.linearizability_unknown ? "unknown" : "ok";
-    return Emit(args, format, model, report, out);
-  }
-  if (model == "cas-register") {
-    ReadResult<CasRegisterOp> read = format == "edn" ? ImportEdnRegister(text) : ImportJepsenLog(text);
-    if (!read.ok()) return BadInput(args, *read.error, out, err);
-    const LinResult result = CheckCasRegister(read.records, lin);
-    return Emit(args, format, model, FromLin(result), out);
-  }
+  if (format == "leasesim") return CheckLeasesim(args, text, lin, out, err);
+  if (model == "cas-register") return CheckRegister(args, format, text, initial, lin, out, err);
   ReadResult<KvOp> read = ImportEdnKv(text);
   if (!read.ok()) return BadInput(args, *read.error, out, err);
-  const LinResult result = CheckKv(read.records, lin);
-  return Emit(args, format, model, FromLin(result), out);
+  Report report = FromLin(CheckKv(read.records, lin));
+  report.client_operations = read.records.size();
+  return Emit(args, format, model, report, out);
 }
 
 }  // namespace leasesim::checker

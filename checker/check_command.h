@@ -1,10 +1,12 @@
 #pragma once
-// What `leasesim check FILE [--format F] [--model M] [--budget N] [--json]`
-// does once cli/ has parsed its words: judges a history file. Exit codes: 0 fine, 1 violation, 2 bad input or
-// usage (a corrupt line is named by its number), 4 step budget exhausted.
+// What `leasesim check FILE [--format F] [--model M] [--initial-value V]
+// [--budget N] [--json]` does once cli/ has parsed its words: judges a
+// history file. Exit codes: 0 fine, 1 violation, 2 bad input or usage (a
+// corrupt line is named by its number), 4 step budget exhausted.
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,10 @@ struct CheckRequest {
   std::string format;  // leasesim, jepsen-log or edn; "" = sniffed from the file
   std::string model;   // lease, cas-register or kv; "" = the format's default
   std::int64_t budget = kDefaultLinBudget;  // linearizability search steps
+  // The cas-register's value before any operation, as written on the
+  // command line: an integer or "nil"; not given = nil, the default of both
+  // Knossos's cas-register model and Porcupine's etcd model.
+  std::optional<std::string> initial_value;
   bool json = false;   // one JSON object instead of text
 };
 

@@ -195,10 +195,14 @@ ReadResult<Op> Pair(std::string_view text, Invoke on_invoke, Complete on_complet
       continue;
     }
     auto it = pending.find(event.process);
+    // An :info with no operation pending is a note of the process's, not a
+    // completion: Knossos skips it ("just a random info", knossos/wgl.clj
+    // with-entry-ids; knossos/history.clj pairs+ keeps it unpaired).
+    if (it == pending.end() && event.type == "info") continue;
     if (it == pending.end()) {
       result.error = Error(event.line, "process",
-                           "process " + std::to_string(event.process) +
-                               " completes an operation it never invoked");
+                           "process " + std::to_string(event.process) + " completes an operation (:" + event.type +
+                               ") it never invoked: an :ok or :fail needs the process's :invoke before it");
       return result;
     }
     Op& op = result.records[it->second];
@@ -306,7 +310,7 @@ bool RegisterInvoke(const EdnEvent& event, CasRegisterOp& op, InputError& error)
     return false;
   }
   std::string message;
-  if (!DecodeRegisterInvoke(event.value() ? *event.value() : kNil, op, message)) {
+  if (!DecodeRegisterInvoke(event.value() ? *event.value() : kNil, op, message, ReadInvocation::kIgnored)) {
     error = Error(event.line, "value", message);
     return false;
   }

@@ -18,7 +18,13 @@ namespace leasesim::checker {
 
 // Times are positions in the history (the file's order is real-time order);
 // explanations name line numbers. Operations of a keyword process (the
-// :nemesis), with any value, are skipped, as are `;` comments. :index, when
+// :nemesis), with any value, are skipped, as are `;` comments and an :info
+// from a process with nothing pending (Knossos skips it too). A process may
+// invoke again after an :info; the crashed operation stays pending. Outcomes
+// are kept as written: what a :fail or a nil read means is the check's
+// convention (CheckCasRegister with KnossosConvention, as `leasesim check`
+// judges EDN). A register read's invocation value is ignored, as Knossos
+// ignores it. :index, when
 // present, must be a non-negative integer that grows from op to op; :time a
 // non-negative integer. Key-value values may be strings, keywords, symbols
 // or integers (and get/put any EDN value, compared by its EDN text).

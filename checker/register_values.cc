@@ -14,13 +14,14 @@ bool IsIntPair(const EdnValue& value) {
 
 // Whether an invocation value is an independent tuple [k v] for this kind:
 // a write of a vector, a cas whose second element is the [old new] pair, a
-// read of anything but nil.
-bool IsKeyed(const EdnValue& value, Kind kind) {
+// read of [k nil] (of any pair when the read's own value is ignored: a
+// register value is an integer, never a pair).
+bool IsKeyed(const EdnValue& value, Kind kind, ReadInvocation read) {
   if (!IsPair(value)) return false;
   switch (kind) {
     case Kind::kWrite: return true;
     case Kind::kCas: return IsIntPair(value.items[1]);
-    case Kind::kRead: return value.items[1].type == Type::kNil;
+    case Kind::kRead: return read == ReadInvocation::kIgnored || value.items[1].type == Type::kNil;
   }
   return false;
 }
@@ -35,7 +36,7 @@ const char* Expected(Kind kind) {
 }
 
 // An invocation's own value (the tuple's second element when keyed).
-bool DecodeArgument(const EdnValue& value, CasRegisterOp& op) {
+bool DecodeArgument(const EdnValue& value, CasRegisterOp& op, ReadInvocation read) {
   switch (op.kind) {
     case Kind::kWrite:
       if (value.type != Type::kInt) return false;
@@ -47,7 +48,7 @@ bool DecodeArgument(const EdnValue& value, CasRegisterOp& op) {
       op.value = value.items[1].integer;
       return true;
     case Kind::kRead:
-      return value.type == Type::kNil;
+      return read == ReadInvocation::kIgnored || value.type == Type::kNil;
   }
   return false;
 }
@@ -70,10 +71,10 @@ std::string RegisterKeyText(const EdnValue& key) {
   return key.ToString();
 }
 
-bool DecodeRegisterInvoke(const EdnValue& value, CasRegisterOp& op, std::string& error) {
-  const bool keyed = IsKeyed(value, op.kind);
+bool DecodeRegisterInvoke(const EdnValue& value, CasRegisterOp& op, std::string& error, ReadInvocation read) {
+  const bool keyed = IsKeyed(value, op.kind, read);
   if (keyed) op.key = RegisterKeyText(value.items[0]);
-  if (!DecodeArgument(keyed ? value.items[1] : value, op)) {
+  if (!DecodeArgument(keyed ? value.items[1] : value, op, read)) {
     error = std::string("expected ") + Expected(op.kind) + " (or an independent [key " + Expected(op.kind) +
             "]), got " + value.ToString();
     return false;

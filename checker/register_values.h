@@ -11,10 +11,21 @@
 
 namespace leasesim::checker {
 
+// What a read's invocation may carry. Jepsen invokes a read with nil (or
+// [key nil]), and Porcupine's log parser takes only that; Knossos replaces an
+// invocation's value with its :ok completion's (knossos/history.clj,
+// `complete`), and never needs that of a read that did not complete ok, so it
+// ignores whatever a read was invoked with.
+enum class ReadInvocation {
+  kNilOnly,  // nil or [key nil]
+  kIgnored,  // any value; [key anything] names the key
+};
+
 // Fills op's key, value and expected from an invocation's value, given
 // op.kind. False with `error` (the rule broken) when the value has no such
 // form.
-bool DecodeRegisterInvoke(const EdnValue& value, CasRegisterOp& op, std::string& error);
+bool DecodeRegisterInvoke(const EdnValue& value, CasRegisterOp& op, std::string& error,
+                          ReadInvocation read = ReadInvocation::kNilOnly);
 
 // Checks a completion's value against its invocation `op` and, for an ok
 // read, fills what was read. Indefinite completions (:info) and failures

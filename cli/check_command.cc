@@ -17,9 +17,16 @@ int CheckCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
   args.Positional("FILE", "The history file", /*required=*/false)
       .Option("--format", "leasesim|jepsen-log|edn", "The file's format (default: sniffed)")
       .Option("--model", "lease|cas-register|kv", "What to judge it against (default: the format's)")
+      .Option("--initial-value", "V",
+              "cas-register only: the register's value before the first operation, an integer or nil "
+              "(default nil, as Knossos's cas-register model and Porcupine's etcd model; Knossos's own "
+              "tests run its histories from 0)")
       .Option("--budget", "N", "Linearizability search steps before giving up (exit 4)")
       .Switch("--json", "Print one JSON object")
-      .Footer("Exit: 0 fine, 1 violation, 2 bad input or usage (a corrupt line is named by its number), "
+      .Footer("A register history is read as the checker of its format reads it: EDN as Knossos (a :fail "
+              "did not happen and is dropped, a read of nil says nothing, a read's invocation value is ignored), "
+              "a Jepsen log as Porcupine (a failed cas saw another value); :info is an outcome unknown in both. "
+              "Exit: 0 fine, 1 violation, 2 bad input or usage (a corrupt line is named by its number), "
               "4 step budget exhausted.");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().size() != 1) {
@@ -29,6 +36,7 @@ int CheckCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
   checker::CheckRequest request{.file = args.positional()[0],
                                 .format = args.value("--format").value_or(""),
                                 .model = args.value("--model").value_or(""),
+                                .initial_value = args.value("--initial-value"),
                                 .json = args.has("--json")};
   if (const std::optional<std::string> budget = args.value("--budget");
       budget && (!ParseNumber(*budget, request.budget) || request.budget <= 0)) {

@@ -111,6 +111,75 @@ TEST(CheckCommand, LeasesimHistoryVerdicts) {
   EXPECT_EQ(Check({WriteTemp("fine.jsonl", HistoryToJsonLines(h))}).code, kCheckExitOk);
 }
 
+// An EDN register history whose first read sees 0, and a concurrent cas
+// that failed while the register held its expected value.
+std::string KnossosStyleHistory() {
+  return "[{:process 0, :type :invoke, :f :read, :value 0}\n"
+         " {:process 0, :type :ok, :f :read, :value 0}\n"
+         " {:process 1, :type :invoke, :f :cas, :value [0 2]}\n"
+         " {:process 2, :type :invoke, :f :write, :value 1}\n"
+         " {:process 1, :type :fail, :f :cas, :value [0 2]}\n"
+         " {:process 2, :type :ok, :f :write, :value 1}\n"
+         " {:process 3, :type :invoke, :f :read, :value nil}\n"
+         " {:process 3, :type :ok, :f :read, :value 1}]\n";
+}
+
+TEST(CheckCommand, InitialValueSetsTheRegistersStart) {
+  const std::string edn = WriteTemp("knossos-style.edn", KnossosStyleHistory());
+  // Knossos's cas-register model starts at nil: reading 0 first cannot be.
+  const CommandRun from_nil = Check({edn});
+  EXPECT_EQ(from_nil.code, kCheckExitViolation) << from_nil.out << from_nil.err;
+  EXPECT_NE(from_nil.out.find("Knossos's convention, initial value nil"), std::string::npos) << from_nil.out;
+  EXPECT_EQ(Check({edn, "--initial-value", "nil"}).code, kCheckExitViolation);
+  EXPECT_EQ(Check({edn, "--initial-value", "7"}).code, kCheckExitViolation);
+  const CommandRun from_zero = Check({edn, "--initial-value", "0", "--json"});
+  EXPECT_EQ(from_zero.code, kCheckExitOk) << from_zero.out << from_zero.err;
+  const nlohmann::json parsed = nlohmann::json::parse(from_zero.out, nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded()) << from_zero.out;
+  EXPECT_EQ(parsed["convention"]["name"], "Knossos");
+  EXPECT_EQ(parsed["convention"]["initial_value"], 0);
+  EXPECT_EQ(parsed["client_operations"], 4);
+  EXPECT_EQ(parsed["operations"], 3);  // the failed cas is dropped
+
+  // A Jepsen log starts where it is told too, and keeps Porcupine's reading.
+  const std::string log = WriteTemp("reads-zero.log",
+                                    "INFO  jepsen.util - 0\t:invoke\t:read\tnil\n"
+                                    "INFO  jepsen.util - 0\t:ok\t:read\t0\n"
+                                    "INFO  jepsen.util - 1\t:invoke\t:cas\t[0 2]\n"
+                                    "INFO  jepsen.util - 1\t:fail\t:cas\t[0 2]\n");
+  EXPECT_EQ(Check({log, "--initial-value", "5"}).code, kCheckExitViolation);
+  const CommandRun porcupine = Check({log, "--initial-value", "0"});
+  EXPECT_EQ(porcupine.code, kCheckExitViolation) << porcupine.out;
+  EXPECT_NE(porcupine.out.find("Porcupine's convention, initial value 0"), std::string::npos) << porcupine.out;
+
+  // Not an integer, or a model without a register: a usage error naming the flag.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{edn, "--initial-value", "zero"}, {edn, "--initial-value", ""},
+        {edn, "--initial-value", "-9223372036854775808"}, {edn, "--initial-value", "0", "--model", "kv"}}) {
+    const CommandRun bad = Check(args);
+    EXPECT_EQ(bad.code, kCheckExitBadInput) << args[2];
+    EXPECT_NE(bad.err.find("--initial-value"), std::string::npos) << bad.err;
+  }
+  const CommandRun help = Check({"--help"});
+  EXPECT_NE(help.out.find("--initial-value"), std::string::npos) << help.out;
+}
+
+TEST(CheckCommand, EdnRegisterBudgetAndBadInput) {
+  const std::string edn = WriteTemp("budget.edn", KnossosStyleHistory());
+  const CommandRun unknown = Check({edn, "--initial-value", "0", "--budget", "1"});
+  EXPECT_EQ(unknown.code, kCheckExitUnknown) << unknown.out;
+  EXPECT_EQ(Check({edn, "--initial-value", "0", "--budget", "1"}).out, unknown.out);
+
+  const std::string stray = WriteTemp("stray-ok.edn",
+                                      "{:process 0, :type :invoke, :f :write, :value 1}\n"
+                                      "{:process 0, :type :ok, :f :write, :value 1}\n"
+                                      "{:process 5, :type :ok, :f :read, :value 1}\n");
+  const CommandRun bad = Check({stray});
+  EXPECT_EQ(bad.code, kCheckExitBadInput);
+  EXPECT_NE(bad.err.find("line 3, field \"process\""), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("needs the process's :invoke"), std::string::npos) << bad.err;
+}
+
 TEST(CheckCommand, UsageErrors) {
   EXPECT_EQ(Check({}).code, kCheckExitBadInput);
   EXPECT_EQ(Check({"a", "b"}).code, kCheckExitBadInput);
