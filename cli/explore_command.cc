@@ -17,6 +17,7 @@
 #include "runner/explore.h"
 #include "runner/fault_catalogue.h"
 #include "runner/scenario_parser.h"
+#include "base/program_name.h"
 #include "cli/protocol_option.h"
 
 namespace leasesim::cli {
@@ -141,7 +142,7 @@ bool WriteViolation(const runner::ViolatingPlacement& found, const Request& requ
   for (const checker::Violation& violation : found.violations) {
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
-  out << "  replay: leasesim run " << path.string() << " --seed " << request.options.seed << "\n";
+  out << "  replay: " << base::ProgramName() << " run " << path.string() << " --seed " << request.options.seed << "\n";
   return true;
 }
 

@@ -17,7 +17,9 @@
 #include "reports/summary_json.h"
 #include "runner/nemesis.h"
 #include "runner/scenario_parser.h"
+#include "base/program_name.h"
 #include "cli/protocol_option.h"
+#include "core/probes.h"
 #include "core/protocol.h"
 
 namespace leasesim::cli {
@@ -95,6 +97,11 @@ void PrintCoverage(const fuzz::FuzzOutcome& outcome, std::ostream& out) {
   const fuzz::SearchOutcome& search = outcome.search;
   out << "coverage: " << search.corpus << " case(s) kept for reaching something new, " << search.mutated
       << " mutated case(s); probes never reached: ";
+  // A protocol of a user's own need not report core's probes at all.
+  if (search.probes_never.size() == core::kProbeNames.size()) {
+    out << "all (the protocol reports none: core/probes.h)\n";
+    return;
+  }
   if (search.probes_never.empty()) out << "none";
   for (std::size_t i = 0; i < search.probes_never.size(); ++i) out << (i == 0 ? "" : ", ") << search.probes_never[i];
   out << "\n";
@@ -131,8 +138,8 @@ int ReportAgainstBaseline(const fuzz::FuzzOptions& options, const std::string& b
           << violation.message << "\n";
       counts.erase(count);
     }
-    out << "  new:      leasesim run " << path << " --seed " << worse.seed << "\n"
-        << "  baseline: leasesim run " << path << " --seed " << worse.seed << " --protocol " << baseline << "\n";
+    out << "  new:      " << base::ProgramName() << " run " << path << " --seed " << worse.seed << "\n"
+        << "  baseline: " << base::ProgramName() << " run " << path << " --seed " << worse.seed << " --protocol " << baseline << "\n";
   }
   if (outcome.worse > static_cast<int>(outcome.worse_cases.size())) {
     out << "  ... " << outcome.worse - static_cast<int>(outcome.worse_cases.size()) << " more worse case(s) not kept\n";
@@ -161,7 +168,7 @@ int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutco
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
   out << "  wrote " << path << "\n";
-  out << "  replay: leasesim run " << path << " --seed " << outcome.run_seed << "\n";
+  out << "  replay: " << base::ProgramName() << " run " << path << " --seed " << outcome.run_seed << "\n";
   out << "  same session: " << again << "\n";
   return kExitViolation;
 }
@@ -203,7 +210,7 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
   if (baseline) return ReportAgainstBaseline(options, *baseline, out_dir, out, err);
   const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
   // The session replays by its case count, whatever stopped it.
-  const std::string again = "leasesim fuzz --runs " + std::to_string(outcome.cases) + " --seed " +
+  const std::string again = base::ProgramName() + " fuzz --runs " + std::to_string(outcome.cases) + " --seed " +
                             std::to_string(options.seed) + " --protocol " + options.protocol + " --property " +
                             options.property + (options.steer ? "" : " --no-steer");
   PrintCoverage(outcome, out);

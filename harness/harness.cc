@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/program_name.h"
 #include "base/version.h"
 #include "cli/commands.h"
 #include "cli/live_command.h"
@@ -60,6 +61,7 @@ namespace leasesim::harness {
 int Main(int argc, char** argv) {
   // `live` starts each node as this program's "live-node" (not listed:
   // people never type it).
+  if (argc >= 1) base::SetProgramName(argv[0]);
   if (argc >= 2 && std::string(argv[1]) == live::kLiveNodeCommand) return live::RunLiveNode(argc - 1, argv + 1);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {

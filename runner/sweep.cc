@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "base/program_name.h"
 #include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
 #include "runner/sweep_timeline.h"
@@ -111,7 +112,7 @@ reports::SweepSummary SweepHeader(const ScenarioFile& file, const std::vector<co
 
 std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed,
                           const std::string& protocol) {
-  return "leasesim replay " + ShellWord(file) + " --scenario " + ShellWord(scenario) + " --seed " +
+  return base::ProgramName() + " replay " + ShellWord(file) + " --scenario " + ShellWord(scenario) + " --seed " +
          std::to_string(seed) + (protocol.empty() ? "" : " --protocol " + ShellWord(protocol));
 }
 
