@@ -330,11 +330,12 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
   const std::string identity = NodeIdentity(config.node, world.incarnation(host));
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
   env_->UseReplicatedStore(config.replicated_store);
-  core::ElectorConfig elector = config.elector;
-  elector.identity = identity;
-  elector.node_name = "n" + std::to_string(config.node);
-  assert(config.rules != nullptr);
-  node_ = std::make_unique<core::LeaseNode>(*env_, std::move(elector), config.settlement, *config.rules);
+  core::NodeSetup setup = config.setup;
+  setup.identity = identity;
+  setup.node_name = "n" + std::to_string(config.node);
+  assert(config.protocol != nullptr);
+  node_ = config.protocol->build(*env_, setup);
+  assert(node_ != nullptr);
   node_->Start();
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // One replica process in the simulated world: the core's Env implemented
 // over sim/ (its host's clocks, fibers, the simulated network to the store
-// and ledger servers), and the core LeaseNode running on it. A crash destroys
-// the whole object: memory lost, as in a real process.
+// and ledger servers), and the protocol's node running on it (whatever the
+// registered protocol builds: core/protocol.h). A crash destroys the whole
+// object: memory lost, as in a real process.
 
 #include <cstdint>
 #include <limits>
@@ -12,7 +13,7 @@
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
 #include "core/env.h"
-#include "core/lease_node.h"
+#include "core/protocol.h"
 #include "sim/network.h"
 #include "sim/prng.h"
 #include "sim/world.h"
@@ -23,11 +24,10 @@ class ReplicatedStore;
 
 struct SimNodeConfig {
   int node = 0;               // 1-based node number
-  core::ElectorConfig elector;  // identity filled in per incarnation
-  core::SettlementConfig settlement;
-  // The protocol's rules (core::CorrectRules() unless a test runs a zoo
-  // variant); must outlive every incarnation.
-  const core::ProtocolRules* rules = &core::CorrectRules();
+  core::NodeSetup setup;      // node name and identity filled in per incarnation
+  // The protocol every incarnation runs (built through its factory); must
+  // outlive every incarnation.
+  const core::Protocol* protocol = nullptr;
   // When set, store calls go to this replicated store (finding its leader)
   // instead of the single store server.
   ReplicatedStore* replicated_store = nullptr;
@@ -141,15 +141,15 @@ class SimNodeEnv final : public core::Env,
   std::shared_ptr<WatchState> watch_ = std::make_shared<WatchState>();
 };
 
-// The process state of a node incarnation: its Env and the core on top.
+// The process state of a node incarnation: its Env and the protocol on top.
 class SimNodeProcess final : public sim::ProcessState {
  public:
   SimNodeProcess(sim::World& world, sim::Network& network, sim::HostId host,
                  const SimNodeConfig& config, SimStoreServer& store, SimLedgerServer& ledger,
                  SimObserver& observer);
 
-  const core::LeaseNode& node() const { return *node_; }
-  core::LeaseNode& node() { return *node_; }
+  const core::ProtocolNode& node() const { return *node_; }
+  core::ProtocolNode& node() { return *node_; }
 
   // Graceful shutdown on a task of its own: releases the lease (to the node
   // named `successor`, if any), then calls on_released (from that task).
@@ -157,7 +157,7 @@ class SimNodeProcess final : public sim::ProcessState {
 
  private:
   std::unique_ptr<SimNodeEnv> env_;
-  std::unique_ptr<core::LeaseNode> node_;
+  std::unique_ptr<core::ProtocolNode> node_;
 };
 
 // The identity of a node incarnation: unique per incarnation, never a bare name.

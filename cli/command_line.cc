@@ -22,9 +22,10 @@ CommandLine::CommandLine(const std::string& command, const std::string& descript
 CommandLine::~CommandLine() = default;
 
 std::string CommandLine::LongName(const std::string& flags) {
+  // The first long name: "--protocol,--variant" is read as "--protocol".
   const std::size_t at = flags.find("--");
   assert(at != std::string::npos);  // every option has a long name
-  return flags.substr(at);
+  return flags.substr(at, flags.find(',', at) - at);
 }
 
 CommandLine& CommandLine::Positional(const std::string& name, const std::string& help, bool required, bool many) {

@@ -80,7 +80,8 @@ TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
     }
   }
   EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("-j,--jobs"), std::string::npos);
-  EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("--variant"), std::string::npos);
+  EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("--protocol"), std::string::npos);
+  EXPECT_NE(Invoke(RunCommand, {"--help"}).out.find("--variant"), std::string::npos);  // its alias
   EXPECT_NE(Invoke(CompareCommand, {"--help"}).out.find("--tolerate"), std::string::npos);
 }
 

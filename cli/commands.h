@@ -37,8 +37,8 @@ int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out);
 
 // A failing run: its unexpected violations and the command that replays it.
-// `variant`: the --variant the sweep ran with (empty: none).
-void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& variant,
+// `protocol`: the --protocol the sweep ran with (empty: none).
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& protocol,
                   std::ostream& out);
 
 // The suite-level requirements' verdict as `run` and `merge` print it: a

@@ -1,4 +1,4 @@
-// Tests of `leasesim run --variant` and `leasesim compare` on real sweeps
+// Tests of `leasesim run --protocol` and `leasesim compare` on real sweeps
 // of scenarios/ci.json (a few seeds of the scenarios that matter, so each
 // test takes well under a second).
 
@@ -49,13 +49,13 @@ std::string Read(const fs::path& path) {
   return content;
 }
 
-// `run FILE --scenario NAME --seeds SEEDS [--variant V] --out DIR`; how
+// `run FILE --scenario NAME --seeds SEEDS [--protocol V] --out DIR`; how
 // many runs failed. (The exit code would also count ci.json's suite-wide
 // requirements, which one scenario alone does not meet.)
 int Sweep(const std::string& file, const std::string& scenario, const std::string& seeds, const fs::path& out,
           const std::string& variant = "") {
   std::vector<std::string> args = {file, "--scenario", scenario, "--seeds", seeds, "--out", out.string(), "--quiet"};
-  if (!variant.empty()) args.insert(args.end(), {"--variant", variant});
+  if (!variant.empty()) args.insert(args.end(), {"--protocol", variant});
   const Outcome run = Invoke(RunCommand, args);
   EXPECT_NE(run.code, kExitBadInput) << run.err;
   return nlohmann::json::parse(Read(out / "summary.json"))["totals"]["failed"].get<int>();
@@ -81,13 +81,14 @@ TEST(CompareCommand, ABrokenVariantNewlyFailsWithReplayCommandsThatReplay) {
   ASSERT_EQ(Sweep(CiFile(), "leader-partitioned-from-store", "1-4", dir / "base"), 0);
   ASSERT_EQ(Sweep(CiFile(), "leader-partitioned-from-store", "1-4", dir / "new", "connection-loss-still-leading"), 4);
   const nlohmann::json summary = nlohmann::json::parse(Read(dir / "new" / "summary.json"));
-  EXPECT_EQ(summary["variant"], "connection-loss-still-leading");
+  EXPECT_EQ(summary["protocol"], "connection-loss-still-leading");
+  EXPECT_EQ(summary["scenarios"][0]["protocol"], "connection-loss-still-leading");
   const Outcome compare = Invoke(CompareCommand, {(dir / "base").string(), (dir / "new").string(), "--markdown",
                                                   (dir / "m.md").string(), "--json", (dir / "c.json").string()});
   EXPECT_EQ(compare.code, kExitViolation) << compare.out << compare.err;
   EXPECT_NE(compare.out.find("leasesim compare: worse — 4 seeds newly fail"), std::string::npos) << compare.out;
   const std::string replay = "leasesim replay " + CiFile() +
-                             " --scenario leader-partitioned-from-store --seed 2 --variant connection-loss-still-leading";
+                             " --scenario leader-partitioned-from-store --seed 2 --protocol connection-loss-still-leading";
   EXPECT_NE(compare.out.find("NEW FAIL leader-partitioned-from-store seed 2\n  lease_overlap: "), std::string::npos);
   EXPECT_NE(compare.out.find("replay: " + replay), std::string::npos);
   EXPECT_NE(Read(dir / "m.md").find("`" + replay + "`"), std::string::npos);
@@ -182,7 +183,7 @@ TEST(CompareCommand, BadInputIsRefusedWithTheReason) {
   EXPECT_NE(refusal({three, three, "--bogus"}).find("unknown option --bogus"), std::string::npos);
   const Outcome bad_variant = Invoke(RunCommand, {CiFile(), "--variant", "correct,nope", "--out", (dir / "x").string()});
   EXPECT_EQ(bad_variant.code, kExitBadInput);
-  EXPECT_NE(bad_variant.err.find("--variant: unknown variant \"nope\""), std::string::npos) << bad_variant.err;
+  EXPECT_NE(bad_variant.err.find("--protocol: unknown variant \"nope\""), std::string::npos) << bad_variant.err;
 }
 
 // compare gates a figure by which way is better: every figure the suites
@@ -204,7 +205,7 @@ TEST(CompareCommand, EveryFigureTheSuitesWriteHasADirection) {
   }
 }
 
-// fuzz --baseline-variant: every case on both protocols; worse cases written
+// fuzz --baseline-protocol: every case on both protocols; worse cases written
 // with both replay commands; exit 1 only when the new protocol is worse.
 TEST(FuzzAgainstBaseline, WritesTheWorseCasesWithBothReplays) {
   const fs::path dir = TempDir("fuzz");
@@ -223,7 +224,7 @@ TEST(FuzzAgainstBaseline, WritesTheWorseCasesWithBothReplays) {
   EXPECT_NE(better.out.find("0 worse, 3 better"), std::string::npos) << better.out;
   const Outcome bad = Invoke(FuzzCommand, {"--runs", "3", "--baseline-variant", "nope"});
   EXPECT_EQ(bad.code, kExitBadInput);
-  EXPECT_NE(bad.err.find("--baseline-variant: unknown variant \"nope\""), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--baseline-protocol: unknown protocol \"nope\""), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -17,7 +17,8 @@
 #include "runner/explore.h"
 #include "runner/fault_catalogue.h"
 #include "runner/scenario_parser.h"
-#include "zoo/variants.h"
+#include "base/program_name.h"
+#include "cli/protocol_option.h"
 
 namespace leasesim::cli {
 namespace {
@@ -72,12 +73,9 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   if (it == scenarios.end()) return request.file + " has no scenario named \"" + *name + "\"";
   request.scenario = *it;
   if (auto refusal = runner::ExploreRefusal(request.scenario)) return *refusal;
-  if (auto variant = args.value("--variant")) {
-    if (zoo::FindVariant(*variant) == nullptr) {
-      return "unknown variant \"" + *variant + "\" (known: " + zoo::VariantNames() + ")";
-    }
-    request.scenario.variant = *variant;
-  }
+  const ProtocolChoice protocol = ReadProtocol(args);
+  if (!protocol.error.empty()) return protocol.error;
+  if (protocol.name) request.scenario.protocol = *protocol.name;
   runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);
   if (auto path = args.value("--menu")) {
     auto parsed = runner::LoadMenuFile(*path, request.scenario);
@@ -92,8 +90,8 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
 
 void PrintHeader(const Request& request, std::ostream& out) {
   const runner::ExploreOptions& options = request.options;
-  out << "explore " << request.file << " scenario " << request.scenario.name << ", variant "
-      << request.scenario.variant << ", seed " << options.seed << ", up to " << options.faults << " fault(s)\n";
+  out << "explore " << request.file << " scenario " << request.scenario.name << ", protocol "
+      << request.scenario.protocol << ", seed " << options.seed << ", up to " << options.faults << " fault(s)\n";
   std::map<std::string, std::size_t> by_kind;  // in name order, for a stable line
   for (const runner::MenuItem& item : request.menu) ++by_kind[runner::FaultKindName(item.fault.kind)];
   out << "menu: " << request.menu.size() << " items (";
@@ -144,7 +142,7 @@ bool WriteViolation(const runner::ViolatingPlacement& found, const Request& requ
   for (const checker::Violation& violation : found.violations) {
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
-  out << "  replay: leasesim run " << path.string() << " --seed " << request.options.seed << "\n";
+  out << "  replay: " << base::ProgramName() << " run " << path.string() << " --seed " << request.options.seed << "\n";
   return true;
 }
 
@@ -159,13 +157,13 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
       .Option("--faults", "K", "Place up to K faults (required)")
       .Option("--menu", "MENU.json", "The faults to place (default: drawn from the fault catalogue)")
       .Option("-o,--out", "DIR", "Where violating placements go (default out/explore)")
-      .Option("--variant", "V", "The protocol variant (default: the scenario's)")
       .Option("-s,--seed", "S", "The one seed every placement runs on")
       .Option("--limit", "N", "Run at most N placements")
       .Option("--keep", "N", "Write at most N violating placements")
       .Switch("--stop-at-first", "Stop at the first violating placement")
       .Switch("--list", "Print the menu and stop")
       .Footer("Exit: 0 no placement violates, 1 some does, 2 bad input or usage.");
+  DeclareProtocol(args, "The protocol (default: the scenario's)");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   Request request;
   if (auto error = ReadRequest(args, request)) {

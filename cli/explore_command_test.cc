@@ -92,7 +92,7 @@ TEST(ExploreCommand, BadInputExitsTwoWithAClearMessage) {
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "5"}), "--faults must be an integer from 1 to 4");
   expect_bad(Explore({file, "--scenario", "two-nodes"}), "--faults K is required");
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "1", "--variant", "sloppy"}),
-             "unknown variant \"sloppy\"");
+             "unknown protocol \"sloppy\"");
   const fs::path menu = dir / "menu.json";
   std::ofstream(menu) << R"({"kinds": ["pause"], "durations": ["short", "tiny"]})";
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "1", "--menu", menu.string()}),
@@ -103,7 +103,7 @@ TEST(ExploreCommand, BadInputExitsTwoWithAClearMessage) {
 
 TEST(ExploreCommand, ViolatingPlacementIsWrittenAndReplaysWithRun) {
   const fs::path dir = TempDir("caught");
-  const Outcome outcome = Explore({ExploreFile(), "--scenario", "two-nodes", "--faults", "1", "--variant",
+  const Outcome outcome = Explore({ExploreFile(), "--scenario", "two-nodes", "--faults", "1", "--protocol",
                                    "no-term-bump", "--out", dir.string(), "--stop-at-first"});
   ASSERT_EQ(outcome.code, kExitViolation) << outcome.out << outcome.err;
   const std::string marker = "replay: leasesim run ";

@@ -17,7 +17,10 @@
 #include "reports/summary_json.h"
 #include "runner/nemesis.h"
 #include "runner/scenario_parser.h"
-#include "zoo/variants.h"
+#include "base/program_name.h"
+#include "cli/protocol_option.h"
+#include "core/probes.h"
+#include "core/protocol.h"
 
 namespace leasesim::cli {
 namespace {
@@ -48,13 +51,12 @@ std::optional<int> ParseFuzzOptions(const CommandLine& args, fuzz::FuzzOptions& 
     std::random_device device;  // determinism-ok: picks the session seed only; printed below
     options.seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   }
-  if (auto variant = args.value("--variant")) {
-    if (zoo::FindVariant(*variant) == nullptr) {
-      err << "leasesim fuzz: unknown variant \"" << *variant << "\" (known: " << zoo::VariantNames() << ")\n";
-      return kExitBadInput;
-    }
-    options.variant = *variant;
+  const ProtocolChoice protocol = ReadProtocol(args);
+  if (!protocol.error.empty()) {
+    err << "leasesim fuzz: " << protocol.error << "\n";
+    return kExitBadInput;
   }
+  options.protocol = protocol.name.value_or(core::Protocols().default_name());
   if (auto property = args.value("--property")) {
     if (auto problem = fuzz::CheckPropertyName(*property)) {
       err << "leasesim fuzz: " << *problem << "\n";
@@ -95,17 +97,22 @@ void PrintCoverage(const fuzz::FuzzOutcome& outcome, std::ostream& out) {
   const fuzz::SearchOutcome& search = outcome.search;
   out << "coverage: " << search.corpus << " case(s) kept for reaching something new, " << search.mutated
       << " mutated case(s); probes never reached: ";
+  // A protocol of a user's own need not report core's probes at all.
+  if (search.probes_never.size() == core::kProbeNames.size()) {
+    out << "all (the protocol reports none: core/probes.h)\n";
+    return;
+  }
   if (search.probes_never.empty()) out << "none";
   for (std::size_t i = 0; i < search.probes_never.size(); ++i) out << (i == 0 ? "" : ", ") << search.probes_never[i];
   out << "\n";
 }
 
-// --baseline-variant: every case on both protocols; the cases where the new
+// --baseline-protocol: every case on both protocols; the cases where the new
 // one is worse are written to DIR/worse-K.json with both replay commands.
 int ReportAgainstBaseline(const fuzz::FuzzOptions& options, const std::string& baseline, const std::string& out_dir,
                           std::ostream& out, std::ostream& err) {
   const fuzz::BaselineOutcome outcome = fuzz::RunAgainstBaseline(options, baseline, out);
-  out << "differential: " << outcome.cases << " case(s) on " << options.variant << " (new) and " << baseline
+  out << "differential: " << outcome.cases << " case(s) on " << options.protocol << " (new) and " << baseline
       << " (baseline): " << outcome.worse << " worse, " << outcome.better << " better, " << outcome.both_failing
       << " failing on both\n";
   std::error_code error;
@@ -131,8 +138,8 @@ int ReportAgainstBaseline(const fuzz::FuzzOptions& options, const std::string& b
           << violation.message << "\n";
       counts.erase(count);
     }
-    out << "  new:      leasesim run " << path << " --seed " << worse.seed << "\n"
-        << "  baseline: leasesim run " << path << " --seed " << worse.seed << " --variant " << baseline << "\n";
+    out << "  new:      " << base::ProgramName() << " run " << path << " --seed " << worse.seed << "\n"
+        << "  baseline: " << base::ProgramName() << " run " << path << " --seed " << worse.seed << " --protocol " << baseline << "\n";
   }
   if (outcome.worse > static_cast<int>(outcome.worse_cases.size())) {
     out << "  ... " << outcome.worse - static_cast<int>(outcome.worse_cases.size()) << " more worse case(s) not kept\n";
@@ -161,7 +168,7 @@ int ReportCounterexample(const fuzz::FuzzOptions& options, const fuzz::FuzzOutco
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
   out << "  wrote " << path << "\n";
-  out << "  replay: leasesim run " << path << " --seed " << outcome.run_seed << "\n";
+  out << "  replay: " << base::ProgramName() << " run " << path << " --seed " << outcome.run_seed << "\n";
   out << "  same session: " << again << "\n";
   return kExitViolation;
 }
@@ -175,36 +182,36 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
   args.Option("--runs", "N", "Generated cases to run (1..10000000; default 100)")
       .Option("--time-budget", "DURATION", "Run cases until this much wall time is spent (90s, 10m, 2h)")
       .Option("-s,--seed", "S", "The session's seed (default: a fresh one, printed)")
-      .Option("--variant", "V", "The protocol variant under test (default correct; see leasesim zoo)")
       .Option("--property", "P", "The property to falsify (default safety)")
       .Option("-o,--out", "DIR", "Where the counterexample goes (default out/fuzz)")
       .Switch("--no-shrink", "Report a failure as found, unshrunk")
       .Switch("--no-steer", "Draw cases without coverage guidance")
       .Option("--expand", "FILE", "Print the fault script a nemesis scenario of FILE draws for --scenario and --seed")
       .Option("--scenario", "NAME", "With --expand: the scenario")
-      .Option("--baseline-variant", "V",
-              "Run every case on V too; keep the cases where the variant under test is worse (DIR/worse-K.json)")
-      .Footer("Exit: 0 no counterexample (with --baseline-variant: no case worse than the baseline), 1 a "
+      .Option("--baseline-protocol,--baseline-variant", "NAME",
+              "Run every case on NAME too; keep the cases where the protocol under test is worse (DIR/worse-K.json)")
+      .Footer("Exit: 0 no counterexample (with --baseline-protocol: no case worse than the baseline), 1 a "
               "counterexample (written to DIR), 2 bad input or usage.");
+  DeclareProtocol(args, "The protocol under test (default: the registry's default)");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.value("--expand")) return ExpandCommand(args, out, err);
   fuzz::FuzzOptions options;
   if (const std::optional<int> bad = ParseFuzzOptions(args, options, err)) return *bad;
   const std::string out_dir = args.value("--out").value_or("out/fuzz");
-  const std::optional<std::string> baseline = args.value("--baseline-variant");
+  const std::optional<std::string> baseline = args.value("--baseline-protocol");
   if (const std::string problem = baseline ? fuzz::CheckBaseline(options, *baseline) : ""; !problem.empty()) {
     err << "leasesim fuzz: " << problem << "\n";
     return kExitBadInput;
   }
   out << "leasesim fuzz: " << (options.time_budget_ms > 0 ? "for " + *args.value("--time-budget") : std::to_string(options.runs) + " case(s)")
-      << ", property " << options.property << ", variant " << options.variant << ", seed " << options.seed
+      << ", property " << options.property << ", protocol " << options.protocol << ", seed " << options.seed
       << (options.steer ? "" : ", unsteered") << (baseline ? ", against baseline " + *baseline : "") << "\n";
   out.flush();
   if (baseline) return ReportAgainstBaseline(options, *baseline, out_dir, out, err);
   const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
   // The session replays by its case count, whatever stopped it.
-  const std::string again = "leasesim fuzz --runs " + std::to_string(outcome.cases) + " --seed " +
-                            std::to_string(options.seed) + " --variant " + options.variant + " --property " +
+  const std::string again = base::ProgramName() + " fuzz --runs " + std::to_string(outcome.cases) + " --seed " +
+                            std::to_string(options.seed) + " --protocol " + options.protocol + " --property " +
                             options.property + (options.steer ? "" : " --no-steer");
   PrintCoverage(outcome, out);
   if (!outcome.failed) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "cli/protocol_option.h"
 #include "cli/commands.h"
 #include "live/live_run.h"
 
@@ -55,14 +56,13 @@ std::optional<std::int64_t> Integer(const std::string& text) {
 }  // namespace
 
 int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CommandLine parsed("live", "Run the unchanged core in real node processes against a real etcd cluster "
+  CommandLine parsed("live", "Run a registered protocol (leasesim's unchanged core by default) in real node processes against a real etcd cluster "
                               "(started on loopback unless --etcd is given) with real faults, and check the "
                               "merged history (docs/LIVE.md).");
   parsed.Option("--nodes", "N", "Node processes (1..9; default 3)")
       .Option("--duration", "SECONDS", "How long the run lasts")
       .Option("--etcd", "URLS", "An existing etcd cluster's client URLs, comma-separated")
       .Option("--faults", "LIST", "Real faults to inject (below)")
-      .Option("--variant", "V", "correct|no-fencing|no-idempotency-key[,...]")
       .Option("-o,--out", "DIR", "Where the history and reports go")
       .Option("--lease-ms", "MS", "Lease duration")
       .Option("--renew-interval-ms", "MS", "Renewal interval")
@@ -70,7 +70,7 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
       .Option("--retry-ms", "MS", "Retry interval")
       .Option("--request-timeout-ms", "MS", "Store request timeout")
       .Option("--period-ms", "MS", "Settlement period")
-      .Option("--node-binary", "PATH", "The node program (default: leasesim-live-node beside leasesim)")
+      .Option("--node-binary", "PATH", "The node program (default: this program, as PROGRAM live-node)")
       .Option("--etcd-binary", "PATH", "The etcd program to start (default /usr/bin/etcd)")
       .Switch("--etcd-secure", "The run's own cluster with TLS, client certificates and etcd auth (made for the run)")
       .Option("--etcd-ca", "FILE", "CA bundle of a secured cluster given with --etcd (docs/LIVE.md)")
@@ -80,6 +80,7 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
       .Option("--etcd-user", "USER", "etcd user for authentication")
       .Option("--etcd-password-file", "FILE", "File holding that user's password")
       .Footer(FaultsHelp());
+  DeclareProtocol(parsed, "The protocol the nodes run");
   if (const std::optional<int> code = parsed.Parse(args, out, err)) return *code;
   live::LiveOptions options;
   auto bad = [&](const std::string& message) {
@@ -97,8 +98,9 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
     options.duration_ms = *ms;
   }
   if (auto v = parsed.value("--etcd")) options.etcd_urls = *v;
-  if (auto v = parsed.value("--variant")) options.variant = *v;
-  if (std::string error = live::ValidateVariant(options.variant); !error.empty()) return bad(error);
+  const ProtocolChoice protocol = ReadProtocol(parsed);
+  if (!protocol.error.empty()) return bad(protocol.error);
+  options.protocol = protocol.name.value_or("");
   if (auto v = parsed.value("--out")) options.out_dir = *v;
   if (auto v = parsed.value("--node-binary")) options.node_binary = *v;
   if (auto v = parsed.value("--etcd-binary")) options.etcd_binary = *v;

@@ -69,9 +69,9 @@ std::string OrderShards(const std::vector<ShardOutput>& shards, std::vector<cons
       return where + "is a sweep of " + s.scenario_file + " seeds " + s.seeds + ", not of " + first.scenario_file +
              " seeds " + first.seeds + " with the same scenarios as " + shards[0].directory;
     }
-    if (s.variant != first.variant) {
-      return where + "ran variant \"" + s.variant + "\", but " + shards[0].directory + " ran variant \"" +
-             first.variant + "\": not shards of one sweep";
+    if (s.protocol != first.protocol || s.scenario_protocols != first.scenario_protocols) {
+      return where + "ran protocol \"" + s.protocol + "\", but " + shards[0].directory + " ran protocol \"" +
+             first.protocol + "\" (or their scenarios ran other protocols): not shards of one sweep";
     }
     if (s.scenario_digests != first.scenario_digests) {
       return where + "records other scenario digests (scenario_digest) than " + shards[0].directory +
@@ -114,7 +114,8 @@ std::string Interleave(const std::vector<const ShardOutput*>& by_index, const st
   merged.scenarios = first.scenarios;
   merged.suite.fault_points = first.suite.fault_points;
   merged.suite.probes = first.suite.probes;
-  merged.variant = first.variant;
+  merged.protocol = first.protocol;
+  merged.scenario_protocols = first.scenario_protocols;
   merged.scenario_digests = first.scenario_digests;
   std::vector<std::size_t> next_timeline(count, 0);
   for (std::size_t i = 0; i < total; ++i) {

@@ -8,7 +8,7 @@
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
 #include "runner/sweep_timeline.h"
-#include "zoo/variants.h"
+#include "cli/protocol_option.h"
 
 namespace leasesim::cli {
 
@@ -17,7 +17,7 @@ namespace {
 // --trace, --history and --html: the files the user asked for; an exit
 // code when one cannot be written.
 std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::RunResult& result, const std::string& file_path,
-                                       const std::string& variant, std::ostream& out, std::ostream& err) {
+                                       const std::string& protocol, std::ostream& out, std::ostream& err) {
   const std::optional<std::string> trace_path = args.value("--trace");
   if (trace_path) {
     std::ofstream trace(*trace_path, std::ios::trunc);
@@ -38,7 +38,7 @@ std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::Ru
     out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
   }
   if (const std::optional<std::string> html_path = args.value("--html")) {
-    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path, variant);
+    if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path, protocol);
         !problem.empty()) {
       err << "leasesim replay: --html " << problem << "\n";
       return kExitBadInput;
@@ -56,11 +56,11 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   args.Positional("FILE", "The scenario file", /*required=*/false)
       .Option("--scenario", "NAME", "The scenario (required)")
       .Option("-s,--seed", "N", "The seed (required)")
-      .Option("--variant", "V", "The protocol variant run --variant ran it with (zoo names, comma-joined)")
       .Option("--trace", "FILE", "Write every trace event as JSON lines")
       .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)")
       .Option("--html", "FILE", "Write the run's timeline picture")
       .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
+  DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
     err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
@@ -86,17 +86,17 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     err << "leasesim replay: " << file_path << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
     return kExitBadInput;
   }
-  // --variant: the protocol `run --variant` ran it with (its replay line says so).
-  const std::string variant = args.value("--variant").value_or("");
-  if (const std::string problem = variant.empty() ? "" : zoo::Combine(variant).error; !problem.empty()) {
-    err << "leasesim replay: --variant: " << problem << "\n";
+  // --protocol: the protocol `run --protocol` ran it with (its replay line says so).
+  const ProtocolChoice protocol = ReadProtocol(args);
+  if (!protocol.error.empty()) {
+    err << "leasesim replay: " << protocol.error << "\n";
     return kExitBadInput;
   }
-  if (!variant.empty()) scenario->variant = variant;
+  if (protocol.name) scenario->protocol = *protocol.name;
   const std::optional<std::string> trace_path = args.value("--trace");
   const runner::RunResult result =
       runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});
-  out << "scenario " << result.scenario << " seed " << result.seed << "\n";
+  out << "scenario " << result.scenario << " seed " << result.seed << " protocol " << scenario->protocol << "\n";
   out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
   for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
   for (const checker::LeadershipBelief& belief : result.history.beliefs) {
@@ -108,7 +108,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   for (const checker::Violation& violation : result.verdict.violations) {
     out << "violation " << violation.kind << ": " << violation.message << "\n";
   }
-  if (const std::optional<int> bad = WriteRequestedFiles(args, result, file_path, variant, out, err)) return *bad;
+  if (const std::optional<int> bad = WriteRequestedFiles(args, result, file_path, protocol.name.value_or(""), out, err)) return *bad;
   return result.ok() ? kExitOk : kExitViolation;
 }
 

@@ -24,7 +24,7 @@
 #include "runner/seeds.h"
 #include "runner/sweep.h"
 #include "runner/sweep_budget.h"
-#include "zoo/variants.h"
+#include "cli/protocol_option.h"
 
 namespace leasesim::cli {
 namespace {
@@ -46,13 +46,12 @@ void Declare(CommandLine& args) {
       .Option("--time-budget", "DURATION",
               "Draw whole seeds from --seeds (default 1 upward) until this much wall time is spent "
               "(90s, 10m, 2h); the summary names the seeds that ran")
-      .Option("--variant", "V[,V...]",
-              "Run every scenario with this protocol variant (zoo names, comma-joined), e.g. for leasesim compare")
       .Switch("--fail-fast", "Stop at the first failing run")
       .Switch("--check-determinism", "Run every seed twice and compare the traces")
       .Switch("-q,--quiet", "No line per scenario, no progress line")
       .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 a violation, 2 bad input or "
               "usage (nothing is written).");
+  DeclareProtocol(args, "Run every scenario with this protocol instead of its own, e.g. for leasesim compare");
 }
 
 // What the command line asks for, checked.
@@ -115,10 +114,9 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   if (auto problem = ReadSeedsAndBudget(args, request)) return problem;
   request.options.check_determinism = args.has("--check-determinism");
   request.options.fail_fast = args.has("--fail-fast");
-  if (const auto variant = args.value("--variant")) {
-    if (const std::string problem = zoo::Combine(*variant).error; !problem.empty()) return "--variant: " + problem;
-    request.options.variant = *variant;
-  }
+  const ProtocolChoice protocol = ReadProtocol(args);
+  if (!protocol.error.empty()) return protocol.error;
+  request.options.protocol = protocol.name.value_or("");
   request.out_dir = args.value("--out").value_or("out");
   request.quiet = args.has("--quiet");
   return std::nullopt;
@@ -158,7 +156,7 @@ runner::SweepOutcome Sweep(const runner::ScenarioFile& file, const std::vector<c
     if (result.ok() || failures_printed >= kFailuresPrintedMax) return;
     ++failures_printed;
     if (show_progress) progress_line.Clear();
-    PrintFailure(result, request.file_path, request.options.variant, out);
+    PrintFailure(result, request.file_path, request.options.protocol, out);
   };
   auto on_progress = [&](const runner::SweepProgress& progress) {
     if (show_progress) progress_line.Update(progress);
@@ -194,7 +192,7 @@ void PrintHeader(const Request& request, std::size_t scenarios, std::ostream& ou
     out << request.seeds.size() << " seed(s) (" << request.seeds_text << ")";
   }
   if (!request.options.shard.whole()) out << ", shard " << reports::FormatShard(request.options.shard);
-  if (!request.options.variant.empty()) out << ", variant " << request.options.variant;
+  if (!request.options.protocol.empty()) out << ", protocol " << request.options.protocol;
   if (request.options.check_determinism) out << ", each run twice";
   if (request.options.fail_fast) out << ", stopping at the first failure";
   out << "\n";

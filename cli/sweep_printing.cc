@@ -19,14 +19,14 @@ void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out) {
   }
 }
 
-void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& variant,
+void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& protocol,
                   std::ostream& out) {
   out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << sim::FormatHash(result.trace_hash)
       << ")\n";
   for (const checker::Violation& violation : result.unexpected) {
     out << "  " << violation.kind << ": " << violation.message << "\n";
   }
-  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed, variant) << "\n";
+  out << "  replay: " << runner::ReplayCommand(file_path, result.scenario, result.seed, protocol) << "\n";
   out.flush();
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/protocol_option.h"
 #include "runner/scenario_parser.h"
 #include "timing/derive.h"
 #include "timing/explain.h"
@@ -37,6 +38,7 @@ struct TimingRequest {
   bool force = false, verify = false, sweep = false;
   std::uint64_t seeds = kSeedsDefault;
   int jobs = 1;
+  std::string protocol;  // --protocol: what the verify and sweep worlds run
 };
 
 std::optional<std::string> Integer(const CommandLine& args, const std::string& flag, std::int64_t& value, bool required) {
@@ -118,7 +120,7 @@ int Fail(std::ostream& err, const std::string& message) {
 int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const timing::RegionsPlan* regions,
              const runner::ScenarioFile& file, const timing::WorldSet& worlds, std::ostream& out, std::ostream& err) {
   const std::string seeds_text = "1-" + std::to_string(r.seeds);
-  timing::RunPlan plan{{}, seeds_text, r.jobs};
+  timing::RunPlan plan{{}, seeds_text, r.jobs, r.protocol};
   for (std::uint64_t seed = 1; seed <= r.seeds; ++seed) plan.seeds.push_back(seed);
   int code = kExitOk;
   if (r.verify) {
@@ -163,9 +165,13 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
       .Option("-s,--seeds", "N", "With --verify or --sweep: seeds 1..N (default 100)")
       .Option("-j,--jobs", "N", "Worker threads, 1..256 (default: the CPU count)")
       .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
+  DeclareProtocol(args, "With --verify or --sweep: the protocol the worlds run");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   TimingRequest r;
   if (auto error = ParseTimingArgs(args, r)) return Fail(err, *error);
+  const ProtocolChoice protocol = ReadProtocol(args);
+  if (!protocol.error.empty()) return Fail(err, protocol.error);
+  r.protocol = protocol.name.value_or("");
   std::optional<timing::RegionsPlan> regions;
   if (r.regions) {
     auto loaded = timing::LoadRegions(*r.regions);

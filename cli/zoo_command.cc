@@ -8,11 +8,20 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "fuzz/zoo.h"
-#include "zoo/variants.h"
+#include "core/protocol.h"
 
 namespace leasesim::cli {
 
 namespace {
+
+// The registered protocols with a known mistake, for messages.
+std::string BrokenNames() {
+  std::string names;
+  for (const core::Protocol* protocol : core::Protocols().All()) {
+    if (!protocol->mistake.empty()) names += (names.empty() ? "" : ", ") + protocol->name;
+  }
+  return names;
+}
 
 // `leasesim zoo --generic`: every variant hunted by the generic search
 // alone, beside the aimed hunt's seeds.
@@ -30,14 +39,15 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
     err << "leasesim zoo: --runs must be a positive integer, --seed and --correct-runs non-negative integers\n";
     return kExitBadInput;
   }
-  const std::optional<std::string> only = args.value("--variant");
+  const std::optional<std::string> only = args.value("--protocol");
   std::vector<fuzz::ZooRow> generic;
   std::vector<fuzz::ZooRow> aimed;
   std::vector<std::uint64_t> cases;
   bool escaped = false;
-  for (const zoo::Variant& variant : zoo::Variants()) {
-    const std::string name(variant.name);
-    if (name == "correct" || (only && *only != name)) continue;
+  // Every registered protocol with a known mistake, in the order registered.
+  for (const core::Protocol* protocol : core::Protocols().All()) {
+    const std::string& name = protocol->name;
+    if (protocol->mistake.empty() || (only && *only != name)) continue;
     generic.push_back(fuzz::HuntGeneric(name, runs, seed, false));
     escaped = escaped || !generic.back().caught;
     if (generic.back().caught) cases.push_back(generic.back().first_seed);
@@ -46,7 +56,7 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
     }
   }
   if (generic.empty()) {
-    err << "leasesim zoo: unknown variant \"" << only.value_or("") << "\" (known: " << zoo::VariantNames() << ")\n";
+    err << "leasesim zoo: no known-broken protocol \"" << only.value_or("") << "\" (known: " << BrokenNames() << ")\n";
     return kExitBadInput;
   }
   if (!only && correct_runs > 0) generic.push_back(fuzz::CheckCorrectGeneric(correct_runs, seed));
@@ -89,7 +99,6 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
                           "how small its shrunk counterexample is.");
   args.Option("--file", "FILE", "The aimed hunts (default scenarios/zoo.json)")
       .Option("--seeds", "N", "Seeds per aimed hunt")
-      .Option("--variant", "V", "Hunt this variant only")
       .Option("--correct-seeds", "N", "Seeds of the correct protocol that must raise nothing (default 20)")
       .Switch("--no-shrink", "Do not shrink the first catch")
       .Switch("--generic", "Hunt with the generic search (fuzz) alone")
@@ -97,11 +106,12 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
       .Option("-s,--seed", "S", "With --generic: the session seed (default 1)")
       .Option("--correct-runs", "N", "With --generic: cases of the correct protocol (default 200)")
       .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
+  args.Option("--protocol,--variant", "NAME", "Hunt this known-broken protocol only (--variant is an alias)");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   int seeds = fuzz::kZooSeedBudget;
   int correct_seeds = 20;
   if (!ParseZooCounts(args, seeds, correct_seeds, err)) return kExitBadInput;
-  const std::optional<std::string> only = args.value("--variant");
+  const std::optional<std::string> only = args.value("--protocol");
   const std::string file = args.value("--file").value_or("scenarios/zoo.json");
   auto loaded = fuzz::LoadZoo(file);
   if (std::holds_alternative<std::string>(loaded)) {
@@ -118,8 +128,8 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     escaped = escaped || !rows.back().caught;
   }
   if (rows.empty() && only) {
-    err << "leasesim zoo: " << file << " has no scenario for variant \"" << *only << "\" (known: "
-        << zoo::VariantNames() << ")\n";
+    err << "leasesim zoo: " << file << " has no scenario for protocol \"" << *only << "\" (known-broken: "
+        << BrokenNames() << ")\n";
     return kExitBadInput;
   }
   bool false_alarm = false;

@@ -2,16 +2,25 @@
 # with the etcd backend:
 #   find_package(leasesim 0.3 REQUIRED)
 #   target_link_libraries(my_service PRIVATE leasesim::core leasesim::etcd)
-# Installed: bin/leasesim (and bin/leasesim-live-node, which `leasesim live`
-# starts from beside itself), the static libraries base, core and etcd with
-# their headers under include/leasesim/ (included as "core/lease_node.h"),
-# lib/cmake/leasesim/ and the licence. Tests, zoo and sim are not installed.
+# and a project with lease code of its own gets the whole leasesim command
+# for it (docs/YOUR_PROTOCOL.md):
+#   target_link_libraries(my_harness PRIVATE leasesim::harness)
+# Installed: bin/leasesim and bin/leasesim-live-node, the static libraries
+# (base, core and etcd with their headers under include/leasesim/, included
+# as "core/lease_node.h"; the harness with harness/harness.h and
+# harness/builtin_protocols.h; and the libraries the harness is made of,
+# whose headers stay private), lib/cmake/leasesim/ and the licence.
 include(CMakePackageConfigHelpers)
 
 set(LEASESIM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/leasesim)
 
 install(TARGETS leasesim leasesim-live-node RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS leasesim_base leasesim_core leasesim_etcd
+# What the harness is made of: linked into a user's harness binary, never
+# included by it (so their headers are not installed).
+set(LEASESIM_HARNESS_PARTS leasesim_cli leasesim_runner leasesim_fuzz leasesim_live leasesim_timing leasesim_compare
+    leasesim_reports leasesim_checker leasesim_backends leasesim_sim leasesim_zoo)
+install(TARGETS leasesim_base leasesim_core leasesim_etcd leasesim_harness leasesim_builtin_protocols
+                ${LEASESIM_HARNESS_PARTS}
   EXPORT leasesimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim)
@@ -19,6 +28,8 @@ foreach(folder base core backends/etcd)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim/${folder}
     FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE)
 endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/harness/harness.h ${PROJECT_SOURCE_DIR}/harness/builtin_protocols.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim/harness)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/NOTICE
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/leasesim)
 

@@ -299,7 +299,7 @@ std::variant<Comparison, std::string> Compare(const Side& base, const Side& next
   const Pairing pairing = PairSides(base, next, options.allow_scenario_change);
   if (!pairing.refusal.empty()) return pairing.refusal;
   Comparison comparison{.base_directory = base.directory, .next_directory = next.directory,
-                        .base_variant = base.sweep.variant, .next_variant = next.sweep.variant,
+                        .base_protocol = base.sweep.protocol, .next_protocol = next.sweep.protocol,
                         .scenario_file = next.sweep.scenario_file, .seeds = next.sweep.seeds,
                         .live = base.live, .options = options, .notes = pairing.notes};
   for (const std::string& name : pairing.scenarios) {

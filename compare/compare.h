@@ -99,8 +99,8 @@ struct ScenarioComparison {
 struct Comparison {
   std::string base_directory;
   std::string next_directory;
-  std::string base_variant;  // "" when each scenario ran its own
-  std::string next_variant;
+  std::string base_protocol;  // "" when each scenario ran its own
+  std::string next_protocol;
   std::string scenario_file;
   std::string seeds;
   bool live = false;

@@ -15,10 +15,10 @@ namespace leasesim::compare {
 namespace {
 
 // A side of `seeds` runs of scenario "s"; figure(seed) gives leaderless_ms.
-Side MakeSide(int seeds, const std::function<std::int64_t(int)>& leaderless, const std::string& variant = "") {
-  Side side{.directory = variant.empty() ? "base" : variant};
+Side MakeSide(int seeds, const std::function<std::int64_t(int)>& leaderless, const std::string& protocol = "") {
+  Side side{.directory = protocol.empty() ? "base" : protocol};
   side.sweep = {.scenario_file = "f.json", .seeds = "1-" + std::to_string(seeds), .scenarios = {"s"}};
-  side.sweep.variant = variant;
+  side.sweep.protocol = protocol;
   side.sweep.file_digest = std::string(64, 'f');
   side.sweep.scenario_digests["s"] = std::string(64, '5');
   for (int seed = 1; seed <= seeds; ++seed) {
@@ -64,7 +64,7 @@ TEST(Compare, ANewlyFailingSeedFailsWithItsViolationAndReplay) {
   next.sweep.runs[3].ok = false;
   next.sweep.runs[3].violations.push_back({.kind = "dual_writer", .message = "n1 and n2 wrote"});
   next.sweep.runs[3].violations.push_back({.kind = "slow_recovery", .message = "fine here", .expected = true});
-  next.sweep.runs[3].replay_command = "leasesim replay f.json --scenario s --seed 4 --variant v";
+  next.sweep.runs[3].replay_command = "leasesim replay f.json --scenario s --seed 4 --protocol v";
   const Comparison c = MustCompare(base, next);
   EXPECT_EQ(c.ExitCode(), kExitWorse);
   ASSERT_EQ(c.scenarios[0].newly_failing.size(), 1u);
@@ -74,7 +74,7 @@ TEST(Compare, ANewlyFailingSeedFailsWithItsViolationAndReplay) {
   EXPECT_EQ(change.violations[0].kind, "dual_writer");
   const std::string markdown = Markdown(c);
   EXPECT_NE(markdown.find("**leasesim compare: worse** — 1 seed newly fails"), std::string::npos) << markdown;
-  EXPECT_NE(markdown.find("`leasesim replay f.json --scenario s --seed 4 --variant v`"), std::string::npos);
+  EXPECT_NE(markdown.find("`leasesim replay f.json --scenario s --seed 4 --protocol v`"), std::string::npos);
   // The other way round, the seed is fixed and nothing got worse.
   const Comparison back = MustCompare(next, base);
   EXPECT_EQ(back.ExitCode(), kExitNotWorse);
@@ -200,7 +200,7 @@ TEST(Compare, JsonCarriesTheVerdictAndEveryFigure) {
   EXPECT_EQ(json["format"], "leasesim-compare");
   EXPECT_EQ(json["verdict"], "worse");
   EXPECT_EQ(json["exit_code"], 1);
-  EXPECT_EQ(json["new"]["variant"], "v");
+  EXPECT_EQ(json["new"]["protocol"], "v");
   const auto& figures = json["scenarios"][0]["figures"];
   ASSERT_EQ(figures.size(), 3u);
   EXPECT_EQ(figures[0]["figure"], "leaderless_ms");

@@ -59,8 +59,8 @@ std::string Seeds(const std::vector<SeedChange>& seeds) {
 void Header(const Comparison& c, std::ostream& out) {
   out << "| | base | new |\n| --- | --- | --- |\n";
   out << "| output | " << Code(c.base_directory) << " | " << Code(c.next_directory) << " |\n";
-  out << "| variant | " << (c.base_variant.empty() ? "as in the file" : Code(c.base_variant)) << " | "
-      << (c.next_variant.empty() ? "as in the file" : Code(c.next_variant)) << " |\n";
+  out << "| protocol | " << (c.base_protocol.empty() ? "as in the file" : Code(c.base_protocol)) << " | "
+      << (c.next_protocol.empty() ? "as in the file" : Code(c.next_protocol)) << " |\n";
   int base_failing = 0;
   int next_failing = 0;
   for (const ScenarioComparison& s : c.scenarios) {

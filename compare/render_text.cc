@@ -17,8 +17,8 @@ std::string Plural(int count, const char* one, const char* many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
-std::string SideName(const std::string& directory, const std::string& variant) {
-  return directory + (variant.empty() ? "" : " (" + variant + ")");
+std::string SideName(const std::string& directory, const std::string& protocol) {
+  return directory + (protocol.empty() ? "" : " (" + protocol + ")");
 }
 
 OrderedJson DistributionJson(const Distribution& d) {
@@ -130,7 +130,7 @@ std::string FormatValue(double value, std::int64_t never_value) {
 std::string ConsoleText(const Comparison& c) {
   std::ostringstream out;
   out << VerdictLine(c) << "\n";
-  out << "  base " << SideName(c.base_directory, c.base_variant) << ", new " << SideName(c.next_directory, c.next_variant)
+  out << "  base " << SideName(c.base_directory, c.base_protocol) << ", new " << SideName(c.next_directory, c.next_protocol)
       << (c.live ? ", live runs (unpaired)" : ", " + c.scenario_file + " seeds " + c.seeds) << "\n";
   for (const std::string& note : c.notes) out << "  note: " << note << "\n";
   for (const ScenarioComparison& s : c.scenarios) {
@@ -167,8 +167,8 @@ std::string Json(const Comparison& c) {
   json["verdict"] = VerdictWord(c);
   json["exit_code"] = c.ExitCode();
   json["summary"] = VerdictLine(c);
-  json["base"] = {{"directory", c.base_directory}, {"variant", c.base_variant}};
-  json["new"] = {{"directory", c.next_directory}, {"variant", c.next_variant}};
+  json["base"] = {{"directory", c.base_directory}, {"protocol", c.base_protocol}};
+  json["new"] = {{"directory", c.next_directory}, {"protocol", c.next_protocol}};
   json["live"] = c.live;
   json["scenario_file"] = c.scenario_file;
   json["seeds"] = c.seeds;

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "fuzz/shrink.h"
-#include "zoo/variants.h"
+#include "core/protocol.h"
 
 namespace leasesim::fuzz {
 namespace {
@@ -30,8 +30,8 @@ std::vector<checker::Violation> Beyond(const std::string& property, const runner
   return beyond;
 }
 
-runner::RunResult RunAs(runner::Scenario scenario, const std::string& variant, std::uint64_t seed) {
-  scenario.variant = variant;
+runner::RunResult RunAs(runner::Scenario scenario, const std::string& protocol, std::uint64_t seed) {
+  scenario.protocol = protocol;
   return runner::RunScenario(scenario, seed);
 }
 
@@ -54,23 +54,23 @@ void ShrinkWorse(WorseCase& worse, const std::string& baseline, const std::strin
 
 }  // namespace
 
-std::string CheckBaseline(const FuzzOptions& options, const std::string& baseline_variant) {
-  if (const std::string problem = zoo::Combine(baseline_variant).error; !problem.empty()) {
-    return "--baseline-variant: " + problem;
+std::string CheckBaseline(const FuzzOptions& options, const std::string& baseline_protocol) {
+  if (const std::string problem = core::Protocols().Find(baseline_protocol).error; !problem.empty()) {
+    return "--baseline-protocol: " + problem;
   }
   if (options.property == "same-seed-same-trace") {
-    return "--baseline-variant compares two protocols; the same-seed-same-trace property compares a run with itself";
+    return "--baseline-protocol compares two protocols; the same-seed-same-trace property compares a run with itself";
   }
   return "";
 }
 
-BaselineOutcome RunAgainstBaseline(const FuzzOptions& options, const std::string& baseline_variant, std::ostream& log) {
+BaselineOutcome RunAgainstBaseline(const FuzzOptions& options, const std::string& baseline_protocol, std::ostream& log) {
   BaselineOutcome outcome;
   SearchOptions search = SearchOptionsOf(options);
   int index = 0;
   search.fails = [&](const runner::Scenario& scenario, std::uint64_t seed, const runner::RunResult& result) {
     ++index;
-    const runner::RunResult base = RunAs(scenario, baseline_variant, seed);
+    const runner::RunResult base = RunAs(scenario, baseline_protocol, seed);
     std::vector<checker::Violation> worse = Beyond(options.property, result, base);
     if (!worse.empty()) {
       ++outcome.worse;
@@ -92,7 +92,7 @@ BaselineOutcome RunAgainstBaseline(const FuzzOptions& options, const std::string
   outcome.cases = outcome.search.runs;
   if (options.shrink && !outcome.worse_cases.empty()) {
     log << "fuzz: shrinking worse case " << outcome.worse_cases.front().index << " while the baseline passes it\n";
-    ShrinkWorse(outcome.worse_cases.front(), baseline_variant, options.property);
+    ShrinkWorse(outcome.worse_cases.front(), baseline_protocol, options.property);
   }
   return outcome;
 }

@@ -1,7 +1,7 @@
 #pragma once
-// `leasesim fuzz --baseline-variant V`: a differential session. Every case
+// `leasesim fuzz --baseline-protocol NAME`: a differential session. Every case
 // the generic search generates (fuzz/search.h, steered by the new side's
-// runs) runs on both protocols — the new one (--variant, default correct)
+// runs) runs on both protocols — the new one (--protocol, default leasesim)
 // and the baseline V — with the same scenario and simulator seed, so the
 // same fault script hits both. A case is worse when the new side shows a
 // violation (one the property judges) of a kind the baseline's run does
@@ -42,8 +42,8 @@ struct BaselineOutcome {
 
 // An error message when the options cannot run differentially (an unknown
 // baseline, or the determinism property, which compares a run with itself).
-std::string CheckBaseline(const FuzzOptions& options, const std::string& baseline_variant);
+std::string CheckBaseline(const FuzzOptions& options, const std::string& baseline_protocol);
 
-BaselineOutcome RunAgainstBaseline(const FuzzOptions& options, const std::string& baseline_variant, std::ostream& log);
+BaselineOutcome RunAgainstBaseline(const FuzzOptions& options, const std::string& baseline_protocol, std::ostream& log);
 
 }  // namespace leasesim::fuzz

@@ -9,11 +9,11 @@
 namespace leasesim::fuzz {
 namespace {
 
-FuzzOptions Session(const std::string& variant, int runs) {
+FuzzOptions Session(const std::string& protocol, int runs) {
   FuzzOptions options;
   options.runs = runs;
   options.seed = 1;
-  options.variant = variant;
+  options.protocol = protocol;
   return options;
 }
 
@@ -34,7 +34,7 @@ TEST(Baseline, ReportsCasesWhereTheNewProtocolIsWorse) {
   const runner::RunResult again = runner::RunScenario(first.scenario, first.seed);
   ASSERT_FALSE(again.ok());
   runner::Scenario baseline = first.scenario;
-  baseline.variant = "correct";
+  baseline.protocol = "correct";
   EXPECT_TRUE(runner::RunScenario(baseline, first.seed).ok());
 }
 
@@ -48,7 +48,7 @@ TEST(Baseline, TheOtherWayRoundIsBetterNeverWorse) {
 }
 
 TEST(Baseline, RefusesWhatItCannotCompare) {
-  EXPECT_NE(CheckBaseline(Session("correct", 1), "nope").find("unknown variant \"nope\""), std::string::npos);
+  EXPECT_NE(CheckBaseline(Session("correct", 1), "nope").find("unknown protocol \"nope\""), std::string::npos);
   FuzzOptions determinism = Session("correct", 1);
   determinism.property = "same-seed-same-trace";
   EXPECT_NE(CheckBaseline(determinism, "blind-write").find("compares a run with itself"), std::string::npos);

@@ -66,7 +66,7 @@ SearchOptions SearchOptionsOf(const FuzzOptions& options) {
   SearchOptions search;
   search.runs = options.runs;
   search.seed = options.seed;
-  search.variant = options.variant;
+  search.protocol = options.protocol;
   search.steer = options.steer;
   search.time_budget_ms = options.time_budget_ms;
   return search;

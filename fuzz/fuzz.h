@@ -28,7 +28,7 @@ const std::vector<std::string>& FuzzProperties();
 struct FuzzOptions {
   int runs = 100;
   std::uint64_t seed = 1;           // the session seed
-  std::string variant = "correct";  // a zoo variant's name
+  std::string protocol = std::string(core::kLeasesimProtocol);  // a registered protocol's name
   std::string property = "all";
   bool shrink = true;
   bool steer = true;                // coverage-guided (fuzz/search.h); false: every case fresh

@@ -168,7 +168,7 @@ TEST(Fuzz, FindsAndShrinksAKnownBadVariant) {
   FuzzOptions options;
   options.runs = 40;
   options.seed = 7;
-  options.variant = "no-term-bump";
+  options.protocol = "no-term-bump";
   std::ostringstream log;
   const FuzzOutcome outcome = RunFuzz(options, log);
   ASSERT_TRUE(outcome.failed) << log.str();
@@ -181,7 +181,7 @@ TEST(Fuzz, SameSeedSameSession) {
   FuzzOptions options;
   options.runs = 15;
   options.seed = 11;
-  options.variant = "blind-write";
+  options.protocol = "blind-write";
   std::ostringstream log;
   const FuzzOutcome first = RunFuzz(options, log);
   const FuzzOutcome second = RunFuzz(options, log);
@@ -236,7 +236,7 @@ TEST(GenericSearch, SameSessionSameCases) {
   SearchOptions options;
   options.runs = 30;
   options.seed = 9;
-  options.variant = "own-lease-duration";
+  options.protocol = "own-lease-duration";
   std::vector<std::uint64_t> hashes;
   options.fails = [&](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
     hashes.push_back(result.trace_hash);

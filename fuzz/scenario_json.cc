@@ -136,7 +136,7 @@ Json ScenarioToJson(const runner::Scenario& s) {
   Json json;
   json["name"] = s.name;
   if (!s.description.empty()) json["description"] = s.description;
-  if (s.variant != "correct") json["variant"] = s.variant;
+  json["protocol"] = s.protocol;
   json["nodes"] = s.nodes;
   json["duration_ms"] = Ms(s.duration);
   json["lease"] = LeaseJson(s);

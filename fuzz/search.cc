@@ -251,7 +251,7 @@ SearchOutcome Session::Run() {
   for (int index = 1; index <= options_.runs && !OutOfTime(); ++index) {
     Case c = NextCase(index);
     SequenceDraw draw(c);
-    runner::Scenario scenario = runner::GenerateCase(draw, options_.variant);
+    runner::Scenario scenario = runner::GenerateCase(draw, options_.protocol);
     scenario.name = "generated";
     const runner::RunResult result = runner::RunScenario(scenario, c.seed);
     outcome_.runs = index;
@@ -277,12 +277,12 @@ SearchOutcome Session::Run() {
 
 SearchOutcome Search(const SearchOptions& options) { return Session(options).Run(); }
 
-runner::Scenario FreshCase(std::uint64_t session_seed, int index, const std::string& variant,
+runner::Scenario FreshCase(std::uint64_t session_seed, int index, const std::string& protocol,
                            std::uint64_t& run_seed) {
   Case c = Fresh(session_seed, index);
   SequenceDraw draw(c);
   run_seed = c.seed;
-  return runner::GenerateCase(draw, variant);
+  return runner::GenerateCase(draw, protocol);
 }
 
 }  // namespace leasesim::fuzz

@@ -29,7 +29,7 @@ namespace leasesim::fuzz {
 struct SearchOptions {
   int runs = 100;               // cases at most
   std::uint64_t seed = 1;       // the session seed
-  std::string variant = "correct";
+  std::string protocol = std::string(core::kLeasesimProtocol);
   bool steer = true;            // false: every case fresh (the plain generator)
   std::int64_t time_budget_ms = 0;  // > 0: stop once this much wall time is spent
   // True when a case's run shows what is hunted (the scenario and seed are
@@ -54,7 +54,7 @@ SearchOutcome Search(const SearchOptions& options);
 
 // The case a session makes as its `index`-th (1-based) fresh case, for
 // replaying a reported case without the session around it.
-runner::Scenario FreshCase(std::uint64_t session_seed, int index, const std::string& variant,
+runner::Scenario FreshCase(std::uint64_t session_seed, int index, const std::string& protocol,
                            std::uint64_t& run_seed);
 
 }  // namespace leasesim::fuzz

@@ -8,7 +8,7 @@
 #include "runner/run.h"
 #include "fuzz/search.h"
 #include "runner/scenario_parser.h"
-#include "zoo/variants.h"
+#include "core/protocol.h"
 
 namespace leasesim::fuzz {
 namespace {
@@ -26,10 +26,11 @@ std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path
   if (std::holds_alternative<runner::ParseError>(parsed)) return std::get<runner::ParseError>(parsed).message;
   std::vector<ZooEntry> entries;
   for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(parsed).scenarios) {
-    if (scenario.variant == "correct") {
-      return path + ": " + scenario.name + ": a zoo scenario must name the broken variant it hunts";
+    const core::ProtocolRegistry::Lookup hunted = core::Protocols().Find(scenario.protocol);
+    if (!hunted.protocol || hunted.protocol->mistake.empty()) {
+      return path + ": " + scenario.name + ": a zoo scenario must name the broken protocol it hunts";
     }
-    entries.push_back(ZooEntry{scenario.variant, scenario});
+    entries.push_back(ZooEntry{scenario.protocol, scenario});
   }
   return entries;
 }
@@ -60,7 +61,7 @@ ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds) {
   row.variant = "correct";
   for (const ZooEntry& entry : entries) {
     runner::Scenario scenario = entry.scenario;
-    scenario.variant = "correct";
+    scenario.protocol = core::Protocols().default_name();
     for (int seed = 1; seed <= seeds; ++seed) {
       ++row.runs;
       const runner::RunResult result = runner::RunScenario(scenario, static_cast<std::uint64_t>(seed));
@@ -79,7 +80,7 @@ ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed,
   SearchOptions options;
   options.runs = runs_max;
   options.seed = seed;
-  options.variant = variant;
+  options.protocol = variant;
   options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
   const SearchOutcome found = Search(options);
   ZooRow row;
@@ -104,6 +105,7 @@ ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed) {
   SearchOptions options;
   options.runs = runs;
   options.seed = seed;
+  options.protocol = core::Protocols().default_name();
   options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
   const SearchOutcome found = Search(options);
   row.runs = found.runs;

@@ -6,14 +6,17 @@
 
 #include "backends/etcd/etcd_http.h"
 #include "live/live_faults.h"
-#include "zoo/variants.h"
+#include "core/protocol.h"
+#include "live/live_node.h"
 
 namespace leasesim::live {
 
-std::string VariantList(const std::string& variant) { return variant.empty() ? "correct" : variant; }
+std::string ProtocolName(const std::string& protocol) {
+  return protocol.empty() ? core::Protocols().default_name() : protocol;
+}
 
-std::string ValidateVariant(const std::string& variant) {
-  return zoo::Combine(variant).error;
+std::string ValidateProtocol(const std::string& protocol) {
+  return core::Protocols().Find(ProtocolName(protocol)).error;
 }
 
 core::TimingConfig TimingOf(const LiveOptions& o) {
@@ -73,7 +76,7 @@ std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
   if (o.nodes < 1 || o.nodes > 9) return RunFailure{2, "--nodes must be in 1..9"};
   if (o.duration_ms < 1'000) return RunFailure{2, "--duration must be at least 1 s"};
   if (o.period_ms < 1) return RunFailure{2, "--period-ms must be at least 1"};
-  if (std::string error = ValidateVariant(VariantList(o.variant)); !error.empty()) return RunFailure{2, error};
+  if (std::string error = ValidateProtocol(o.protocol); !error.empty()) return RunFailure{2, error};
   if (o.faults.size() > kMaxLiveFaults) return RunFailure{2, "at most " + std::to_string(kMaxLiveFaults) + " faults"};
   if (std::string error = ValidateEtcdSecurity(o); !error.empty()) return RunFailure{2, error};
   const bool own_cluster = o.etcd_urls.empty();
@@ -91,15 +94,18 @@ std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
   return std::nullopt;
 }
 
-std::optional<RunFailure> ResolveNodeBinary(const LiveOptions& o, std::string& binary) {
+std::optional<RunFailure> ResolveNodeBinary(const LiveOptions& o, std::string& binary,
+                                            std::vector<std::string>& words) {
   binary = o.node_binary;
+  words.clear();
   if (binary.empty()) {
+    // This program runs the nodes too: they then run the protocols it registered.
     std::error_code ec;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    binary = (self.parent_path() / "leasesim-live-node").string();
+    binary = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    words.emplace_back(kLiveNodeCommand);
   }
   if (::access(binary.c_str(), X_OK) != 0) {
-    return RunFailure{kExitCouldNotRun, "node executable " + binary + " not found (build target leasesim-live-node)"};
+    return RunFailure{kExitCouldNotRun, "node executable " + binary + " not found"};
   }
   return std::nullopt;
 }

@@ -24,7 +24,7 @@ std::string SummaryOf(const LiveOptions& o, const Judgement& j) {
   sweep.scenario_file = "live";
   sweep.seeds = "live";
   reports::RunSummary run;
-  run.scenario = "live-" + VariantList(o.variant);
+  run.scenario = "live-" + ProtocolName(o.protocol);
   run.ok = j.verdict.ok();
   for (const checker::Violation& v : j.verdict.violations) run.violations.push_back({v.kind, v.message, v.at_ns, false});
   run.notes = j.verdict.notes;
@@ -58,7 +58,7 @@ void PrintVerdict(const LiveOptions& o, const Judgement& j, std::ostream& out) {
     const auto it = j.figures.find(name);
     return it == j.figures.end() ? std::int64_t{0} : it->second;
   };
-  out << (j.verdict.ok() ? "PASS" : "FAIL") << " live " << VariantList(o.variant) << ": "
+  out << (j.verdict.ok() ? "PASS" : "FAIL") << " live " << ProtocolName(o.protocol) << ": "
       << j.verdict.violations.size() << " violation(s); " << figure("settlements_applied") << " batches applied, "
       << figure("leader_terms") << " terms, renewal p50 " << Milliseconds(figure("renewal_latency_p50_us"))
       << " ms p99 " << Milliseconds(figure("renewal_latency_p99_us")) << " ms";

@@ -83,6 +83,7 @@ class LiveRun {
   std::ostream& out_;
   std::ostream& err_;
   std::string node_binary_;
+  std::vector<std::string> node_words_;  // between the binary and its flags
   std::string lease_key_;
   std::string ledger_prefix_;
   FinishedRun run_;
@@ -96,7 +97,7 @@ class LiveRun {
 // Options, the node executable, the output directory, etcd and the proxies.
 std::optional<RunFailure> LiveRun::Setup() {
   if (auto failure = ValidateOptions(o_)) return failure;
-  if (auto failure = ResolveNodeBinary(o_, node_binary_)) return failure;
+  if (auto failure = ResolveNodeBinary(o_, node_binary_, node_words_)) return failure;
   std::error_code ec;
   std::filesystem::create_directories(o_.out_dir + "/nodes", ec);
   if (ec) return RunFailure{2, "cannot create " + o_.out_dir + ": " + ec.message()};
@@ -123,6 +124,7 @@ std::optional<RunFailure> LiveRun::Start() {
     return RunFailure{kExitCouldNotRun, "etcd access: " + error};
   }
   NodeLaunchSpec spec{.binary = node_binary_,
+                      .binary_words = node_words_,
                       .out_dir = o_.out_dir,
                       .key = lease_key_,
                       .ledger_prefix = ledger_prefix_,
@@ -133,8 +135,8 @@ std::optional<RunFailure> LiveRun::Start() {
   for (int n = 1; n <= o_.nodes; ++n) {
     if (fleet_->Launch(n) == 0) return RunFailure{kExitCouldNotRun, "could not start the nodes"};
   }
-  out_ << "live: " << o_.nodes << " nodes, " << static_cast<double>(o_.duration_ms) / 1000.0 << " s, variant "
-       << VariantList(o_.variant) << ", lease key " << lease_key_ << "\n";
+  out_ << "live: " << o_.nodes << " nodes, " << static_cast<double>(o_.duration_ms) / 1000.0 << " s, protocol "
+       << ProtocolName(o_.protocol) << ", lease key " << lease_key_ << "\n";
   return std::nullopt;
 }
 

@@ -28,9 +28,9 @@ struct LiveOptions {
   std::string etcd_ca, etcd_cert, etcd_key, etcd_server_name;
   std::string etcd_user, etcd_password_file;
   std::vector<LiveFault> faults;
-  std::string variant = "correct";  // a comma list of zoo variant names (zoo/variants.h)
+  std::string protocol;             // a registered protocol's name (core/protocol.h); empty: the default
   std::string out_dir = "out-live";
-  std::string node_binary;          // empty: leasesim-live-node beside this executable
+  std::string node_binary;          // empty: this program itself, as `PROGRAM live-node ...`
   std::string etcd_binary = "/usr/bin/etcd";
   std::string command_line;         // for the report: how to reproduce
   // Protocol timing (milliseconds) and the settlement schedule.
@@ -59,7 +59,7 @@ inline constexpr int kExitCouldNotRun = 3;
 
 LiveResult RunLive(const LiveOptions& options, std::ostream& out, std::ostream& err);
 
-// Checks the variant name; returns an error message or empty.
-std::string ValidateVariant(const std::string& variant);
+// Checks the protocol's name against the registry; returns an error message or empty.
+std::string ValidateProtocol(const std::string& protocol);
 
 }  // namespace leasesim::live

@@ -36,12 +36,12 @@ class LiveRun : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(out_dir_);
   }
 
-  LiveResult Run(int seconds, const std::string& faults, const std::string& variant, bool secure = false) {
+  LiveResult Run(int seconds, const std::string& faults, const std::string& protocol, bool secure = false) {
     LiveOptions options;
     options.etcd_secure = secure;
     options.nodes = 3;
     options.duration_ms = seconds * 1000;
-    options.variant = variant;
+    options.protocol = protocol;
     options.out_dir = out_dir_.string();
     options.node_binary = LEASESIM_LIVE_NODE_BINARY;
     options.etcd_binary = kEtcd;

@@ -18,25 +18,26 @@
 namespace leasesim::live {
 namespace {
 
-// Live nodes speak the zoo's vocabulary (zoo/variants.h), names matched exactly.
-TEST(LiveVariants, TakeZooNamesExactly) {
-  EXPECT_EQ(ValidateVariant("correct"), "");
-  EXPECT_EQ(ValidateVariant("no-fencing"), "");
-  EXPECT_EQ(ValidateVariant("no-fencing,no-idempotency-key"), "");
-  EXPECT_EQ(ValidateVariant("blind-write"), "");
-  EXPECT_NE(ValidateVariant("no-fence"), "");
+// Live nodes run registered protocols (core/protocol.h), names matched exactly.
+TEST(LiveProtocols, TakeRegisteredNamesExactly) {
+  EXPECT_EQ(ValidateProtocol(""), "");  // the default
+  EXPECT_EQ(ValidateProtocol("leasesim"), "");
+  EXPECT_EQ(ValidateProtocol("correct"), "");
+  EXPECT_EQ(ValidateProtocol("no-fencing"), "");
+  EXPECT_EQ(ValidateProtocol("no-fencing,no-idempotency-key"), "");
+  EXPECT_EQ(ValidateProtocol("blind-write"), "");
+  EXPECT_NE(ValidateProtocol("no-fence"), "");
   // A substring match would have taken these for no-fencing.
-  EXPECT_NE(ValidateVariant("no-fencing-please").find("unknown variant \"no-fencing-please\""), std::string::npos);
-  EXPECT_NE(ValidateVariant("xno-fencing").find("\"xno-fencing\""), std::string::npos);
-  EXPECT_NE(ValidateVariant("no-fencing,").find("unknown variant \"\""), std::string::npos);
-  EXPECT_NE(ValidateVariant("").find("unknown variant \"\""), std::string::npos);
+  EXPECT_NE(ValidateProtocol("no-fencing-please").find("unknown protocol \"no-fencing-please\""), std::string::npos);
+  EXPECT_NE(ValidateProtocol("xno-fencing").find("\"xno-fencing\""), std::string::npos);
+  EXPECT_NE(ValidateProtocol("no-fencing,").find("unknown variant \"\""), std::string::npos);
 }
 
-TEST(LiveNode, AnUnknownVariantExitsTwoNamingIt) {
+TEST(LiveNode, AnUnknownProtocolExitsTwoNamingIt) {
   const std::string log = std::filesystem::temp_directory_path() / ("leasesim-node-" + std::to_string(::getpid()));
   const std::string command = std::string(LEASESIM_LIVE_NODE_BINARY) +
                               " --node 1 --incarnation 1 --etcd http://127.0.0.1:1 --key k --ledger-prefix p/"
-                              " --journal /nonexistent/j --epoch-wall-ns 0 --variant no-fencing,no-fencing-x"
+                              " --journal /nonexistent/j --epoch-wall-ns 0 --protocol no-fencing,no-fencing-x"
                               " > " + log + " 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
@@ -55,8 +56,8 @@ TEST(LiveCommand, UsageErrorsExitTwoWithTheRule) {
   EXPECT_EQ(cli::LiveCommand({"--faults", "pause@3"}, out, err), 2);
   EXPECT_NE(err.str().find("needs +DURATION"), std::string::npos);
   err.str("");
-  EXPECT_EQ(cli::LiveCommand({"--variant", "nope"}, out, err), 2);
-  EXPECT_NE(err.str().find("unknown variant \"nope\""), std::string::npos);
+  EXPECT_EQ(cli::LiveCommand({"--variant", "nope"}, out, err), 2);  // the alias of --protocol
+  EXPECT_NE(err.str().find("unknown protocol \"nope\""), std::string::npos);
   EXPECT_EQ(cli::LiveCommand({"--bogus"}, out, err), 2);
   EXPECT_EQ(cli::LiveCommand({"--help"}, out, err), 0);
   EXPECT_NE(out.str().find("usage: leasesim live"), std::string::npos);

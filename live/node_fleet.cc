@@ -16,7 +16,9 @@ namespace leasesim::live {
 
 std::vector<std::string> NodeArgv(const NodeLaunchSpec& spec, const LiveOptions& o, int node, int incarnation) {
   const std::string base = spec.out_dir + "/nodes/n" + std::to_string(node) + "." + std::to_string(incarnation);
-  std::vector<std::string> argv = {spec.binary,
+  std::vector<std::string> argv = {spec.binary};
+  argv.insert(argv.end(), spec.binary_words.begin(), spec.binary_words.end());
+  argv.insert(argv.end(), {
           "--node", std::to_string(node),
           "--incarnation", std::to_string(incarnation),
           "--etcd", spec.etcd_urls.at(static_cast<std::size_t>(node)),
@@ -24,7 +26,7 @@ std::vector<std::string> NodeArgv(const NodeLaunchSpec& spec, const LiveOptions&
           "--ledger-prefix", spec.ledger_prefix,
           "--journal", base + ".jsonl",
           "--epoch-wall-ns", std::to_string(spec.epoch_wall_ns),
-          "--variant", VariantList(o.variant),
+          "--protocol", ProtocolName(o.protocol),
           "--lease-ms", std::to_string(o.lease_ms),
           "--renew-interval-ms", std::to_string(o.renew_interval_ms),
           "--renew-deadline-ms", std::to_string(o.renew_deadline_ms),
@@ -35,7 +37,7 @@ std::vector<std::string> NodeArgv(const NodeLaunchSpec& spec, const LiveOptions&
           "--pause-budget-ms", std::to_string(o.pause_budget_ms),
           "--period-ms", std::to_string(o.period_ms),
           "--poll-ms", std::to_string(o.poll_ms),
-          "--batch-items", std::to_string(o.batch_items)};
+          "--batch-items", std::to_string(o.batch_items)});
   argv.insert(argv.end(), spec.etcd_flags.begin(), spec.etcd_flags.end());
   return argv;
 }

@@ -20,6 +20,7 @@ namespace leasesim::live {
 // What every node process of a run is started with, besides its number.
 struct NodeLaunchSpec {
   std::string binary;
+  std::vector<std::string> binary_words;  // before the flags ("live-node" when the binary is a harness)
   std::string out_dir;  // journals and logs go to OUT/nodes/n<i>.<k>.{jsonl,log}
   std::string key;      // the lease key
   std::string ledger_prefix;

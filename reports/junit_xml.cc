@@ -145,6 +145,9 @@ std::string JunitSuiteOpen(const SweepSummary& header, const SweepTotals& sweep,
   xml += Property("file_digest", header.file_digest, "      ");
   xml += Property("leasesim_version", header.leasesim_version, "      ");
   xml += Property("seeds", header.seeds, "      ");
+  if (const auto protocol = header.scenario_protocols.find(scenario); protocol != header.scenario_protocols.end()) {
+    xml += Property("protocol", protocol->second, "      ");
+  }
   xml += "    </properties>\n";
   return xml;
 }

@@ -64,10 +64,12 @@ struct SweepSummary {
   std::vector<std::string> scenarios;
   Shard shard;
   // What makes two sweeps comparable (leasesim compare), each optional:
-  // the --variant every scenario ran (empty: each its own), file_digest
+  // the --protocol every scenario ran (empty: each its own), file_digest
   // above, and per scenario the SHA-256 (64 hex digits) of its content.
-  std::string variant;
+  std::string protocol;
   std::map<std::string, std::string> scenario_digests;
+  // Per scenario, the protocol its runs ran (the override, or its own).
+  std::map<std::string, std::string> scenario_protocols;
   std::vector<RunSummary> runs;  // in (scenario order, seed order)
   SuiteRequirements suite;
   // Why the sweep ended before its last run (--fail-fast); empty when whole.

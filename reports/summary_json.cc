@@ -30,6 +30,9 @@ Json ScenarioTotalsJson(const SweepSummary& header, const SweepTotals& sweep) {
     if (const auto digest = header.scenario_digests.find(name); digest != header.scenario_digests.end()) {
       entry["scenario_digest"] = digest->second;
     }
+    if (const auto protocol = header.scenario_protocols.find(name); protocol != header.scenario_protocols.end()) {
+      entry["protocol"] = protocol->second;
+    }
     entry["runs"] = totals.runs;
     entry["ok"] = totals.runs - totals.failed;
     entry["failed"] = totals.failed;
@@ -113,7 +116,7 @@ SummaryFrame SummaryJsonFrame(const SweepSummary& header, const SweepTotals& swe
   if (!header.file_digest.empty()) json["file_digest"] = header.file_digest;
   json["seeds"] = header.seeds;
   if (!header.shard.whole()) json["shard"] = FormatShard(header.shard);
-  if (!header.variant.empty()) json["variant"] = header.variant;
+  if (!header.protocol.empty()) json["protocol"] = header.protocol;
   Json totals;
   totals["runs"] = sweep.runs();
   totals["ok"] = static_cast<int>(sweep.runs()) - sweep.failed();
@@ -212,12 +215,17 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
     }
     const Json& scenarios = Need(json, "scenarios", "summary");
     if (!scenarios.is_array()) return std::string("summary.scenarios: must be a list");
-    if (json.contains("variant")) sweep.variant = Get<std::string>(json, "variant", "summary");
+    // "variant": the name summaries written before protocols were plug-ins used.
+    if (json.contains("variant")) sweep.protocol = Get<std::string>(json, "variant", "summary");
+    if (json.contains("protocol")) sweep.protocol = Get<std::string>(json, "protocol", "summary");
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
       const std::string where = "scenarios[" + std::to_string(i) + "]";
       sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", where));
       if (scenarios[i].contains("scenario_digest")) {
         sweep.scenario_digests[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "scenario_digest", where);
+      }
+      if (scenarios[i].contains("protocol")) {
+        sweep.scenario_protocols[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "protocol", where);
       }
     }
     const Json& runs = Need(json, "runs", "summary");

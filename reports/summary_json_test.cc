@@ -86,27 +86,27 @@ TEST(SummaryJson, RecordsVersionDigestAndSuiteRequirements) {
   for (const auto& run : json["runs"]) EXPECT_TRUE(run.contains("replay")) << run.dump();
 }
 
-// What leasesim compare checks two sweeps by: the variant and the digests.
+// What leasesim compare checks two sweeps by: the protocol and the digests.
 TEST(SummaryJson, CarriesTheVariantAndDigestsBothWays) {
   SweepSummary sweep = testing::SampleFailingSweep();
-  sweep.variant = "no-fencing,no-idempotency-key";
+  sweep.protocol = "no-fencing,no-idempotency-key";
   sweep.file_digest = std::string(64, 'b');
   sweep.scenario_digests["steady"] = std::string(64, 'c');
   const std::string text = SummaryJson(sweep);
   const nlohmann::json json = nlohmann::json::parse(text);
-  EXPECT_EQ(json["variant"], "no-fencing,no-idempotency-key");
+  EXPECT_EQ(json["protocol"], "no-fencing,no-idempotency-key");
   EXPECT_EQ(json["file_digest"], std::string(64, 'b'));
   EXPECT_EQ(json["scenarios"][0]["scenario_digest"], std::string(64, 'c'));
   EXPECT_FALSE(json["scenarios"][1].contains("scenario_digest"));
   auto parsed = ParseSummaryJson(text);
   ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
   const SweepSummary& back = std::get<SweepSummary>(parsed);
-  EXPECT_EQ(back.variant, sweep.variant);
+  EXPECT_EQ(back.protocol, sweep.protocol);
   EXPECT_EQ(back.file_digest, sweep.file_digest);
   EXPECT_EQ(back.scenario_digests, sweep.scenario_digests);
   EXPECT_EQ(SummaryJson(back), text);
   // Without them (a summary of an older leasesim, or of `live`) none appear.
-  EXPECT_FALSE(nlohmann::json::parse(SummaryJson(testing::SampleFailingSweep())).contains("variant"));
+  EXPECT_FALSE(nlohmann::json::parse(SummaryJson(testing::SampleFailingSweep())).contains("protocol"));
 }
 
 TEST(SummaryJson, RejectsWhatItDidNotWrite) {

@@ -27,12 +27,12 @@ BuggifyConfig DrawBuggify(FaultDraw& draw, const core::TimingConfig& timing, boo
 
 }  // namespace
 
-Scenario GenerateCase(FaultDraw& draw, const std::string& variant, const CaseLimits& limits) {
+Scenario GenerateCase(FaultDraw& draw, const std::string& protocol, const CaseLimits& limits) {
   const bool beyond = draw.Percent(50);
   WorldLimits world = limits.world;
   world.beyond_assumptions = world.beyond_assumptions && beyond;
   Scenario scenario = GenerateWorld(draw, world);
-  scenario.variant = variant;
+  scenario.protocol = protocol;
   NemesisConfig config;
   config.enabled = true;
   config.faults_max = limits.faults_max;

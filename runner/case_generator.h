@@ -24,11 +24,11 @@ struct CaseLimits {
   int faults_max = 8;
 };
 
-// A scenario named "generated", running `variant` (a zoo name). Its first
+// A scenario named "generated", running `protocol` (a registered name). Its first
 // choice decides the mode (Percent(50): beyond the assumptions), and every
 // later choice is drawn alike in both modes, so flipping that one choice
 // asks whether what a case found beyond the assumptions happens within them.
 inline constexpr std::size_t kModeChoice = 0;
-Scenario GenerateCase(FaultDraw& draw, const std::string& variant, const CaseLimits& limits = {});
+Scenario GenerateCase(FaultDraw& draw, const std::string& protocol, const CaseLimits& limits = {});
 
 }  // namespace leasesim::runner

@@ -153,7 +153,7 @@ constexpr const char* kSmallMenu = R"({"kinds": ["pause", "isolate_from_store", 
 
 TEST(Explore, SameInputsGiveTheSameReport) {
   Scenario scenario = TwoNodes();
-  scenario.variant = "no-term-bump";
+  scenario.protocol = "no-term-bump";
   const std::vector<MenuItem> menu = BuildMenu(scenario, Menu(scenario, kSmallMenu));
   const ExploreOptions options{.faults = 2};
   const ExploreReport first = Explore(scenario, menu, options);
@@ -169,7 +169,7 @@ TEST(Explore, ZooVariantIsCaughtWithOneFaultAndTheCorrectProtocolIsNot) {
   const ExploreReport correct = Explore(scenario, menu, {.faults = 1});
   EXPECT_EQ(correct.ran, menu.size() + 1);
   EXPECT_EQ(correct.violating, 0u) << (correct.kept.empty() ? "" : correct.kept.front().scenario.description);
-  scenario.variant = "no-term-bump";
+  scenario.protocol = "no-term-bump";
   std::vector<std::uint64_t> seen;
   const ExploreReport broken = Explore(scenario, menu, {.faults = 1, .keep = 1},
                                        [&](const ViolatingPlacement& found) { seen.push_back(found.index); });
@@ -181,7 +181,7 @@ TEST(Explore, ZooVariantIsCaughtWithOneFaultAndTheCorrectProtocolIsNot) {
   EXPECT_EQ(first.scenario.faults.size(), 1u);
   EXPECT_EQ(first.scenario.faults.front(), menu[first.items.front()].fault);
   EXPECT_EQ(first.scenario.name, "two-nodes-placement-" + std::to_string(first.index));
-  EXPECT_EQ(first.scenario.variant, "no-term-bump");
+  EXPECT_EQ(first.scenario.protocol, "no-term-bump");
   EXPECT_FALSE(first.violations.empty());
   // Stopping at the first catch runs exactly the placements up to it.
   const ExploreReport stopped = Explore(scenario, menu, {.faults = 1, .stop_at_first = true});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <utility>
 
 namespace leasesim::runner {
@@ -128,6 +129,11 @@ sim::Nanos Recorder::DeadlineInTrueTime(int node, sim::Nanos local_deadline) con
   return world_.clock(host).TrueTimeAtBoot(local_deadline);
 }
 
+sim::Nanos Recorder::ClaimEndsInTrueTime(int node, const OpenBelief& open) const {
+  if (open.local_deadline <= 0) return std::numeric_limits<sim::Nanos>::max();
+  return DeadlineInTrueTime(node, open.local_deadline);
+}
+
 const std::optional<Recorder::OpenBelief>& Recorder::OpenBeliefOf(int node) const {
   assert(node >= 1);
   assert(node <= static_cast<int>(open_beliefs_.size()));
@@ -142,7 +148,7 @@ void Recorder::CloseBelief(int node, const std::string& reason) {
   std::optional<OpenBelief>& open = OpenBeliefOf(node);
   if (!open.has_value()) return;
   checker::LeadershipBelief& belief = history_.beliefs.emplace_back(std::move(open->belief));
-  belief.until_ns = std::min(world_.now(), DeadlineInTrueTime(node, open->local_deadline));
+  belief.until_ns = std::min(world_.now(), ClaimEndsInTrueTime(node, *open));
   belief.until_ns = std::max(belief.until_ns, belief.from_ns);
   belief.end_reason = reason;
   open.reset();
@@ -168,7 +174,7 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
       open.belief.term = event.term;
       open.belief.from_ns = world_.now();
       open.local_deadline = event.valid_until_ns;
-      RecordClaim(node, event);
+      if (event.valid_until_ns > 0) RecordClaim(node, event);
       break;
     }
     case core::EventKind::kRenewed: {
@@ -176,7 +182,7 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
       std::optional<OpenBelief>& open = OpenBeliefOf(node);
       if (!open.has_value()) break;
       open->local_deadline = event.valid_until_ns;
-      RecordClaim(node, event);
+      if (event.valid_until_ns > 0) RecordClaim(node, event);
       break;
     }
     case core::EventKind::kRenewFailed:
@@ -225,7 +231,7 @@ std::optional<int> Recorder::CurrentLeader() const {
     const std::optional<OpenBelief>& open = open_beliefs_[i];
     const int node = static_cast<int>(i) + 1;
     if (!open.has_value()) continue;
-    if (DeadlineInTrueTime(node, open->local_deadline) <= world_.now()) continue;
+    if (ClaimEndsInTrueTime(node, *open) <= world_.now()) continue;
     if (open->belief.term > best_term) {
       best_term = open->belief.term;
       leader = node;
@@ -236,7 +242,7 @@ std::optional<int> Recorder::CurrentLeader() const {
 
 std::optional<sim::Nanos> Recorder::RemainingLease(int node) const {
   const std::optional<OpenBelief>& open = OpenBeliefOf(node);
-  if (!open.has_value()) return std::nullopt;
+  if (!open.has_value() || open->local_deadline <= 0) return std::nullopt;
   const sim::HostId host = node_hosts_.at(static_cast<std::size_t>(node - 1));
   return open->local_deadline - world_.clock(host).Boot(world_.now());
 }

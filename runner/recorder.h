@@ -71,8 +71,14 @@ class Recorder final : public backends::SimObserver {
  private:
   struct OpenBelief {
     checker::LeadershipBelief belief;
+    // The deadline the node claims, on its boot clock; 0 when its protocol
+    // claims none (client-go's IsLeader() has none): the belief then lasts
+    // until the node says it ended.
     sim::Nanos local_deadline = 0;
   };
+  // When the open belief's claimed deadline passes in true time (never,
+  // when it claims none).
+  sim::Nanos ClaimEndsInTrueTime(int node, const OpenBelief& open) const;
   // A new store op, invoked now by the node's process, on `key`.
   checker::StoreOp& NewStoreOp(int node, const std::string& process, const std::string& key);
   std::optional<OpenBelief>& OpenBeliefOf(int node);

@@ -1,23 +1,23 @@
 #include "runner/run_world.h"
 
 #include <cassert>
+#include <utility>
 
 #include "backends/sim_node.h"
-#include "zoo/variants.h"
 
 namespace leasesim::runner {
 namespace {
 
-zoo::Combination VariantOf(const Scenario& scenario) {
-  const zoo::CombinationOrError variant = zoo::Combine(scenario.variant);
-  assert(variant.combination.has_value() && "the parser and run --variant admit only known variants");
-  return *variant.combination;
+core::Protocol ProtocolOf(const Scenario& scenario) {
+  core::ProtocolRegistry::Lookup found = core::Protocols().Find(scenario.protocol);
+  assert(found.protocol.has_value() && "the parser and run --protocol admit only registered protocols");
+  return std::move(*found.protocol);
 }
 
 }  // namespace
 
 RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOptions& options)
-    : scenario_(scenario), variant_(VariantOf(scenario)), world_(seed, options.retain_trace) {
+    : scenario_(scenario), protocol_(ProtocolOf(scenario)), world_(seed, options.retain_trace) {
   AddHosts();
   network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), scenario.network);
   recorder_ = std::make_unique<Recorder>(world_, node_hosts_);
@@ -32,7 +32,7 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
                                                       scenario.store, *recorder_);
   ledger_ = std::make_unique<backends::SimLedgerServer>(
       world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
-      backends::LedgerOptions{.check_fence = variant_.ledger.checks_fence});
+      backends::LedgerOptions{.check_fence = protocol_.ledger_checks_fence});
   replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_,
                                     kWallClockBase);
 }
@@ -84,15 +84,15 @@ void RunWorld::StartNode(int node) {
   const sim::HostId host = HostOf(node);
   backends::SimNodeConfig config;
   config.node = node;
-  config.elector.key = scenario_.lease_key;
-  config.elector.timing = TimingOf(node);
-  config.rules = variant_.rules;
-  config.settlement.period = scenario_.settlement_period;
-  config.settlement.schedule_epoch_wall = kWallClockBase;
-  config.settlement.batch_items = scenario_.batch_items;
-  config.settlement.poll = scenario_.settlement_poll;
+  config.setup.key = scenario_.lease_key;
+  config.setup.timing = TimingOf(node);
+  config.protocol = &protocol_;
+  config.setup.settlement.period = scenario_.settlement_period;
+  config.setup.settlement.schedule_epoch_wall = kWallClockBase;
+  config.setup.settlement.batch_items = scenario_.batch_items;
+  config.setup.settlement.poll = scenario_.settlement_poll;
   config.replicated_store = replicated_ ? replicated_->store() : nullptr;
-  config.settlement.request_timeout = scenario_.timing.request_timeout;
+  config.setup.settlement.request_timeout = scenario_.timing.request_timeout;
   world_.SetBoot(host, [this, config](sim::HostId id, std::uint64_t) {
     return std::make_unique<backends::SimNodeProcess>(world_, *network_, id, config, *store_, *ledger_,
                                                       *recorder_);

@@ -18,7 +18,6 @@
 #include "sim/network.h"
 #include "sim/time_sync.h"
 #include "sim/world.h"
-#include "zoo/variants.h"
 
 namespace leasesim::runner {
 
@@ -52,7 +51,7 @@ class RunWorld {
   void StartNode(int node);
 
   const Scenario& scenario_;
-  const zoo::Combination variant_;
+  const core::Protocol protocol_;  // what every node runs (a copy: its nodes point at it)
   sim::World world_;
   std::vector<sim::HostId> node_hosts_;
   sim::HostId store_host_ = 0;

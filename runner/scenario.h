@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/sim_services.h"
+#include "core/protocol.h"
 #include "core/timing.h"
 #include "runner/replicated_spec.h"
 #include "sim/network.h"
@@ -148,7 +149,10 @@ struct Scenario {
   sim::NetworkConfig network;
   std::vector<ClockSetting> clocks;
   std::vector<Fault> faults;
-  std::string variant = "correct";  // zoo variant names, comma-joined (zoo::Combine); "correct" in every real suite
+  // The protocol every node runs, by its registered name (core/protocol.h;
+  // a zoo combination may join names with ','). A file that names none
+  // runs the registry's default.
+  std::string protocol = std::string(core::kLeasesimProtocol);
   std::vector<NodeTiming> timing_by_node;  // lease.by_node
   NemesisConfig nemesis;
   BuggifyConfig buggify;      // off by default
@@ -171,7 +175,7 @@ struct ScenarioFile {
   // suite fails unless each was reached in some run (ProbesNeverReached).
   std::vector<std::string> require_probes;
   // Per scenario name, the SHA-256 (64 hex digits) of its JSON object with
-  // keys sorted and no white space (what `variant` overrides from the
+  // keys sorted and no white space (what `protocol` overrides from the
   // command line do not change), so tools can tell whether two outputs ran
   // the same scenario. Empty when the file was not read from text.
   std::map<std::string, std::string> scenario_digests;

@@ -18,7 +18,6 @@
 #include "runner/nemesis.h"
 #include "runner/object_reader.h"
 #include "runner/replicated_parse.h"
-#include "zoo/variants.h"
 
 namespace leasesim::runner {
 namespace {
@@ -231,6 +230,24 @@ void ParseIdentity(ObjectReader& reader, Scenario& scenario) {
   scenario.duration = reader.Millis("duration_ms", 1);
 }
 
+// "protocol": a registered protocol's name (core/protocol.h); "variant" is
+// its older spelling, kept so that files written before it still run.
+void ParseProtocol(ObjectReader& reader, Scenario& scenario) {
+  if (reader.Has("protocol") && reader.Has("variant")) {
+    throw Failure{reader.PathOf("variant"), "give \"protocol\" or its old name \"variant\", not both"};
+  }
+  const char* field = reader.Has("variant") ? "variant" : "protocol";
+  if (!reader.Has(field)) {
+    scenario.protocol = core::Protocols().default_name();
+    return;
+  }
+  const std::string name = reader.String(field);
+  if (const std::string problem = core::Protocols().Find(name).error; !problem.empty()) {
+    throw Failure{reader.PathOf(field), problem};
+  }
+  scenario.protocol = name;
+}
+
 Scenario ParseScenario(const Json& json, const std::string& path) {
   ObjectReader reader(json, path);
   Scenario scenario;
@@ -242,13 +259,7 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   ParseNetwork(reader, scenario);
   if (reader.Has("clocks")) ParseClocks(reader, scenario);
   if (reader.Has("faults")) ParseFaults(reader, scenario);
-  if (reader.Has("variant")) {
-    const std::string name = reader.String("variant");
-    if (const std::string problem = zoo::Combine(name).error; !problem.empty()) {
-      throw Failure{reader.PathOf("variant"), "protocol variant: " + problem};
-    }
-    scenario.variant = name;
-  }
+  ParseProtocol(reader, scenario);
   if (reader.Has("nemesis")) scenario.nemesis = ParseNemesis(reader, scenario);
   if (reader.Has("buggify")) scenario.buggify = ParseBuggify(reader);
   if (reader.Has("expect")) ParseExpect(reader, scenario);

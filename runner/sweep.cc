@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "base/program_name.h"
 #include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
 #include "runner/sweep_timeline.h"
@@ -81,7 +82,7 @@ Done RunOne(const RunFunction& run, const Scenario& scenario, std::uint64_t seed
       done.result.unexpected.push_back(std::move(violation));
     }
   }
-  if (!done.result.ok()) done.timeline = BuildTimeline(done.result, file, options.variant);
+  if (!done.result.ok()) done.timeline = BuildTimeline(done.result, file, options.protocol);
   done.result.history = {};
   done.result.trace = {};
   return done;
@@ -94,12 +95,13 @@ reports::SweepSummary SweepHeader(const ScenarioFile& file, const std::vector<co
   summary.scenario_file = file.path;
   summary.seeds = seeds_text;
   summary.shard = options.shard;
-  summary.variant = options.variant;
+  summary.protocol = options.protocol;
   summary.file_digest = file.file_digest;
   summary.suite.fault_points = file.require_fault_points;
   summary.suite.probes = file.require_probes;
   for (const Scenario* scenario : scenarios) {
     summary.scenarios.push_back(scenario->name);
+    summary.scenario_protocols[scenario->name] = options.protocol.empty() ? scenario->protocol : options.protocol;
     const auto digest = file.scenario_digests.find(scenario->name);
     if (digest != file.scenario_digests.end()) summary.scenario_digests[scenario->name] = digest->second;
   }
@@ -109,12 +111,12 @@ reports::SweepSummary SweepHeader(const ScenarioFile& file, const std::vector<co
 }  // namespace
 
 std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed,
-                          const std::string& variant) {
-  return "leasesim replay " + ShellWord(file) + " --scenario " + ShellWord(scenario) + " --seed " +
-         std::to_string(seed) + (variant.empty() ? "" : " --variant " + ShellWord(variant));
+                          const std::string& protocol) {
+  return base::ProgramName() + " replay " + ShellWord(file) + " --scenario " + ShellWord(scenario) + " --seed " +
+         std::to_string(seed) + (protocol.empty() ? "" : " --protocol " + ShellWord(protocol));
 }
 
-reports::RunSummary Summarize(const RunResult& result, const std::string& file, const std::string& variant) {
+reports::RunSummary Summarize(const RunResult& result, const std::string& file, const std::string& protocol) {
   reports::RunSummary summary;
   summary.scenario = result.scenario;
   summary.seed = result.seed;
@@ -130,7 +132,7 @@ reports::RunSummary Summarize(const RunResult& result, const std::string& file, 
   }
   summary.notes = result.verdict.notes;
   summary.figures = result.figures;
-  summary.replay_command = ReplayCommand(file, result.scenario, result.seed, variant);
+  summary.replay_command = ReplayCommand(file, result.scenario, result.seed, protocol);
   return summary;
 }
 
@@ -153,14 +155,14 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
       JudgeSuite(outcome.summary);
     }
   };
-  // --variant: every scenario runs the given protocol (copies, in file order).
+  // --protocol: every scenario runs the given protocol (copies, in file order).
   std::vector<Scenario> overridden;
   std::vector<const Scenario*> chosen = scenarios;
-  if (!options.variant.empty()) {
+  if (!options.protocol.empty()) {
     overridden.reserve(scenarios.size());
     for (const Scenario* scenario : scenarios) {
       overridden.push_back(*scenario);
-      overridden.back().variant = options.variant;
+      overridden.back().protocol = options.protocol;
     }
     for (std::size_t i = 0; i < overridden.size(); ++i) chosen[i] = &overridden[i];
   }
@@ -188,7 +190,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
     if (done.timeline && outcome.timelines.size() < options.timelines_max) {
       outcome.timelines.push_back(std::move(*done.timeline));
     }
-    reports::RunSummary summary = Summarize(done.result, file.path, options.variant);
+    reports::RunSummary summary = Summarize(done.result, file.path, options.protocol);
     if (options.on_summary) {
       for (const auto& [name, value] : summary.figures) {
         auto [it, fresh] = maxima.emplace(name, value);

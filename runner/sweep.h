@@ -19,12 +19,12 @@
 
 namespace leasesim::runner {
 
-// The command that reproduces one run exactly; `variant` (when not empty)
-// is the --variant the sweep ran every scenario with.
+// The command that reproduces one run exactly; `protocol` (when not empty)
+// is the --protocol the sweep ran every scenario with.
 std::string ReplayCommand(const std::string& file, const std::string& scenario, std::uint64_t seed,
-                          const std::string& variant = "");
+                          const std::string& protocol = "");
 
-reports::RunSummary Summarize(const RunResult& result, const std::string& file, const std::string& variant = "");
+reports::RunSummary Summarize(const RunResult& result, const std::string& file, const std::string& protocol = "");
 
 using RunFunction = std::function<RunResult(const Scenario&, std::uint64_t, const RunOptions&)>;
 
@@ -35,11 +35,11 @@ struct SweepOptions {
   // trace hashes; a mismatch fails the run with a "nondeterminism" violation
   // naming the first divergent trace event.
   bool check_determinism = false;
-  // Not empty: every scenario runs this protocol variant (zoo names,
-  // comma-joined; checked by the caller with zoo::Combine) instead of its
-  // own, so one binary runs both sides of a comparison (leasesim compare).
-  // Replay commands and the summary carry it.
-  std::string variant;
+  // Not empty: every scenario runs this registered protocol
+  // (core/protocol.h; checked by the caller) instead of its own, so one
+  // binary runs both sides of a comparison (leasesim compare). Replay
+  // commands and the summary carry it.
+  std::string protocol;
   std::size_t timelines_max = reports::kTimelinesMax;
   // Stop at the first failing run in sweep order: the summary then holds the
   // runs up to and including it (the same for any jobs) and says it stopped.

@@ -47,7 +47,7 @@ std::vector<reports::TimelineHolder> StoreHolders(const checker::History& histor
 
 }  // namespace
 
-reports::Timeline BuildTimeline(const RunResult& result, const std::string& file, const std::string& variant) {
+reports::Timeline BuildTimeline(const RunResult& result, const std::string& file, const std::string& protocol) {
   const checker::History& history = result.history;
   reports::Timeline t;
   t.scenario = result.scenario;
@@ -56,7 +56,7 @@ reports::Timeline BuildTimeline(const RunResult& result, const std::string& file
   t.trace_hash = result.trace_hash;
   t.node_count = history.node_count;
   t.end_ns = history.end_ns;
-  t.replay_command = ReplayCommand(file, result.scenario, result.seed, variant);
+  t.replay_command = ReplayCommand(file, result.scenario, result.seed, protocol);
   for (const checker::LeadershipBelief& b : history.beliefs) {
     t.beliefs.push_back({b.node, b.holder, b.term, b.from_ns, b.until_ns, b.end_reason});
   }
@@ -81,8 +81,8 @@ reports::Timeline BuildTimeline(const RunResult& result, const std::string& file
 }
 
 std::string WriteTimelineHtml(const std::string& path, const RunResult& result, const std::string& file,
-                              const std::string& variant) {
-  return reports::WriteFileAtomically(path, reports::TimelineHtml(BuildTimeline(result, file, variant)));
+                              const std::string& protocol) {
+  return reports::WriteFileAtomically(path, reports::TimelineHtml(BuildTimeline(result, file, protocol)));
 }
 
 }  // namespace leasesim::runner

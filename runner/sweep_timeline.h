@@ -18,12 +18,12 @@ namespace leasesim::runner {
 // write succeeded (for a lost reply, when it was sent) and lasts until the
 // next effective write; renewals by the same holder and term merge into one
 // span.
-reports::Timeline BuildTimeline(const RunResult& result, const std::string& file, const std::string& variant = "");
+reports::Timeline BuildTimeline(const RunResult& result, const std::string& file, const std::string& protocol = "");
 
 // `leasesim replay ... --html PATH`: writes the run's timeline as one
 // self-contained page (reports::TimelineHtml), atomically. `result` must have
 // been run with keep_history. Returns an error message, or empty on success.
 std::string WriteTimelineHtml(const std::string& path, const RunResult& result, const std::string& file,
-                              const std::string& variant = "");
+                              const std::string& protocol = "");
 
 }  // namespace leasesim::runner

@@ -118,6 +118,7 @@ std::vector<WorldStats> RunWorlds(const runner::ScenarioFile& file, const WorldS
   }
   runner::SweepOptions options;
   options.jobs = plan.jobs;
+  options.protocol = plan.protocol;
   options.timelines_max = 0;
   options.run = MeasuringRun(thresholds);
   runner::RunSweep(file, scenarios, plan.seeds, plan.seeds_text, options, [&](const runner::RunResult& result) {

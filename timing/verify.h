@@ -21,6 +21,7 @@ struct RunPlan {
   std::vector<std::uint64_t> seeds;
   std::string seeds_text;  // as printed ("1-500")
   int jobs = 1;
+  std::string protocol;  // not empty: every world runs this registered protocol
 };
 
 // One world's runs, summed.

@@ -161,7 +161,7 @@ TEST(VerifyWorlds, ABrokenProtocolInTheWorldsIsCaught) {
   const Derivation d = std::get<Derivation>(Derive(t));
   const WorldSet set = VerifyWorlds(t, d.timing, nullptr);
   runner::ScenarioFile file = Parse(set);
-  for (runner::Scenario& s : file.scenarios) s.variant = "connection-loss-still-leading";
+  for (runner::Scenario& s : file.scenarios) s.protocol = "connection-loss-still-leading";
   const std::vector<WorldStats> stats = RunWorlds(file, set, {200, 300, 400}, Seeds(5));
   std::int64_t violating = 0;
   for (const WorldStats& w : stats) violating += w.violating_runs;

@@ -1,6 +1,11 @@
 #include "zoo/variants.h"
 
 #include <array>
+#include <cassert>
+#include <memory>
+#include <utility>
+
+#include "core/lease_node.h"
 
 #include "zoo/mistakes.h"
 
@@ -58,7 +63,7 @@ CombinationOrError Combine(std::string_view names) {
   for (int part = 0; part < kPartsMax; ++part) {
     const std::size_t comma = rest.find(',');
     const std::string_view name = rest.substr(0, comma);
-    const Variant* variant = FindVariant(name);
+    const Variant* variant = FindVariant(name == core::kLeasesimProtocol ? std::string_view("correct") : name);
     if (variant == nullptr) {
       return {std::nullopt, "unknown variant \"" + std::string(name) + "\" (known: " + VariantNames() + ")"};
     }
@@ -73,6 +78,45 @@ CombinationOrError Combine(std::string_view names) {
     rest = rest.substr(comma + 1);
   }
   return {std::nullopt, "more than " + std::to_string(kPartsMax) + " variants"};
+}
+
+core::Protocol ProtocolOf(std::string name, const Combination& combination, std::string mistake) {
+  const core::ProtocolRules* rules = combination.rules;
+  assert(rules != nullptr);
+  return core::Protocol{
+      .name = std::move(name),
+      .summary = mistake.empty() ? "leasesim's protocol" : "leasesim's protocol with one mistake: " + mistake,
+      .build = [rules](core::Env& env, const core::NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
+        return std::make_unique<core::LeaseNode>(
+            env,
+            core::ElectorConfig{
+                .key = setup.key, .identity = setup.identity, .node_name = setup.node_name, .timing = setup.timing},
+            setup.settlement, *rules);
+      },
+      .ledger_checks_fence = combination.ledger.checks_fence,
+      .mistake = std::move(mistake),
+  };
+}
+
+void RegisterZooProtocols(core::ProtocolRegistry& registry) {
+  [[maybe_unused]] const bool aliased = registry.AddAlias("correct", std::string(core::kLeasesimProtocol));
+  assert(aliased && "leasesim's protocol is registered before the zoo");
+  for (const Variant& variant : Table()) {
+    if (variant.name == "correct") continue;
+    [[maybe_unused]] const bool added = registry.Add(ProtocolOf(
+        std::string(variant.name), Combination{variant.rules, variant.ledger}, std::string(variant.mistake)));
+    assert(added);
+  }
+  registry.AddCombiner([](std::string_view name, core::Protocol& protocol, std::string& error) {
+    if (name.find(',') == std::string_view::npos) return false;
+    const CombinationOrError combined = Combine(name);
+    if (!combined.combination) {
+      error = combined.error;
+      return true;
+    }
+    protocol = ProtocolOf(std::string(name), *combined.combination, "a combination of zoo mistakes");
+    return true;
+  });
 }
 
 }  // namespace leasesim::zoo

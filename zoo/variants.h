@@ -1,14 +1,15 @@
 #pragma once
-// The bug zoo's registry: every known-broken variant of the protocol by
-// name, with the rules its nodes run and the flaws of the ledger it writes
-// to. "correct" is the first entry. One vocabulary for the simulator, fuzz,
-// the zoo hunt and the live nodes.
+// The bug zoo: every known-broken variant of the protocol by name, with the
+// rules its nodes run and the flaws of the ledger it writes to. "correct" is
+// the first entry. Each variant is registered as a protocol of its own
+// (core/protocol.h), so every command runs it by name like any protocol.
 
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "core/protocol.h"
 #include "core/protocol_rules.h"
 
 namespace leasesim::zoo {
@@ -48,5 +49,13 @@ struct CombinationOrError {
   std::string error;
 };
 CombinationOrError Combine(std::string_view names);
+
+// The protocol a combination runs: leasesim's node with its rules, named `name`.
+core::Protocol ProtocolOf(std::string name, const Combination& combination, std::string mistake);
+
+// Registers every variant but "correct" as a protocol of its own name, with
+// its mistake; "correct" as an alias of leasesim's protocol (which must be
+// registered first); and a combiner for comma-joined names.
+void RegisterZooProtocols(core::ProtocolRegistry& registry);
 
 }  // namespace leasesim::zoo

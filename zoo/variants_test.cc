@@ -29,6 +29,31 @@ TEST(ZooVariants, EveryMistakeChangesSomethingAndNamesAreUnique) {
   EXPECT_EQ(names.size(), 12u);
 }
 
+// Registered, every mistake is a protocol of its own name; "correct" names
+// leasesim's own; a combination resolves with its ledger flaws.
+TEST(ZooVariants, RegisterAsProtocols) {
+  core::ProtocolRegistry registry;
+  ASSERT_TRUE(registry.Add(core::LeasesimProtocol()));
+  RegisterZooProtocols(registry);
+  for (const Variant& variant : Variants()) {
+    const core::ProtocolRegistry::Lookup found = registry.Find(variant.name);
+    ASSERT_TRUE(found.protocol.has_value()) << variant.name << ": " << found.error;
+    if (variant.name == "correct") {
+      EXPECT_EQ(found.protocol->name, core::kLeasesimProtocol);
+      EXPECT_TRUE(found.protocol->mistake.empty());
+      continue;
+    }
+    EXPECT_EQ(found.protocol->mistake, variant.mistake);
+    EXPECT_EQ(found.protocol->ledger_checks_fence, variant.ledger.checks_fence) << variant.name;
+  }
+  const core::ProtocolRegistry::Lookup both = registry.Find("no-fencing,blind-write");
+  ASSERT_TRUE(both.protocol.has_value()) << both.error;
+  EXPECT_FALSE(both.protocol->ledger_checks_fence);
+  EXPECT_FALSE(both.protocol->mistake.empty());
+  EXPECT_NE(registry.Find("blind-write,no-term-bump").error.find("at most one"), std::string::npos);
+  EXPECT_EQ(registry.default_name(), core::kLeasesimProtocol);
+}
+
 TEST(ZooVariants, FindsByExactName) {
   ASSERT_NE(FindVariant("blind-write"), nullptr);
   EXPECT_EQ(FindVariant("blind-write")->name, "blind-write");

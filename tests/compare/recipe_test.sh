@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the two-builds recipe of docs/COMPARE.md (the block between its
 # "recipe: begin" and "recipe: end" markers), as written, on one binary and
-# two --variant values: correct against itself must be "no difference"
+# two --protocol values: correct against itself must be "no difference"
 # (exit 0), correct against connection-loss-still-leading "worse" (exit 1)
 # with the newly failing seeds in the Markdown. Both CI examples must hold
 # the recipe's commands.
@@ -23,17 +23,17 @@ recipe() {
   echo "$code"
 }
 
-code=$(recipe "$work/same" "--variant correct" "--variant correct")
+code=$(recipe "$work/same" "--protocol correct" "--protocol correct")
 [ "$code" = 0 ] || { cat "$work/same.log"; echo "correct vs correct: exit $code, want 0"; exit 1; }
 head -1 "$work/same/compare.md" | grep -q '^\*\*leasesim compare: no difference\*\* — 12 runs of 2 scenarios' ||
   { head -3 "$work/same/compare.md"; echo "correct vs correct: not 'no difference'"; exit 1; }
 
-code=$(recipe "$work/broken" "" "--variant connection-loss-still-leading")
+code=$(recipe "$work/broken" "" "--protocol connection-loss-still-leading")
 [ "$code" = 1 ] || { cat "$work/broken.log"; echo "correct vs connection-loss-still-leading: exit $code, want 1"; exit 1; }
 md="$work/broken/compare.md"
 head -1 "$md" | grep -q '^\*\*leasesim compare: worse\*\* — 7 seeds newly fail' || { head -3 "$md"; exit 1; }
 grep -q '| leader-partitioned-from-store | 1 2 3 4 5 6 | – | – |' "$md" || { cat "$md"; exit 1; }
-grep -q -- '--scenario leader-partitioned-from-store --seed 1 --variant connection-loss-still-leading`' "$md" ||
+grep -q -- '--scenario leader-partitioned-from-store --seed 1 --protocol connection-loss-still-leading`' "$md" ||
   { cat "$md"; exit 1; }
 # A merged side is what an unsharded run writes.
 (cd "$source_dir" && "$leasesim" run tests/compare/recipe.json --seeds 1-6 --out "$work/whole" --quiet >/dev/null) ||

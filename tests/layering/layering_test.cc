@@ -113,7 +113,8 @@ std::vector<Crossing> Crossings(const std::string& root, const Table& table) {
 TEST(Layering, TheReadmeTableNamesEveryFolder) {
   const auto table = ReadLayoutTable(SourceDir() + "/README.md");
   for (const char* folder : {"base", "sim", "core", "zoo", "backends", "backends/etcd", "checker", "runner",
-                             "fuzz", "reports", "live", "timing", "compare", "cli", "bench"}) {
+                             "fuzz", "reports", "live", "timing", "compare", "cli", "harness", "bench",
+                             "examples/ttl_lock/ttl_lock"}) {
     EXPECT_TRUE(table.contains(folder)) << folder << " has no row in README.md's layout table";
   }
   for (const auto& [folder, uses] : table) {
@@ -144,6 +145,24 @@ TEST(Layering, ADeliberateBadIncludeIsCaught) {
   ASSERT_EQ(crossings.size(), 1u);
   EXPECT_EQ(crossings[0].file, "core/bad.cc");
   EXPECT_EQ(crossings[0].line, 2);
+  EXPECT_EQ(crossings[0].include, "sim/world.h");
+  fs::remove_all(root);
+}
+
+// The rule a protocol plug-in lives by, as the real table states it: a
+// protocol (the example's own, in examples/) that reaches into the
+// simulator instead of core's seam is caught.
+TEST(Layering, AProtocolIncludingTheSimulatorIsCaught) {
+  const fs::path root = fs::temp_directory_path() / ("leasesim-layering-protocol." + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path protocol = root / "examples" / "ttl_lock" / "ttl_lock";
+  fs::create_directories(protocol);
+  fs::copy_file(fs::path(SourceDir()) / "README.md", root / "README.md");
+  std::ofstream(protocol / "sneaky.cc") << "#include \"core/protocol.h\"\n#include \"sim/world.h\"\n";
+  const auto table = ReadLayoutTable((root / "README.md").string());
+  const std::vector<Crossing> crossings = Crossings(root.string(), table);
+  ASSERT_EQ(crossings.size(), 1u);
+  EXPECT_EQ(crossings[0].file, "examples/ttl_lock/ttl_lock/sneaky.cc");
   EXPECT_EQ(crossings[0].include, "sim/world.h");
   fs::remove_all(root);
 }

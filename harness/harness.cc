@@ -1,5 +1,4 @@
-// leasesim: deterministic simulation and fault injection for lease-based
-// leader election. See README.md.
+#include "harness/harness.h"
 
 #include <CLI/CLI.hpp>
 
@@ -7,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "base/program_name.h"
 #include "base/version.h"
 #include "cli/commands.h"
 #include "cli/live_command.h"
+#include "live/live_node.h"
 
 namespace {
 
@@ -55,7 +56,13 @@ std::string TopLevelHelp() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace leasesim::harness {
+
+int Main(int argc, char** argv) {
+  // `live` starts each node as this program's "live-node" (not listed:
+  // people never type it).
+  if (argc >= 1) base::SetProgramName(argv[0]);
+  if (argc >= 2 && std::string(argv[1]) == live::kLiveNodeCommand) return live::RunLiveNode(argc - 1, argv + 1);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << TopLevelHelp();
@@ -77,3 +84,5 @@ int main(int argc, char** argv) {
   std::cerr << "leasesim: unknown command \"" << name << "\" (leasesim --help lists the commands)\n";
   return leasesim::cli::kExitBadInput;
 }
+
+}  // namespace leasesim::harness

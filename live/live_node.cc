@@ -1,11 +1,14 @@
-// leasesim-live-node: one replica process of a live run — the unchanged core
-// (LeaseNode) on the real Env, talking to etcd, journaling what it does for
-// the orchestrator (live/node_journal.h). Started by `leasesim live`; runs
-// until killed.
+// One replica process of a live run — a registered protocol (leasesim's
+// unchanged core by default) on the real Env, talking to etcd, journaling
+// what it does for the orchestrator (live/node_journal.h). Started by
+// `leasesim live` as `leasesim live-node ...` (or by leasesim-live-node);
+// runs until killed.
 //
 // Signals: SIGUSR1 arms a stop at the core's next "before_ledger_write"
 // fault point (the process SIGSTOPs itself there, mid-batch, so the
 // orchestrator can hold it beyond its lease); SIGUSR2 disarms.
+
+#include "live/live_node.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -27,9 +30,9 @@
 #include "backends/etcd/lease_health.h"
 #include "backends/etcd/metrics_server.h"
 #include "backends/etcd/real_env.h"
-#include "core/lease_node.h"
+#include "core/metrics.h"
+#include "core/protocol.h"
 #include "core/timing.h"
-#include "zoo/variants.h"
 #include "live/node_journal.h"
 
 namespace {
@@ -46,9 +49,9 @@ constexpr int kExitUsage = 2;
 constexpr int kExitMisconfigured = 3;  // etcd refuses us: TLS, credentials, permissions
 
 int Usage(const std::string& why) {
-  std::cerr << "leasesim-live-node: " << why
-            << "\nusage: leasesim-live-node --node N --incarnation K --etcd URLS --key KEY --ledger-prefix P\n"
-               "         --journal FILE --epoch-wall-ns NS [--variant V] [--lease-ms ..] [--renew-interval-ms ..]\n"
+  std::cerr << "leasesim live-node: " << why
+            << "\nusage: leasesim live-node --node N --incarnation K --etcd URLS --key KEY --ledger-prefix P\n"
+               "         --journal FILE --epoch-wall-ns NS [--protocol NAME] [--lease-ms ..] [--renew-interval-ms ..]\n"
                "         [--renew-deadline-ms ..] [--retry-ms ..] [--request-timeout-ms ..] [--drift-ppm ..]\n"
                "         [--margin-ms ..] [--pause-budget-ms ..] [--period-ms ..] [--poll-ms ..]\n"
                "         [--batch-items ..] [--metrics-address A] [--metrics-port P] [--health-timeout-ms ..]\n"
@@ -63,7 +66,7 @@ struct NodeConfig {
   std::string identity;    // "n<i>#<k>": unique per process start
   std::string node_label;  // "n<i>": stable across restarts
   std::string etcd_urls, key, ledger_prefix, journal_path;
-  zoo::Combination variant;  // the zoo variants it runs; the correct protocol by default
+  core::Protocol protocol;  // what the node runs: the registry's default unless named
   core::TimingConfig timing;
   core::SettlementConfig settlement;
   etcd::EndpointOptions etcd;  // endpoints, TLS, auth
@@ -79,7 +82,7 @@ constexpr const char* kRequired[] = {"--node",          "--incarnation", "--etcd
 
 // Flag values by name, the defaults filled in; an exit code on a usage error.
 std::optional<int> ParseFlags(int argc, char** argv, Flags& flags) {
-  flags = {{"--variant", "correct"},        {"--lease-ms", "4000"},   {"--renew-interval-ms", "1000"},
+  flags = {{"--protocol", core::Protocols().default_name()}, {"--variant", ""},        {"--lease-ms", "4000"},   {"--renew-interval-ms", "1000"},
            {"--renew-deadline-ms", "3000"}, {"--retry-ms", "500"},    {"--request-timeout-ms", "600"},
            {"--drift-ppm", "1000"},         {"--margin-ms", "500"},   {"--pause-budget-ms", "300"},
            {"--period-ms", "1000"},         {"--poll-ms", "100"},     {"--batch-items", "3"},
@@ -133,7 +136,7 @@ std::optional<int> BuildEtcdOptions(const Flags& flags, NodeConfig& c) {
     std::getline(in, c.etcd.auth.password);
   }
   for (const std::string& error : etcd::ValidateEndpointOptions(c.etcd)) return Usage("etcd options: " + error);
-  c.etcd.on_error = [](const std::string& message) { std::cerr << "leasesim-live-node: etcd: " << message << "\n"; };
+  c.etcd.on_error = [](const std::string& message) { std::cerr << "leasesim live-node: etcd: " << message << "\n"; };
   return std::nullopt;
 }
 
@@ -164,12 +167,14 @@ std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
   c.health_timeout = number("--health-timeout-ms") * kMs;
   (void)number("--incarnation");
   if (!number.bad().empty()) return Usage(number.bad() + " is not a whole number");
-  const zoo::CombinationOrError variant = zoo::Combine(flags.at("--variant"));
-  if (!variant.combination) return Usage("--variant: " + variant.error);
-  c.variant = *variant.combination;
+  // --variant: the older name of --protocol.
+  const std::string& name = flags.at("--variant").empty() ? flags.at("--protocol") : flags.at("--variant");
+  core::ProtocolRegistry::Lookup found = core::Protocols().Find(name);
+  if (!found.protocol) return Usage("--protocol: " + found.error);
+  c.protocol = std::move(*found.protocol);
   if (const std::optional<int> code = BuildEtcdOptions(flags, c)) return code;
   for (const core::TimingError& error : core::ValidateTiming(c.timing)) {
-    std::cerr << "leasesim-live-node: timing: " << error.field << " " << error.rule << "\n";
+    std::cerr << "leasesim live-node: timing: " << error.field << " " << error.rule << "\n";
     return kExitUsage;
   }
   return std::nullopt;
@@ -214,7 +219,7 @@ void WriteHello(live::NodeJournal& journal, const NodeConfig& c, const etcd::Met
 // Graceful: release the lease (version-checked) so a successor takes over
 // at once, then end the tasks. Shutdown runs as a task (it blocks on etcd),
 // given at most two seconds.
-void ShutDown(etcd::RealEnv& env, core::LeaseNode& lease_node) {
+void ShutDown(etcd::RealEnv& env, core::ProtocolNode& lease_node) {
   std::atomic<bool> released{false};
   env.Spawn("shutdown", [&] {
     lease_node.Shutdown("");
@@ -230,7 +235,7 @@ bool PreflightPassed(etcd::EtcdHttp& http, const NodeConfig& c) {
   bool passed = true;
   for (const etcd::AccessProblem& problem :
        etcd::CheckAccess(http, {.lease_key = c.key, .ledger_prefix = c.ledger_prefix}, c.timing.lease_duration)) {
-    std::cerr << "leasesim-live-node: etcd access: " << problem.message
+    std::cerr << "leasesim live-node: etcd access: " << problem.message
               << (problem.misconfigured() ? "" : " (going on: it may pass)") << "\n";
     if (problem.misconfigured()) passed = false;
   }
@@ -244,7 +249,7 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   if (!PreflightPassed(http, c)) return kExitMisconfigured;
   etcd::EtcdStoreClient etcd_store(http);
   etcd::EtcdLedgerClient etcd_ledger(http, {.prefix = c.ledger_prefix,
-                                            .check_fence = c.variant.ledger.checks_fence,
+                                            .check_fence = c.protocol.ledger_checks_fence,
                                             .writer = c.identity});
   live::JournaledStore store(etcd_store, journal);
   live::JournaledLedger ledger(etcd_ledger, journal, &live::BootNanos);
@@ -253,21 +258,24 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   etcd::RealEnv env(health.store(), ledger, health);
   ledger.ReportWallSeenOf(env);
   InstallStopFault(env, journal);
-  core::LeaseNode lease_node(
-      env, {.key = c.key, .identity = c.identity, .node_name = c.node_label, .timing = c.timing}, c.settlement,
-      *c.variant.rules);
+  const std::unique_ptr<core::ProtocolNode> built = c.protocol.build(
+      env, {.node_name = c.node_label, .identity = c.identity, .key = c.key, .timing = c.timing,
+            .settlement = c.settlement});
+  core::ProtocolNode& lease_node = *built;
   etcd::MetricsServer metrics({.bind_address = c.metrics_address,
                                .port = c.metrics_port,
                                .metrics =
                                    [&] {
                                      std::string text;
-                                     env.WithCoreLock([&] {
-                                       text = etcd::RenderLeaseExposition(lease_node.metrics(), lease_node.tap(), c.key);
-                                     });
+                                     // A design that keeps no core metrics serves none.
+                                     const core::LeaseMetrics* kept = lease_node.exposed_metrics();
+                                     const core::LeadershipTap* tap = lease_node.exposed_tap();
+                                     if (kept == nullptr || tap == nullptr) return text;
+                                     env.WithCoreLock([&] { text = etcd::RenderLeaseExposition(*kept, *tap, c.key); });
                                      return text;
                                    },
                                .health = [&] { return health.Check(etcd::RealEnv::BootClockNanos()); }});
-  if (!metrics.ok()) std::cerr << "leasesim-live-node: metrics: " << metrics.error() << "\n";
+  if (!metrics.ok()) std::cerr << "leasesim live-node: metrics: " << metrics.error() << "\n";
   WriteHello(journal, c, metrics);
   lease_node.Start();
   // Runs until killed (the orchestrator ends every run with SIGKILL), or
@@ -280,7 +288,9 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace leasesim::live {
+
+int RunLiveNode(int argc, char** argv) {
   Flags flags;
   if (const std::optional<int> code = ParseFlags(argc, argv, flags)) return *code;
   NodeConfig config;
@@ -288,3 +298,5 @@ int main(int argc, char** argv) {
   const sigset_t termination = BlockTerminationSignals();
   return RunNode(config, termination);
 }
+
+}  // namespace leasesim::live

@@ -1,0 +1,25 @@
+#pragma once
+// --protocol NAME, said once for every command that runs nodes (run,
+// replay, fuzz, explore, zoo, timing, live): a registered protocol's name
+// (core/protocol.h), checked against the registry. --variant, its name
+// before protocols were plug-ins, is kept as an alias.
+
+#include <optional>
+#include <string>
+
+#include "cli/command_line.h"
+
+namespace leasesim::cli {
+
+// Declares --protocol (and its alias --variant) with `help`.
+CommandLine& DeclareProtocol(CommandLine& args, const std::string& help);
+
+// What the command line named: nothing, a registered protocol, or an error
+// (naming the option and the known protocols).
+struct ProtocolChoice {
+  std::optional<std::string> name;
+  std::string error;
+};
+ProtocolChoice ReadProtocol(const CommandLine& args);
+
+}  // namespace leasesim::cli

@@ -1,0 +1,16 @@
+#include "harness/builtin_protocols.h"
+
+#include "core/protocol.h"
+#include "zoo/variants.h"
+
+namespace leasesim::harness {
+
+void RegisterBuiltinProtocols() {
+  // Called from main (and test mains) before any thread starts.
+  static bool registered = false;
+  if (registered) return;
+  registered = true;
+  zoo::RegisterZooProtocols(core::Protocols());
+}
+
+}  // namespace leasesim::harness
