@@ -2,7 +2,8 @@
 # Installs leasesim into a fresh prefix, builds examples/ttl_lock against
 # it (as a team with its own lease code would), and runs the example's
 # harness: fuzz must find the deliberate mistake of "ttl-lock" and shrink
-# it to a counterexample that replays; "ttl-lock-fixed" must pass a sweep.
+# it to a counterexample that replays; "ttl-lock-fixed" must pass a sweep
+# and, where etcd is installed, a live run with a leader killed.
 #   check_example.sh CMAKE BUILD_DIR EXAMPLE_SRC WORK_DIR CXX GENERATOR [CXX_FLAGS]
 set -euo pipefail
 cmake=$1 build=$2 example=$3 work=$4 cxx=$5 generator=$6 flags=${7:-}
@@ -42,4 +43,14 @@ if [ "$code" -ne 1 ]; then cat "$work/replay.log"; echo "the counterexample did 
 # 3. With the mistake fixed, the protocol passes the example's sweep.
 "$harness" run "$example/scenarios.json" --protocol ttl-lock-fixed --seeds 1-5 --out "$work/fixed" --quiet \
   >"$work/fixed.log" 2>&1 || { cat "$work/fixed.log"; echo "ttl-lock-fixed failed its sweep" >&2; exit 1; }
-echo "example ok: ttl-lock caught and replayed (seed $seed); ttl-lock-fixed passed"
+# 4. Live, the same way: the example's own protocol in real node processes
+# (started as `ttl-lock-harness live-node`) against a real etcd cluster.
+if [ -x /usr/bin/etcd ]; then
+  "$harness" live --protocol ttl-lock-fixed --duration 10 --faults kill:leader@3+2 --out "$work/live" \
+    >"$work/live.log" 2>&1 || { cat "$work/live.log"; echo "ttl-lock-fixed failed its live run" >&2; exit 1; }
+  grep -q '"live-ttl-lock-fixed"' "$work/live/summary.json" || { echo "the live summary does not name the protocol" >&2; exit 1; }
+  live="; live run passed"
+else
+  live="; no /usr/bin/etcd: live run skipped"
+fi
+echo "example ok: ttl-lock caught and replayed (seed $seed); ttl-lock-fixed passed${live:-}"
