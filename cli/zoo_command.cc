@@ -7,6 +7,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "fuzz/zoo.h"
 #include "zoo/variants.h"
 
@@ -35,21 +36,27 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
   std::vector<fuzz::ZooRow> aimed;
   std::vector<std::uint64_t> cases;
   bool escaped = false;
+  ZooProgress progress(err, args.has("--quiet"), only ? 1 : zoo::Variants().size() - (correct_runs > 0 ? 0 : 1));
   for (const zoo::Variant& variant : zoo::Variants()) {
     const std::string name(variant.name);
     if (name == "correct" || (only && *only != name)) continue;
-    generic.push_back(fuzz::HuntGeneric(name, runs, seed, false));
+    const fuzz::HuntWatcher watch = progress.Hunting(name);
+    generic.push_back(fuzz::HuntGeneric(name, runs, seed, false, watch));
     escaped = escaped || !generic.back().caught;
     if (generic.back().caught) cases.push_back(generic.back().first_seed);
     for (const fuzz::ZooEntry& entry : entries) {
-      if (entry.variant == name) aimed.push_back(fuzz::HuntVariant(entry, fuzz::kZooSeedBudget, false));
+      if (entry.variant == name) aimed.push_back(fuzz::HuntVariant(entry, fuzz::kZooSeedBudget, false, watch));
     }
+    progress.Done(generic.back());
   }
   if (generic.empty()) {
     err << "leasesim zoo: unknown variant \"" << only.value_or("") << "\" (known: " << zoo::VariantNames() << ")\n";
     return kExitBadInput;
   }
-  if (!only && correct_runs > 0) generic.push_back(fuzz::CheckCorrectGeneric(correct_runs, seed));
+  if (!only && correct_runs > 0) {
+    generic.push_back(fuzz::CheckCorrectGeneric(correct_runs, seed, progress.Hunting("correct")));
+  }
+  progress.Clear();
   out << fuzz::FormatGenericTable(generic, aimed);
   if (!cases.empty()) {
     std::sort(cases.begin(), cases.end());
@@ -96,6 +103,7 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
       .Option("--runs", "N", "With --generic: cases per variant (default 200)")
       .Option("-s,--seed", "S", "With --generic: the session seed (default 1)")
       .Option("--correct-runs", "N", "With --generic: cases of the correct protocol (default 200)")
+      .Switch("-q,--quiet", "No progress line on a terminal")
       .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   int seeds = fuzz::kZooSeedBudget;
@@ -112,10 +120,12 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (args.has("--generic")) return GenericZoo(args, entries, out, err);
   std::vector<fuzz::ZooRow> rows;
   bool escaped = false;
+  ZooProgress progress(err, args.has("--quiet"), only ? 1 : entries.size() + (correct_seeds > 0 ? 1 : 0));
   for (const fuzz::ZooEntry& entry : entries) {
     if (only && *only != entry.variant) continue;
-    rows.push_back(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink")));
+    rows.push_back(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink"), progress.Hunting(entry.variant)));
     escaped = escaped || !rows.back().caught;
+    progress.Done(rows.back());
   }
   if (rows.empty() && only) {
     err << "leasesim zoo: " << file << " has no scenario for variant \"" << *only << "\" (known: "
@@ -124,9 +134,10 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   bool false_alarm = false;
   if (!only && correct_seeds > 0) {
-    rows.push_back(fuzz::CheckCorrect(entries, correct_seeds));
+    rows.push_back(fuzz::CheckCorrect(entries, correct_seeds, progress.Hunting("correct")));
     false_alarm = rows.back().false_alarms > 0;
   }
+  progress.Clear();
   out << fuzz::FormatZooTable(rows);
   std::vector<std::uint64_t> first;
   for (const fuzz::ZooRow& row : rows) {

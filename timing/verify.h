@@ -6,10 +6,12 @@
 // every violation, with faults beyond the assumptions reported as such.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "runner/scenario.h"
+#include "runner/sweep.h"
 #include "timing/measure.h"
 #include "timing/targets.h"
 #include "timing/worlds.h"
@@ -21,6 +23,7 @@ struct RunPlan {
   std::vector<std::uint64_t> seeds;
   std::string seeds_text;  // as printed ("1-500")
   int jobs = 1;
+  std::function<void(const runner::SweepProgress&)> on_progress;  // optional: a progress display
 };
 
 // One world's runs, summed.
