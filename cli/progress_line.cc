@@ -73,7 +73,7 @@ std::string ProgressLine::Text(const ProgressCount& count, const std::string& fo
     text += "ETA " + (left < 0 ? std::string("?") : Duration(left));
   }
   char rate_text[32];
-  std::snprintf(rate_text, sizeof rate_text, "] %.1f/s", rate);
+  std::snprintf(rate_text, sizeof rate_text, rate >= 100 ? "] %.0f/s" : "] %.1f/s", rate);
   text += rate_text;
   if (!found.empty()) text += "; " + found;
   return text;
@@ -112,12 +112,13 @@ void ProgressLine::Update(const runner::SweepProgress& progress) {
 void ProgressLine::Update(const fuzz::SearchProgress& progress) {
   const auto done = static_cast<std::uint64_t>(progress.cases);
   if (!Due(done, progress.finished)) return;
-  std::string found = "probes " + std::to_string(progress.probes_reached) + "/" + std::to_string(progress.probes_total) +
+  // Most telling first: a narrow terminal cuts the tail.
+  std::string found = std::to_string(progress.violating) + " violating, probes " +
+                      std::to_string(progress.probes_reached) + "/" + std::to_string(progress.probes_total) +
                       ", near misses " + std::to_string(progress.near_misses);
   if (!progress.closest.empty()) {
-    found += ", closest call " + std::to_string(progress.closest_ms) + " ms (" + DistanceName(progress.closest) + ")";
+    found += ", closest " + std::to_string(progress.closest_ms) + " ms (" + DistanceName(progress.closest) + ")";
   }
-  found += ", " + std::to_string(progress.violating) + " violating";
   Write({.done = done,
          .total = progress.time_budget_ms > 0 ? 0 : static_cast<std::uint64_t>(progress.runs_max),
          .unit = "cases",
@@ -144,11 +145,12 @@ fuzz::HuntWatcher ZooProgress::Hunting(const std::string& variant) {
   return [this](const fuzz::HuntProgress& hunt) { Show(hunt, false); };
 }
 
-void ZooProgress::Done(const fuzz::ZooRow& row) {
+fuzz::ZooRow ZooProgress::Done(fuzz::ZooRow row) {
   ++done_;
   caught_ += row.variant != "correct" && row.caught ? 1 : 0;
   current_.clear();
   if (line_.enabled()) Show({}, done_ >= variants_);
+  return row;
 }
 
 void ZooProgress::Show(const fuzz::HuntProgress& hunt, bool last) {

@@ -1,8 +1,8 @@
 #pragma once
 // The progress of a long command on one rewritten terminal line of stderr:
-// "[1234/6000 seeds, ETA 12 s] 412.0/s; 0 failed", "[412 cases, 9 s left]
-// 37.2/s; probes 18/24, near misses 2, closest 3 ms (handover gap), 0
-// violating". Wall-clock time, for people only: the loops report what they
+// "[1234/6000 runs, ETA 12 s] 412/s; 0 failed", "[412 cases, 9 s left]
+// 37.2/s; 0 violating, probes 18/24, near misses 2, closest 3 ms (handover
+// gap)". Wall-clock time, for people only: the loops report what they
 // did through callbacks that change nothing they decide, and this line goes
 // to a terminal only (never a pipe, a file or --quiet), so every output
 // stays byte-identical with and without one.
@@ -82,8 +82,8 @@ class ZooProgress {
       : line_(err, enabled, columns), variants_(variants) {}
   // The watcher to give the hunt of `variant`.
   fuzz::HuntWatcher Hunting(const std::string& variant);
-  // A hunt ended with `row`.
-  void Done(const fuzz::ZooRow& row);
+  // A hunt ended with `row`; returns it.
+  fuzz::ZooRow Done(fuzz::ZooRow row);
   // Erases the line, before the table.
   void Clear() { line_.Clear(); }
 

@@ -20,7 +20,7 @@ std::size_t Count(const std::string& text, const std::string& part) {
 
 TEST(ProgressLine, TextShowsCountEtaRateAndWhatWasFound) {
   EXPECT_EQ(ProgressLine::Text({.done = 1234, .total = 6000, .unit = "runs"}, "0 failed", 3.0),
-            "[1234/6000 runs, ETA 12 s] 411.3/s; 0 failed");
+            "[1234/6000 runs, ETA 12 s] 411/s; 0 failed");
   EXPECT_EQ(ProgressLine::Text({.done = 0, .total = 8, .unit = "placements"}, "0 violating", 0.0),
             "[0/8 placements, ETA ?] 0.0/s; 0 violating");
   EXPECT_EQ(ProgressLine::Text({.done = 100, .total = 500'501, .unit = "placements"}, "", 20.0),
@@ -84,7 +84,7 @@ TEST(ProgressLine, FuzzReportsProbesNearMissesTheClosestCallAndViolations) {
                                    .closest_ms = 3,
                                    .violating = 0});
   EXPECT_NE(err.str().find("\r[40/100 cases, ETA "), std::string::npos) << err.str();
-  EXPECT_TRUE(err.str().ends_with("; probes 18/24, near misses 2, closest call 3 ms (handover gap), 0 violating\x1b[K"))
+  EXPECT_TRUE(err.str().ends_with("; 0 violating, probes 18/24, near misses 2, closest 3 ms (handover gap)\x1b[K"))
       << err.str();
   // With a time budget, the time left instead of the case limit.
   line.Update(fuzz::SearchProgress{.cases = 41, .runs_max = 10'000'000, .time_budget_ms = 15'000, .probes_total = 24,
@@ -106,7 +106,7 @@ TEST(ProgressLine, ZooCountsVariantsCaughtAndTheHuntUnderWay) {
   zoo.Hunting("correct");
   fuzz::ZooRow correct;
   correct.variant = "correct";
-  zoo.Done(correct);  // the last: always written
+  EXPECT_EQ(zoo.Done(correct).variant, "correct");  // the last: always written
   EXPECT_NE(err.str().find("\r[2/2 variants, ETA 0 s] "), std::string::npos) << err.str();
   EXPECT_TRUE(err.str().ends_with("; 1 caught\x1b[K")) << err.str();
 

@@ -54,7 +54,7 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
     return kExitBadInput;
   }
   if (!only && correct_runs > 0) {
-    generic.push_back(fuzz::CheckCorrectGeneric(correct_runs, seed, progress.Hunting("correct")));
+    generic.push_back(progress.Done(fuzz::CheckCorrectGeneric(correct_runs, seed, progress.Hunting("correct"))));
   }
   progress.Clear();
   out << fuzz::FormatGenericTable(generic, aimed);
@@ -123,9 +123,9 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   ZooProgress progress(err, args.has("--quiet"), only ? 1 : entries.size() + (correct_seeds > 0 ? 1 : 0));
   for (const fuzz::ZooEntry& entry : entries) {
     if (only && *only != entry.variant) continue;
-    rows.push_back(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink"), progress.Hunting(entry.variant)));
+    rows.push_back(
+        progress.Done(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink"), progress.Hunting(entry.variant))));
     escaped = escaped || !rows.back().caught;
-    progress.Done(rows.back());
   }
   if (rows.empty() && only) {
     err << "leasesim zoo: " << file << " has no scenario for variant \"" << *only << "\" (known: "
@@ -134,7 +134,7 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   bool false_alarm = false;
   if (!only && correct_seeds > 0) {
-    rows.push_back(fuzz::CheckCorrect(entries, correct_seeds, progress.Hunting("correct")));
+    rows.push_back(progress.Done(fuzz::CheckCorrect(entries, correct_seeds, progress.Hunting("correct"))));
     false_alarm = rows.back().false_alarms > 0;
   }
   progress.Clear();
