@@ -233,16 +233,22 @@ TEST(GenericSearch, CatchesCommonMistakesWithoutBeingAimed) {
   }
 }
 
-TEST(GenericSearch, SameSessionSameCases) {
+// A session of 30 cases that records every case's trace hash in `hashes`.
+SearchOptions HashingSession(std::vector<std::uint64_t>& hashes) {
   SearchOptions options;
   options.runs = 30;
   options.seed = 9;
   options.variant = "own-lease-duration";
-  std::vector<std::uint64_t> hashes;
-  options.fails = [&](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
+  options.fails = [&hashes](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
     hashes.push_back(result.trace_hash);
     return false;
   };
+  return options;
+}
+
+TEST(GenericSearch, SameSessionSameCases) {
+  std::vector<std::uint64_t> hashes;
+  const SearchOptions options = HashingSession(hashes);
   Search(options);
   const std::vector<std::uint64_t> first = hashes;
   hashes.clear();
@@ -254,15 +260,8 @@ TEST(GenericSearch, SameSessionSameCases) {
 // The progress a session reports agrees with its outcome, and watching it
 // changes no case the session runs.
 TEST(GenericSearch, ProgressIsReportedAfterEveryCaseAndChangesNothing) {
-  SearchOptions options;
-  options.runs = 30;
-  options.seed = 9;
-  options.variant = "own-lease-duration";
   std::vector<std::uint64_t> hashes;
-  options.fails = [&](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
-    hashes.push_back(result.trace_hash);
-    return false;
-  };
+  SearchOptions options = HashingSession(hashes);
   const SearchOutcome unwatched = Search(options);
   const std::vector<std::uint64_t> first = hashes;
   hashes.clear();
