@@ -24,7 +24,7 @@ namespace leasesim::cli {
 struct ProgressCount {
   std::uint64_t done = 0;
   std::uint64_t total = 0;        // 0: open-ended (a time budget decides)
-  const char* unit = "seeds";     // "seeds", "cases", "placements", "variants"
+  const char* unit = "runs";      // "runs", "cases", "placements", "variants"
   std::int64_t budget_ms = 0;     // > 0: the wall-time budget, its time left shown
   bool last = false;              // the loop's last report: always shown
 };
