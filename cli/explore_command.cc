@@ -12,6 +12,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "cli/values.h"
 #include "fuzz/scenario_json.h"
 #include "runner/explore.h"
@@ -162,6 +163,7 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
       .Option("--keep", "N", "Write at most N violating placements")
       .Switch("--stop-at-first", "Stop at the first violating placement")
       .Switch("--list", "Print the menu and stop")
+      .Switch("-q,--quiet", "No progress line on a terminal")
       .Footer("Exit: 0 no placement violates, 1 some does, 2 bad input or usage.");
   DeclareProtocol(args, "The protocol (default: the scenario's)");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
@@ -179,12 +181,17 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   const auto start = Clock::now();  // determinism-ok: the elapsed time is printed to stderr only
   std::uint64_t written = 0;
   bool write_failed = false;
-  const runner::ExploreReport report =
-      runner::Explore(request.scenario, request.menu, request.options, [&](const runner::ViolatingPlacement& found) {
+  ProgressLine progress(err, ProgressLine::Wanted(err, args.has("--quiet")));
+  const runner::ExploreReport report = runner::Explore(
+      request.scenario, request.menu, request.options,
+      [&](const runner::ViolatingPlacement& found) {
         if (written >= request.options.keep || write_failed) return;
+        progress.Clear();
         write_failed = !WriteViolation(found, request, out, err);
         ++written;
-      });
+      },
+      [&](const runner::ExploreProgress& now) { progress.Update(now); });
+  progress.Clear();
   if (write_failed) return kExitBadInput;
   out << "ran " << report.ran << " of " << report.planned << " placements: " << report.violating << " violating";
   if (report.violating > written) out << " (" << report.violating - written << " not written: --keep " << request.options.keep << ")";

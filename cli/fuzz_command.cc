@@ -10,6 +10,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "cli/values.h"
 #include "fuzz/baseline.h"
 #include "fuzz/fuzz.h"
@@ -186,6 +187,7 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
       .Option("-o,--out", "DIR", "Where the counterexample goes (default out/fuzz)")
       .Switch("--no-shrink", "Report a failure as found, unshrunk")
       .Switch("--no-steer", "Draw cases without coverage guidance")
+      .Switch("-q,--quiet", "No progress line on a terminal")
       .Option("--expand", "FILE", "Print the fault script a nemesis scenario of FILE draws for --scenario and --seed")
       .Option("--scenario", "NAME", "With --expand: the scenario")
       .Option("--baseline-protocol,--baseline-variant", "NAME",
@@ -207,6 +209,11 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
       << ", property " << options.property << ", protocol " << options.protocol << ", seed " << options.seed
       << (options.steer ? "" : ", unsteered") << (baseline ? ", against baseline " + *baseline : "") << "\n";
   out.flush();
+  ProgressLine progress(err, ProgressLine::Wanted(err, args.has("--quiet")));
+  options.on_progress = [&](const fuzz::SearchProgress& now) {
+    progress.Update(now);
+    if (now.finished) progress.Clear();
+  };
   if (baseline) return ReportAgainstBaseline(options, *baseline, out_dir, out, err);
   const fuzz::FuzzOutcome outcome = fuzz::RunFuzz(options, out);
   // The session replays by its case count, whatever stopped it.

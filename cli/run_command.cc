@@ -3,7 +3,6 @@
 // under --out and a replay command for every failing run.
 
 #include <fnmatch.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -149,8 +148,8 @@ std::variant<std::vector<const runner::Scenario*>, std::string> Select(const run
 runner::SweepOutcome Sweep(const runner::ScenarioFile& file, const std::vector<const runner::Scenario*>& selected,
                            const Request& request, std::ostream& out, std::ostream& err) {
   // The progress line goes to a terminal only: never into logs or pipes.
-  const bool show_progress = !request.quiet && &err == &std::cerr && isatty(STDERR_FILENO) == 1;
-  ProgressLine progress_line(err);
+  const bool show_progress = ProgressLine::Wanted(err, request.quiet);
+  ProgressLine progress_line(err, show_progress);
   int failures_printed = 0;
   auto on_run = [&](const runner::RunResult& result) {
     if (result.ok() || failures_printed >= kFailuresPrintedMax) return;

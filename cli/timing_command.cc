@@ -13,6 +13,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/protocol_option.h"
+#include "cli/progress_line.h"
 #include "runner/scenario_parser.h"
 #include "timing/derive.h"
 #include "timing/explain.h"
@@ -35,7 +36,7 @@ struct TimingRequest {
   timing::Targets targets;
   std::optional<std::string> regions;
   std::optional<std::string> out;
-  bool force = false, verify = false, sweep = false;
+  bool force = false, verify = false, sweep = false, quiet = false;
   std::uint64_t seeds = kSeedsDefault;
   int jobs = 1;
   std::string protocol;  // --protocol: what the verify and sweep worlds run
@@ -85,6 +86,7 @@ std::optional<std::string> ParseTimingArgs(const CommandLine& args, TimingReques
   r.regions = args.value("--regions");
   r.out = args.value("--out");
   r.force = args.has("--force");
+  r.quiet = args.has("--quiet");
   return std::nullopt;
 }
 
@@ -121,12 +123,15 @@ int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const
              const runner::ScenarioFile& file, const timing::WorldSet& worlds, std::ostream& out, std::ostream& err) {
   const std::string seeds_text = "1-" + std::to_string(r.seeds);
   timing::RunPlan plan{{}, seeds_text, r.jobs, r.protocol};
+  ProgressLine progress(err, ProgressLine::Wanted(err, r.quiet));
+  plan.on_progress = [&](const runner::SweepProgress& now) { progress.Update(now); };
   for (std::uint64_t seed = 1; seed <= r.seeds; ++seed) plan.seeds.push_back(seed);
   int code = kExitOk;
   if (r.verify) {
     const timing::CallThresholds thresholds{r.targets.EffectiveP99(), r.targets.EffectiveP999(),
                                             derivation.timing.request_timeout / 1'000'000};
     const std::vector<timing::WorldStats> stats = timing::RunWorlds(file, worlds, thresholds, plan);
+    progress.Clear();
     out << timing::VerifyText(stats, r.targets, derivation.failover_bound_ms, thresholds, seeds_text);
     if (!timing::Judge(stats, r.targets, derivation.failover_bound_ms).passed()) {
       code = kExitViolation;
@@ -135,6 +140,7 @@ int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const
   }
   if (r.sweep) {
     const std::vector<timing::SweepRow> rows = timing::RunTimingSweep(r.targets, derivation, regions, plan);
+    progress.Clear();
     out << timing::SweepTable(rows, r.targets, seeds_text);
     if (r.out) {
       if (!WriteText(SvgPathFor(*r.out), timing::SweepSvg(rows, r.targets), err)) return kExitBadInput;
@@ -164,6 +170,7 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
       .Switch("--sweep", "Table failover p99 and spurious demotions over lease durations")
       .Option("-s,--seeds", "N", "With --verify or --sweep: seeds 1..N (default 100)")
       .Option("-j,--jobs", "N", "Worker threads, 1..256 (default: the CPU count)")
+      .Switch("-q,--quiet", "No progress line on a terminal")
       .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
   DeclareProtocol(args, "With --verify or --sweep: the protocol the worlds run");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;

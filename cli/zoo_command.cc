@@ -7,6 +7,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "fuzz/zoo.h"
 #include "core/protocol.h"
 
@@ -14,12 +15,19 @@ namespace leasesim::cli {
 
 namespace {
 
-// The registered protocols with a known mistake, for messages.
+// The registered protocols with a known mistake, in the order registered.
+std::vector<const core::Protocol*> BrokenProtocols() {
+  std::vector<const core::Protocol*> broken;
+  for (const core::Protocol* protocol : core::Protocols().All()) {
+    if (!protocol->mistake.empty()) broken.push_back(protocol);
+  }
+  return broken;
+}
+
+// Their names, for messages.
 std::string BrokenNames() {
   std::string names;
-  for (const core::Protocol* protocol : core::Protocols().All()) {
-    if (!protocol->mistake.empty()) names += (names.empty() ? "" : ", ") + protocol->name;
-  }
+  for (const core::Protocol* protocol : BrokenProtocols()) names += (names.empty() ? "" : ", ") + protocol->name;
   return names;
 }
 
@@ -45,21 +53,29 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
   std::vector<std::uint64_t> cases;
   bool escaped = false;
   // Every registered protocol with a known mistake, in the order registered.
-  for (const core::Protocol* protocol : core::Protocols().All()) {
+  const std::vector<const core::Protocol*> broken = BrokenProtocols();
+  const std::size_t hunts = only ? 1 : broken.size() + (correct_runs > 0 ? 1 : 0);
+  ZooProgress progress(err, args.has("--quiet"), hunts);
+  for (const core::Protocol* protocol : broken) {
     const std::string& name = protocol->name;
-    if (protocol->mistake.empty() || (only && *only != name)) continue;
-    generic.push_back(fuzz::HuntGeneric(name, runs, seed, false));
+    if (only && *only != name) continue;
+    const fuzz::HuntWatcher watch = progress.Hunting(name);
+    generic.push_back(fuzz::HuntGeneric(name, runs, seed, false, watch));
     escaped = escaped || !generic.back().caught;
     if (generic.back().caught) cases.push_back(generic.back().first_seed);
     for (const fuzz::ZooEntry& entry : entries) {
-      if (entry.variant == name) aimed.push_back(fuzz::HuntVariant(entry, fuzz::kZooSeedBudget, false));
+      if (entry.variant == name) aimed.push_back(fuzz::HuntVariant(entry, fuzz::kZooSeedBudget, false, watch));
     }
+    progress.Done(generic.back());
   }
   if (generic.empty()) {
     err << "leasesim zoo: no known-broken protocol \"" << only.value_or("") << "\" (known: " << BrokenNames() << ")\n";
     return kExitBadInput;
   }
-  if (!only && correct_runs > 0) generic.push_back(fuzz::CheckCorrectGeneric(correct_runs, seed));
+  if (!only && correct_runs > 0) {
+    generic.push_back(progress.Done(fuzz::CheckCorrectGeneric(correct_runs, seed, progress.Hunting("correct"))));
+  }
+  progress.Clear();
   out << fuzz::FormatGenericTable(generic, aimed);
   if (!cases.empty()) {
     std::sort(cases.begin(), cases.end());
@@ -105,6 +121,7 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
       .Option("--runs", "N", "With --generic: cases per variant (default 200)")
       .Option("-s,--seed", "S", "With --generic: the session seed (default 1)")
       .Option("--correct-runs", "N", "With --generic: cases of the correct protocol (default 200)")
+      .Switch("-q,--quiet", "No progress line on a terminal")
       .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
   args.Option("--protocol,--variant", "NAME", "Hunt this known-broken protocol only (--variant is an alias)");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
@@ -122,9 +139,11 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (args.has("--generic")) return GenericZoo(args, entries, out, err);
   std::vector<fuzz::ZooRow> rows;
   bool escaped = false;
+  ZooProgress progress(err, args.has("--quiet"), only ? 1 : entries.size() + (correct_seeds > 0 ? 1 : 0));
   for (const fuzz::ZooEntry& entry : entries) {
     if (only && *only != entry.variant) continue;
-    rows.push_back(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink")));
+    rows.push_back(
+        progress.Done(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink"), progress.Hunting(entry.variant))));
     escaped = escaped || !rows.back().caught;
   }
   if (rows.empty() && only) {
@@ -134,9 +153,10 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   bool false_alarm = false;
   if (!only && correct_seeds > 0) {
-    rows.push_back(fuzz::CheckCorrect(entries, correct_seeds));
+    rows.push_back(progress.Done(fuzz::CheckCorrect(entries, correct_seeds, progress.Hunting("correct"))));
     false_alarm = rows.back().false_alarms > 0;
   }
+  progress.Clear();
   out << fuzz::FormatZooTable(rows);
   std::vector<std::uint64_t> first;
   for (const fuzz::ZooRow& row : rows) {

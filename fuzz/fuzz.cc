@@ -69,6 +69,7 @@ SearchOptions SearchOptionsOf(const FuzzOptions& options) {
   search.protocol = options.protocol;
   search.steer = options.steer;
   search.time_budget_ms = options.time_budget_ms;
+  search.on_progress = options.on_progress;
   return search;
 }
 

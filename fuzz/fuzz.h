@@ -33,6 +33,7 @@ struct FuzzOptions {
   bool shrink = true;
   bool steer = true;                // coverage-guided (fuzz/search.h); false: every case fresh
   std::int64_t time_budget_ms = 0;  // > 0: keep generating until this much wall time is spent
+  std::function<void(const SearchProgress&)> on_progress;  // optional: a progress display
 };
 
 struct FuzzOutcome {

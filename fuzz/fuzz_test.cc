@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/fault_points.h"
+#include "core/probes.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/scenario_json.h"
 #include "fuzz/shrink.h"
@@ -232,22 +233,78 @@ TEST(GenericSearch, CatchesCommonMistakesWithoutBeingAimed) {
   }
 }
 
-TEST(GenericSearch, SameSessionSameCases) {
+// A session of 30 cases that records every case's trace hash in `hashes`.
+SearchOptions HashingSession(std::vector<std::uint64_t>& hashes) {
   SearchOptions options;
   options.runs = 30;
   options.seed = 9;
   options.protocol = "own-lease-duration";
-  std::vector<std::uint64_t> hashes;
-  options.fails = [&](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
+  options.fails = [&hashes](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) {
     hashes.push_back(result.trace_hash);
     return false;
   };
+  return options;
+}
+
+TEST(GenericSearch, SameSessionSameCases) {
+  std::vector<std::uint64_t> hashes;
+  const SearchOptions options = HashingSession(hashes);
   Search(options);
   const std::vector<std::uint64_t> first = hashes;
   hashes.clear();
   Search(options);
   EXPECT_EQ(hashes, first);
   EXPECT_EQ(first.size(), 30u);
+}
+
+// The progress a session reports agrees with its outcome, and watching it
+// changes no case the session runs.
+TEST(GenericSearch, ProgressIsReportedAfterEveryCaseAndChangesNothing) {
+  std::vector<std::uint64_t> hashes;
+  SearchOptions options = HashingSession(hashes);
+  const SearchOutcome unwatched = Search(options);
+  const std::vector<std::uint64_t> first = hashes;
+  hashes.clear();
+  std::vector<SearchProgress> reports;
+  options.on_progress = [&](const SearchProgress& progress) { reports.push_back(progress); };
+  const SearchOutcome watched = Search(options);
+  EXPECT_EQ(hashes, first);
+  EXPECT_EQ(watched.corpus, unwatched.corpus);
+  EXPECT_EQ(watched.probes_never, unwatched.probes_never);
+  ASSERT_EQ(reports.size(), 32u);  // before the first case, after each, at the end
+  for (std::size_t i = 0; i + 1 < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].cases, static_cast<int>(i));
+    EXPECT_FALSE(reports[i].finished);
+    EXPECT_EQ(reports[i].runs_max, 30);
+    EXPECT_LE(reports[i].probes_reached, reports[i + 1].probes_reached);
+    EXPECT_LE(reports[i].near_misses, reports[i + 1].near_misses);
+    if (!reports[i].closest.empty()) {
+      EXPECT_LE(reports[i + 1].closest_ms, reports[i].closest_ms);
+    }
+  }
+  const SearchProgress& last = reports.back();
+  EXPECT_TRUE(last.finished);
+  EXPECT_EQ(last.cases, 30);
+  EXPECT_EQ(last.probes_total, static_cast<int>(core::kProbeNames.size()));
+  EXPECT_EQ(last.probes_reached, last.probes_total - static_cast<int>(watched.probes_never.size()));
+  EXPECT_GT(last.probes_reached, 0);
+  EXPECT_EQ(reports.front().probes_reached, 0);
+}
+
+TEST(GenericSearch, AFailingCaseIsCountedAsViolatingInTheLastReport) {
+  FuzzOptions options;
+  options.runs = 50;
+  options.seed = 1;
+  options.variant = "blind-write";
+  options.shrink = false;
+  SearchProgress last;
+  options.on_progress = [&](const SearchProgress& progress) { last = progress; };
+  std::ostringstream log;
+  const FuzzOutcome outcome = RunFuzz(options, log);
+  ASSERT_TRUE(outcome.failed);
+  EXPECT_TRUE(last.finished);
+  EXPECT_EQ(last.cases, outcome.cases);
+  EXPECT_EQ(last.violating, 1);
 }
 
 }  // namespace

@@ -130,7 +130,8 @@ class Session {
   Case NextCase(int index);
   Case Mutate(const Kept& parent);
   const Kept& PickParent();
-  void Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result);
+  bool Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result);
+  void Watch(const runner::RunResult* result, bool near_miss, bool finished);
   bool OutOfTime() const;
 
   const SearchOptions& options_;
@@ -142,6 +143,7 @@ class Session {
   std::vector<std::uint64_t> seen_;  // by feature id: cases reaching it
   NearMissRecords records_;
   SearchOutcome outcome_;
+  SearchProgress progress_;  // for on_progress only: read by nothing here
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();  // determinism-ok: budget only
 };
 
@@ -224,7 +226,9 @@ const Kept& Session::PickParent() {
   return corpus_.back();
 }
 
-void Session::Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result) {
+// Learns from a case's run; whether it was a near miss (two leaders at
+// once, a write after the lease, a stale write reaching the ledger).
+bool Session::Learn(const Case& c, const runner::Scenario& scenario, const runner::RunResult& result) {
   Kept kept{c, {}, false, false};
   bool fresh = false;
   for (const std::string& feature : Features(result)) {
@@ -236,18 +240,43 @@ void Session::Learn(const Case& c, const runner::Scenario& scenario, const runne
                      feature.starts_with("stale_arrivals#");
   }
   for (const auto& [name, count] : result.figures) {
-    if (count > 0 && (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_"))) {
-      outcome_.reached[name] += 1;
-    }
+    const bool probe = name.starts_with(runner::kProbeFigurePrefix);
+    if (count <= 0 || (!probe && !name.starts_with("fault_point_"))) continue;
+    if (++outcome_.reached[name] == 1 && probe) ++progress_.probes_reached;
   }
   kept.close_call = CloseCall(scenario, result, kept.near_miss);
-  if (corpus_.size() >= kCorpusMax) return;
+  const bool near_miss = kept.near_miss;
+  if (corpus_.size() >= kCorpusMax) return near_miss;
   const bool closer = records_.Offer(result.figures, corpus_.size());
   if (fresh || closer) corpus_.push_back(std::move(kept));
+  return near_miss;
+}
+
+// Tells the watcher, if any, where the session stands; `result` is the
+// case just run (null before the first).
+void Session::Watch(const runner::RunResult* result, bool near_miss, bool finished) {
+  if (!options_.on_progress) return;
+  progress_.cases = outcome_.runs;
+  progress_.finished = finished;
+  if (result != nullptr) {
+    progress_.near_misses += near_miss ? 1 : 0;
+    progress_.violating += result->ok() ? 0 : 1;
+    for (std::string_view distance : kDistancesToViolation) {
+      const auto it = result->figures.find(std::string(distance));
+      if (it == result->figures.end() || it->second <= 0) continue;
+      if (!progress_.closest.empty() && it->second >= progress_.closest_ms) continue;
+      progress_.closest = distance;
+      progress_.closest_ms = it->second;
+    }
+  }
+  options_.on_progress(progress_);
 }
 
 SearchOutcome Session::Run() {
   assert(options_.fails);
+  progress_ = {.runs_max = options_.runs, .time_budget_ms = options_.time_budget_ms,
+               .probes_total = static_cast<int>(core::kProbeNames.size())};
+  Watch(nullptr, false, false);
   for (int index = 1; index <= options_.runs && !OutOfTime(); ++index) {
     Case c = NextCase(index);
     SequenceDraw draw(c);
@@ -255,8 +284,10 @@ SearchOutcome Session::Run() {
     scenario.name = "generated";
     const runner::RunResult result = runner::RunScenario(scenario, c.seed);
     outcome_.runs = index;
-    Learn(c, scenario, result);
-    if (!options_.fails(scenario, c.seed, result)) continue;
+    const bool near_miss = Learn(c, scenario, result);
+    const bool fails = options_.fails(scenario, c.seed, result);
+    Watch(&result, near_miss, false);
+    if (!fails) continue;
     outcome_.failed = true;
     outcome_.failing_run = index;
     outcome_.failing = std::move(scenario);
@@ -270,6 +301,7 @@ SearchOutcome Session::Run() {
     }
   }
   outcome_.corpus = static_cast<int>(corpus_.size());
+  Watch(nullptr, false, true);
   return outcome_;
 }
 

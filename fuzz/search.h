@@ -26,6 +26,22 @@
 
 namespace leasesim::fuzz {
 
+// Where a session stands, for a progress display: given after every case
+// (and once before the first, and once when the session ends). Watching
+// changes nothing the search decides.
+struct SearchProgress {
+  int cases = 0;                     // cases run so far
+  int runs_max = 0;                  // the session's case limit
+  std::int64_t time_budget_ms = 0;   // > 0: the session's wall-time budget
+  int probes_reached = 0;            // coverage probes some case reached
+  int probes_total = 0;
+  int near_misses = 0;               // cases with two leaders at once, a write after the lease or a stale arrival
+  std::string closest;               // the distance to a violation that came closest ("" none yet)
+  std::int64_t closest_ms = 0;       // its value
+  int violating = 0;                 // cases whose run broke a property
+  bool finished = false;             // the last report of the session
+};
+
 struct SearchOptions {
   int runs = 100;               // cases at most
   std::uint64_t seed = 1;       // the session seed
@@ -35,6 +51,7 @@ struct SearchOptions {
   // True when a case's run shows what is hunted (the scenario and seed are
   // there to run it again); the search stops at the first.
   std::function<bool(const runner::Scenario&, std::uint64_t seed, const runner::RunResult&)> fails;
+  std::function<void(const SearchProgress&)> on_progress;  // optional
 };
 
 struct SearchOutcome {

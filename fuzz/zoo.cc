@@ -35,12 +35,13 @@ std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path
   return entries;
 }
 
-ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink) {
+ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink, const HuntWatcher& watch) {
   ZooRow row;
   row.variant = entry.variant;
   for (int seed = 1; seed <= seeds; ++seed) {
     ++row.seeds_run;
     const runner::RunResult result = runner::RunScenario(entry.scenario, static_cast<std::uint64_t>(seed));
+    if (watch) watch({.runs = row.seeds_run, .runs_max = seeds});
     if (result.ok()) continue;
     row.caught = true;
     row.first_seed = static_cast<std::uint64_t>(seed);
@@ -50,13 +51,14 @@ ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink) {
     break;
   }
   if (row.caught && shrink) {
+    if (watch) watch({.runs = row.seeds_run, .runs_max = seeds, .shrinking = true});
     row.shrink = Shrink(entry.scenario, row.first_seed, FailsWithAnyOf(row.kinds));
     row.shrunk = true;
   }
   return row;
 }
 
-ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds) {
+ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds, const HuntWatcher& watch) {
   ZooRow row;
   row.variant = "correct";
   for (const ZooEntry& entry : entries) {
@@ -65,6 +67,7 @@ ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds) {
     for (int seed = 1; seed <= seeds; ++seed) {
       ++row.runs;
       const runner::RunResult result = runner::RunScenario(scenario, static_cast<std::uint64_t>(seed));
+      if (watch) watch({.runs = row.runs, .runs_max = seeds * static_cast<int>(entries.size())});
       if (result.ok()) continue;
       ++row.false_alarms;
       if (row.false_alarm.empty()) {
@@ -76,11 +79,23 @@ ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds) {
   return row;
 }
 
-ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed, bool shrink) {
+namespace {
+
+// The search's progress as a hunt's.
+std::function<void(const SearchProgress&)> WatchSearch(const HuntWatcher& watch) {
+  if (!watch) return {};
+  return [watch](const SearchProgress& progress) { watch({.runs = progress.cases, .runs_max = progress.runs_max}); };
+}
+
+}  // namespace
+
+ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed, bool shrink,
+                   const HuntWatcher& watch) {
   SearchOptions options;
   options.runs = runs_max;
   options.seed = seed;
   options.protocol = variant;
+  options.on_progress = WatchSearch(watch);
   options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
   const SearchOutcome found = Search(options);
   ZooRow row;
@@ -93,19 +108,21 @@ ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed,
   for (const checker::Violation& violation : found.result.unexpected) kinds.insert(violation.kind);
   row.kinds.assign(kinds.begin(), kinds.end());
   if (shrink) {
+    if (watch) watch({.runs = found.runs, .runs_max = runs_max, .shrinking = true});
     row.shrink = Shrink(found.failing, found.run_seed, FailsWithAnyOf(row.kinds));
     row.shrunk = true;
   }
   return row;
 }
 
-ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed) {
+ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed, const HuntWatcher& watch) {
   ZooRow row;
   row.variant = "correct";
   SearchOptions options;
   options.runs = runs;
   options.seed = seed;
   options.protocol = core::Protocols().default_name();
+  options.on_progress = WatchSearch(watch);
   options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
   const SearchOutcome found = Search(options);
   row.runs = found.runs;

@@ -8,6 +8,7 @@
 // violation on any of these scenarios.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -43,25 +44,35 @@ struct ZooRow {
   std::string false_alarm;         // the first, as "scenario seed N: kind"
 };
 
+// Where one hunt stands, for a progress display: runs made (seeds, or
+// generated cases) of at most runs_max; then whether it is shrinking.
+struct HuntProgress {
+  int runs = 0;
+  int runs_max = 0;
+  bool shrinking = false;
+};
+using HuntWatcher = std::function<void(const HuntProgress&)>;
+
 // Hunts one variant over seeds 1..seeds; stops at the first catch and
-// shrinks it when `shrink`.
-ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink);
+// shrinks it when `shrink`. `watch` (optional) hears of every run.
+ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink, const HuntWatcher& watch = {});
 
 // Hunts one variant with the generic search alone (fuzz/search.h): no
 // variant-specific world, no hand-written fault; at most runs_max generated
 // cases of session `seed`; row.first_seed is the number of cases run to the
 // first catch.
-ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed, bool shrink);
+ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed, bool shrink,
+                   const HuntWatcher& watch = {});
 
 // The generic search with the correct protocol: runs and false alarms.
-ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed);
+ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed, const HuntWatcher& watch = {});
 
 // The table `leasesim zoo --generic` prints: each variant's cases to the
 // first catch by the generic search beside the aimed hunt's seeds.
 std::string FormatGenericTable(const std::vector<ZooRow>& generic, const std::vector<ZooRow>& aimed);
 
 // The correct protocol over every zoo scenario for seeds 1..seeds.
-ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds);
+ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds, const HuntWatcher& watch = {});
 
 // The table `leasesim zoo` prints.
 std::string FormatZooTable(const std::vector<ZooRow>& rows);

@@ -464,7 +464,8 @@ Scenario PlacementScenario(const Scenario& base, const std::vector<MenuItem>& me
 }
 
 ExploreReport Explore(const Scenario& base, const std::vector<MenuItem>& menu, const ExploreOptions& options,
-                      const std::function<void(const ViolatingPlacement&)>& on_violation) {
+                      const std::function<void(const ViolatingPlacement&)>& on_violation,
+                      const std::function<void(const ExploreProgress&)>& on_progress) {
   assert(options.faults >= 1);
   assert(options.faults <= kExploreFaultsMax);
   ExploreReport report;
@@ -479,6 +480,10 @@ ExploreReport Explore(const Scenario& base, const std::vector<MenuItem>& menu, c
       if (it != result.figures.end() && it->second > 0) ++placements;
     }
   };
+  const auto watch = [&](bool finished) {
+    if (on_progress) on_progress({report.ran, report.planned, report.violating, finished});
+  };
+  watch(false);
   for (PlacementCursor cursor(menu.size(), options.faults); !cursor.done() && report.ran < report.planned;
        cursor.Next()) {
     Scenario scenario = PlacementScenario(base, menu, cursor.current(), cursor.index());
@@ -486,13 +491,15 @@ ExploreReport Explore(const Scenario& base, const std::vector<MenuItem>& menu, c
     ++report.ran;
     count(result, kProbeFigurePrefix, report.probes);
     count(result, "fault_point_", report.fault_points);
+    report.violating += result.ok() ? 0 : 1;
+    watch(false);
     if (result.ok()) continue;
-    ++report.violating;
     ViolatingPlacement found{cursor.index(), cursor.current(), std::move(scenario), result.unexpected};
     if (on_violation) on_violation(found);
     if (report.kept.size() < options.keep) report.kept.push_back(std::move(found));
     if (options.stop_at_first) break;
   }
+  watch(true);
   return report;
 }
 

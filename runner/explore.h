@@ -134,13 +134,23 @@ struct ExploreReport {
   std::vector<std::string> ProbesNeverReached() const;
 };
 
+// Where an exploration stands, for a progress display: given before the
+// first placement, after each, and once at the end (finished).
+struct ExploreProgress {
+  std::uint64_t done = 0;       // placements run
+  std::uint64_t total = 0;      // placements planned
+  std::uint64_t violating = 0;  // violating placements so far
+  bool finished = false;
+};
+
 // The scenario a placement runs: the base with the items' faults appended.
 Scenario PlacementScenario(const Scenario& base, const std::vector<MenuItem>& menu,
                            const std::vector<std::size_t>& items, std::uint64_t index);
 
 // Runs the placements in order. on_violation sees each violating placement
-// as it is found, kept or not.
+// as it is found, kept or not; on_progress, if given, where the run stands.
 ExploreReport Explore(const Scenario& base, const std::vector<MenuItem>& menu, const ExploreOptions& options,
-                      const std::function<void(const ViolatingPlacement&)>& on_violation = {});
+                      const std::function<void(const ViolatingPlacement&)>& on_violation = {},
+                      const std::function<void(const ExploreProgress&)>& on_progress = {});
 
 }  // namespace leasesim::runner

@@ -199,6 +199,28 @@ TEST(Explore, LimitRunsTheFirstPlacementsOnly) {
   EXPECT_EQ(report.probes.size(), core::kProbeNames.size());
 }
 
+TEST(Explore, ProgressCountsEveryPlacementAndTheViolatingOnes) {
+  Scenario scenario = TwoNodes();
+  scenario.variant = "no-term-bump";
+  const std::vector<MenuItem> menu = BuildMenu(scenario, Menu(scenario, kSmallMenu));
+  std::vector<ExploreProgress> reports;
+  const ExploreReport report = Explore(scenario, menu, {.faults = 2}, {},
+                                       [&](const ExploreProgress& progress) { reports.push_back(progress); });
+  ASSERT_GT(report.violating, 0u);
+  ASSERT_EQ(reports.size(), report.ran + 2);  // before the first, after each, at the end
+  for (std::size_t i = 0; i + 1 < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].done, i);
+    EXPECT_EQ(reports[i].total, report.planned);
+    EXPECT_FALSE(reports[i].finished);
+    EXPECT_LE(reports[i].violating, reports[i + 1].violating);
+  }
+  EXPECT_TRUE(reports.back().finished);
+  EXPECT_EQ(reports.back().done, report.ran);
+  EXPECT_EQ(reports.back().violating, report.violating);
+  // Watching changes nothing the exploration finds.
+  EXPECT_EQ(Describe(report), Describe(Explore(scenario, menu, {.faults = 2})));
+}
+
 TEST(Explore, NemesisScenarioIsRefused) {
   Scenario scenario = TwoNodes();
   EXPECT_FALSE(ExploreRefusal(scenario));

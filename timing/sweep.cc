@@ -78,9 +78,23 @@ std::vector<std::int64_t> SweepDurations(std::int64_t derived_ms) {
 std::vector<SweepRow> RunTimingSweep(const Targets& targets, const Derivation& derivation, const RegionsPlan* regions,
                                      const RunPlan& plan) {
   const std::int64_t derived = derivation.timing.lease_duration / base::kNanosPerMilli;
+  const std::vector<std::int64_t> durations = SweepDurations(derived);
   std::vector<SweepRow> rows;
-  for (const std::int64_t duration : SweepDurations(derived)) {
-    rows.push_back(RunRow(targets, duration, duration == derived, regions, plan));
+  // One count over every row: rows not run yet are taken as big as this one.
+  runner::SweepProgress before, last;
+  RunPlan row_plan = plan;
+  for (std::size_t i = 0; i < durations.size(); ++i) {
+    if (plan.on_progress) {
+      row_plan.on_progress = [&, rows_left = durations.size() - i](const runner::SweepProgress& progress) {
+        last = progress;
+        plan.on_progress({.done = before.done + progress.done,
+                          .total = before.done + progress.total * rows_left,
+                          .failed = before.failed + progress.failed});
+      };
+    }
+    rows.push_back(RunRow(targets, durations[i], durations[i] == derived, regions, row_plan));
+    before = {.done = before.done + last.done, .total = 0, .failed = before.failed + last.failed};
+    last = {};
   }
   return rows;
 }

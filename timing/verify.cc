@@ -124,7 +124,7 @@ std::vector<WorldStats> RunWorlds(const runner::ScenarioFile& file, const WorldS
   runner::RunSweep(file, scenarios, plan.seeds, plan.seeds_text, options, [&](const runner::RunResult& result) {
     const auto it = index.find(result.scenario);
     if (it != index.end()) AddRun(stats[it->second], result, duration_ms[result.scenario], file.path);
-  });
+  }, plan.on_progress);
   return stats;
 }
 

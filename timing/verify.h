@@ -6,10 +6,12 @@
 // every violation, with faults beyond the assumptions reported as such.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "runner/scenario.h"
+#include "runner/sweep.h"
 #include "timing/measure.h"
 #include "timing/targets.h"
 #include "timing/worlds.h"
@@ -22,6 +24,7 @@ struct RunPlan {
   std::string seeds_text;  // as printed ("1-500")
   int jobs = 1;
   std::string protocol;  // not empty: every world runs this registered protocol
+  std::function<void(const runner::SweepProgress&)> on_progress;  // optional: a progress display
 };
 
 // One world's runs, summed.
