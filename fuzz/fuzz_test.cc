@@ -295,7 +295,7 @@ TEST(GenericSearch, AFailingCaseIsCountedAsViolatingInTheLastReport) {
   FuzzOptions options;
   options.runs = 50;
   options.seed = 1;
-  options.variant = "blind-write";
+  options.protocol = "blind-write";
   options.shrink = false;
   SearchProgress last;
   options.on_progress = [&](const SearchProgress& progress) { last = progress; };

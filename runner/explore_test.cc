@@ -201,7 +201,7 @@ TEST(Explore, LimitRunsTheFirstPlacementsOnly) {
 
 TEST(Explore, ProgressCountsEveryPlacementAndTheViolatingOnes) {
   Scenario scenario = TwoNodes();
-  scenario.variant = "no-term-bump";
+  scenario.protocol = "no-term-bump";
   const std::vector<MenuItem> menu = BuildMenu(scenario, Menu(scenario, kSmallMenu));
   std::vector<ExploreProgress> reports;
   const ExploreReport report = Explore(scenario, menu, {.faults = 2}, {},
