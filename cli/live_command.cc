@@ -53,12 +53,8 @@ std::optional<std::int64_t> Integer(const std::string& text) {
   }
 }
 
-}  // namespace
-
-int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CommandLine parsed("live", "Run a registered protocol (leasesim's unchanged core by default) in real node processes against a real etcd cluster "
-                              "(started on loopback unless --etcd is given) with real faults, and check the "
-                              "merged history (docs/LIVE.md).");
+// Every option of `leasesim live`.
+void Declare(CommandLine& parsed) {
   parsed.Option("--nodes", "N", "Node processes (1..9; default 3)")
       .Option("--duration", "SECONDS", "How long the run lasts")
       .Option("--etcd", "URLS", "An existing etcd cluster's client URLs, comma-separated")
@@ -81,6 +77,15 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
       .Option("--etcd-password-file", "FILE", "File holding that user's password")
       .Footer(FaultsHelp());
   DeclareProtocol(parsed, "The protocol the nodes run");
+}
+
+}  // namespace
+
+int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CommandLine parsed("live", "Run a registered protocol (leasesim's unchanged core by default) in real node "
+                             "processes against a real etcd cluster (started on loopback unless --etcd is given) "
+                             "with real faults, and check the merged history (docs/LIVE.md).");
+  Declare(parsed);
   if (const std::optional<int> code = parsed.Parse(args, out, err)) return *code;
   live::LiveOptions options;
   auto bad = [&](const std::string& message) {

@@ -183,6 +183,60 @@ std::string SummaryJson(const SweepSummary& sweep) {
   return JoinSummary(SummaryJsonFrame(sweep, SweepTotals::Of(sweep)), entries);
 }
 
+namespace {
+
+// The per-scenario entries and the sweep's --protocol (throws a problem).
+void ParseScenarioEntries(const Json& json, SweepSummary& sweep) {
+  const Json& scenarios = Need(json, "scenarios", "summary");
+  if (!scenarios.is_array()) throw std::string("summary.scenarios: must be a list");
+  // "variant": the name summaries written before protocols were plug-ins used.
+  if (json.contains("variant")) sweep.protocol = Get<std::string>(json, "variant", "summary");
+  if (json.contains("protocol")) sweep.protocol = Get<std::string>(json, "protocol", "summary");
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const std::string where = "scenarios[" + std::to_string(i) + "]";
+    sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", where));
+    if (scenarios[i].contains("scenario_digest")) {
+      sweep.scenario_digests[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "scenario_digest", where);
+    }
+    if (scenarios[i].contains("protocol")) {
+      sweep.scenario_protocols[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "protocol", where);
+    }
+  }
+}
+
+// One entry of "runs" (throws a problem naming `where`).
+RunSummary ParseRun(const Json& entry, const std::string& where) {
+  RunSummary run;
+  run.scenario = Get<std::string>(entry, "scenario", where);
+  run.seed = Get<std::uint64_t>(entry, "seed", where);
+  run.ok = Get<bool>(entry, "ok", where);
+  const std::string hash = Get<std::string>(entry, "trace_hash", where);
+  const auto [end, error] = std::from_chars(hash.data(), hash.data() + hash.size(), run.trace_hash, 16);
+  if (error != std::errc() || end != hash.data() + hash.size() || hash.size() != 16) {
+    throw where + ".trace_hash: not 16 hex digits";
+  }
+  const Json& violations = Need(entry, "violations", where);
+  if (!violations.is_array()) throw where + ".violations: must be a list";
+  for (std::size_t v = 0; v < violations.size(); ++v) {
+    const std::string vwhere = where + ".violations[" + std::to_string(v) + "]";
+    run.violations.push_back(ViolationSummary{Get<std::string>(violations[v], "kind", vwhere),
+                                              Get<std::string>(violations[v], "message", vwhere),
+                                              Get<std::int64_t>(violations[v], "at_ns", vwhere),
+                                              Get<bool>(violations[v], "expected", vwhere)});
+  }
+  if (entry.contains("notes")) run.notes = Get<std::vector<std::string>>(entry, "notes", where);
+  const Json& figures = Need(entry, "figures", where);
+  if (!figures.is_object()) throw where + ".figures: must be an object";
+  for (const auto& [name, value] : figures.items()) {
+    if (!value.is_number_integer()) throw where + ".figures." + name + ": must be an integer";
+    run.figures[name] = value.get<std::int64_t>();
+  }
+  if (entry.contains("replay")) run.replay_command = Get<std::string>(entry, "replay", where);
+  return run;
+}
+
+}  // namespace
+
 std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text) {
   Json json;
   try {
@@ -213,54 +267,10 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
       if (std::holds_alternative<std::string>(shard)) return "shard: " + std::get<std::string>(shard);
       sweep.shard = std::get<Shard>(shard);
     }
-    const Json& scenarios = Need(json, "scenarios", "summary");
-    if (!scenarios.is_array()) return std::string("summary.scenarios: must be a list");
-    // "variant": the name summaries written before protocols were plug-ins used.
-    if (json.contains("variant")) sweep.protocol = Get<std::string>(json, "variant", "summary");
-    if (json.contains("protocol")) sweep.protocol = Get<std::string>(json, "protocol", "summary");
-    for (std::size_t i = 0; i < scenarios.size(); ++i) {
-      const std::string where = "scenarios[" + std::to_string(i) + "]";
-      sweep.scenarios.push_back(Get<std::string>(scenarios[i], "name", where));
-      if (scenarios[i].contains("scenario_digest")) {
-        sweep.scenario_digests[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "scenario_digest", where);
-      }
-      if (scenarios[i].contains("protocol")) {
-        sweep.scenario_protocols[sweep.scenarios.back()] = Get<std::string>(scenarios[i], "protocol", where);
-      }
-    }
+    ParseScenarioEntries(json, sweep);
     const Json& runs = Need(json, "runs", "summary");
     if (!runs.is_array()) return std::string("summary.runs: must be a list");
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const std::string where = "runs[" + std::to_string(i) + "]";
-      const Json& entry = runs[i];
-      RunSummary run;
-      run.scenario = Get<std::string>(entry, "scenario", where);
-      run.seed = Get<std::uint64_t>(entry, "seed", where);
-      run.ok = Get<bool>(entry, "ok", where);
-      const std::string hash = Get<std::string>(entry, "trace_hash", where);
-      const auto [end, error] = std::from_chars(hash.data(), hash.data() + hash.size(), run.trace_hash, 16);
-      if (error != std::errc() || end != hash.data() + hash.size() || hash.size() != 16) {
-        throw where + ".trace_hash: not 16 hex digits";
-      }
-      const Json& violations = Need(entry, "violations", where);
-      if (!violations.is_array()) throw where + ".violations: must be a list";
-      for (std::size_t v = 0; v < violations.size(); ++v) {
-        const std::string vwhere = where + ".violations[" + std::to_string(v) + "]";
-        run.violations.push_back(ViolationSummary{Get<std::string>(violations[v], "kind", vwhere),
-                                                  Get<std::string>(violations[v], "message", vwhere),
-                                                  Get<std::int64_t>(violations[v], "at_ns", vwhere),
-                                                  Get<bool>(violations[v], "expected", vwhere)});
-      }
-      if (entry.contains("notes")) run.notes = Get<std::vector<std::string>>(entry, "notes", where);
-      const Json& figures = Need(entry, "figures", where);
-      if (!figures.is_object()) throw where + ".figures: must be an object";
-      for (const auto& [name, value] : figures.items()) {
-        if (!value.is_number_integer()) throw where + ".figures." + name + ": must be an integer";
-        run.figures[name] = value.get<std::int64_t>();
-      }
-      if (entry.contains("replay")) run.replay_command = Get<std::string>(entry, "replay", where);
-      sweep.runs.push_back(std::move(run));
-    }
+    for (std::size_t i = 0; i < runs.size(); ++i) sweep.runs.push_back(ParseRun(runs[i], "runs[" + std::to_string(i) + "]"));
     return sweep;
   } catch (const std::string& problem) {
     return problem;
