@@ -3,7 +3,7 @@
 file(READ ${PAGE} page)
 foreach(needle ".SS \"leasesim run\"" ".SS \"leasesim merge\"" ".SS \"leasesim compare\"" ".SS \"leasesim replay\"" ".SS \"leasesim check\""
                ".SS \"leasesim fuzz\"" ".SS \"leasesim explore\"" ".SS \"leasesim zoo\"" ".SS \"leasesim live\"" ".SS \"leasesim timing\""
-               "--time-budget" "--initial-value" "--fail-fast" "--variant" "--baseline-variant" "--tolerate" "LEASESIM_SHARD" ".SH COMMANDS")
+               "--time-budget" "--initial-value" "--fail-fast" "--protocol" "--variant" "--baseline-protocol" "--baseline-variant" "--tolerate" "LEASESIM_SHARD" ".SH COMMANDS")
   string(FIND "${page}" "${needle}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "${PAGE} lacks ${needle}")

@@ -14,12 +14,14 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "harness/builtin_protocols.h"
 #include "reports/html_report.h"
 #include "reports/sample_report.h"
 #include "reports/summary_json.h"
 
 int main(int argc, char** argv) {
   using namespace leasesim;
+  harness::RegisterBuiltinProtocols();  // its failing file runs a zoo protocol
   if (argc != 3) {
     std::cerr << "usage: browser_report_fixture SOURCE_DIR OUT_DIR\n";
     return 2;
