@@ -12,7 +12,8 @@
 // against the committed reference and its tolerance.
 //
 //   bench_ratio [--repetitions N] [--seed S] [--out FILE] [--check REFERENCE.json]
-//               --repetitions 0 times nothing (the guard's count alone)
+//               --repetitions 0 times nothing (the guard's count alone);
+//               --seed is the timed hour's (the guard counts the reference's)
 //   bench_ratio --profile        one standard hour, untimed (what callgrind runs)
 //
 // Exit status: 0 fine, 1 the count is outside the reference's tolerance,
