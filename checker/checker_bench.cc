@@ -1,16 +1,20 @@
 // Benchmarks of the linearizability search over the shared reference
 // histories (../shared/histories), to compare with Porcupine: all 50
 // jepsen-etcd histories together, etcd_002 alone, and kv/c50-ok and c50-bad.
-// Files are read and parsed once, outside the timed loop.
+// Every file is read and parsed once, before any benchmark runs: a missing
+// or empty history is an error (exit 2), never a figure for timing nothing.
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <sstream>
+#include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/cas_register_model.h"
@@ -21,6 +25,8 @@
 namespace leasesim::checker {
 namespace {
 
+constexpr int kEtcdHistories = 50;
+
 std::filesystem::path HistoriesDir() {
   if (const char* dir = std::getenv("LEASESIM_HISTORIES_DIR")) return dir;
   if (const char* root = std::getenv("LEASESIM_SOURCE_DIR")) {
@@ -29,39 +35,64 @@ std::filesystem::path HistoriesDir() {
   return std::filesystem::path(LEASESIM_DEFAULT_SOURCE_DIR) / ".." / "shared" / "histories";
 }
 
-std::string ReadAll(const std::filesystem::path& path) {
+// The histories every benchmark reads, loaded by main before any runs.
+struct Histories {
+  std::vector<std::vector<CasRegisterOp>> etcd;  // etcd_000 .. etcd_049
+  std::vector<KvOp> kv_c50_ok;
+  std::vector<KvOp> kv_c50_bad;
+};
+const Histories* loaded = nullptr;
+
+std::optional<std::string> ReadAll(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;
+  return text;
 }
 
-std::vector<CasRegisterOp> LoadEtcd(int index) {
-  char name[32];
-  std::snprintf(name, sizeof name, "etcd_%03d.log", index);
-  ReadResult<CasRegisterOp> read = ImportJepsenLog(ReadAll(HistoriesDir() / "jepsen-etcd" / name));
-  if (!read.ok()) {
-    std::cerr << name << ": " << read.error->ToString() << "\n";
-    std::exit(2);
+// The records of one history file, or nullopt after saying on stderr what is
+// wrong with it: missing, unreadable, malformed or without operations.
+template <typename Op, typename Import>
+std::optional<std::vector<Op>> Load(const std::filesystem::path& path, Import import) {
+  const std::optional<std::string> text = ReadAll(path);
+  if (!text) {
+    std::fprintf(stderr, "checker_bench: cannot read %s\n", path.c_str());
+    return std::nullopt;
   }
-  return read.records;
+  ReadResult<Op> read = import(*text);
+  if (!read.ok()) {
+    std::fprintf(stderr, "checker_bench: %s: %s\n", path.c_str(), read.error->ToString().c_str());
+    return std::nullopt;
+  }
+  if (read.records.empty()) {
+    std::fprintf(stderr, "checker_bench: %s holds no operations\n", path.c_str());
+    return std::nullopt;
+  }
+  return std::move(read.records);
 }
 
-std::vector<KvOp> LoadKv(const std::string& name) {
-  ReadResult<KvOp> read = ImportEdnKv(ReadAll(HistoriesDir() / "kv" / name));
-  if (!read.ok()) {
-    std::cerr << name << ": " << read.error->ToString() << "\n";
-    std::exit(2);
+std::optional<Histories> LoadAll(const std::filesystem::path& dir) {
+  Histories histories;
+  for (int i = 0; i < kEtcdHistories; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "etcd_%03d.log", i);
+    auto etcd = Load<CasRegisterOp>(dir / "jepsen-etcd" / name, ImportJepsenLog);
+    if (!etcd) return std::nullopt;
+    histories.etcd.push_back(std::move(*etcd));
   }
-  return read.records;
+  auto ok = Load<KvOp>(dir / "kv" / "c50-ok.txt", ImportEdnKv);
+  auto bad = Load<KvOp>(dir / "kv" / "c50-bad.txt", ImportEdnKv);
+  if (!ok || !bad) return std::nullopt;
+  histories.kv_c50_ok = std::move(*ok);
+  histories.kv_c50_bad = std::move(*bad);
+  return histories;
 }
 
 void BM_Etcd_All50(benchmark::State& state) {
-  std::vector<std::vector<CasRegisterOp>> histories;
-  for (int i = 0; i < 50; ++i) histories.push_back(LoadEtcd(i));
   for (auto _ : state) {
     int linearizable = 0;
-    for (const auto& history : histories) {
+    for (const auto& history : loaded->etcd) {
       linearizable += CheckCasRegister(history).verdict == LinVerdict::kLinearizable ? 1 : 0;
     }
     benchmark::DoNotOptimize(linearizable);
@@ -70,7 +101,7 @@ void BM_Etcd_All50(benchmark::State& state) {
 BENCHMARK(BM_Etcd_All50)->Unit(benchmark::kMillisecond);
 
 void BM_Etcd_002(benchmark::State& state) {
-  const std::vector<CasRegisterOp> history = LoadEtcd(2);
+  const std::vector<CasRegisterOp>& history = loaded->etcd.at(2);
   std::int64_t steps = 0;
   for (auto _ : state) {
     LinResult result = CheckCasRegister(history);
@@ -81,20 +112,38 @@ void BM_Etcd_002(benchmark::State& state) {
 }
 BENCHMARK(BM_Etcd_002)->Unit(benchmark::kMillisecond);
 
-void BM_Kv(benchmark::State& state, const char* name) {
-  const std::vector<KvOp> history = LoadKv(name);
+void BM_Kv(benchmark::State& state, const std::vector<KvOp> Histories::*history) {
   std::int64_t steps = 0;
   for (auto _ : state) {
-    LinResult result = CheckKv(history);
+    LinResult result = CheckKv(loaded->*history);
     steps = result.steps;
     benchmark::DoNotOptimize(result);
   }
   state.counters["steps"] = static_cast<double>(steps);
 }
-BENCHMARK_CAPTURE(BM_Kv, c50_ok, "c50-ok.txt")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Kv, c50_bad, "c50-bad.txt")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Kv, c50_ok, &Histories::kv_c50_ok)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Kv, c50_bad, &Histories::kv_c50_bad)->Unit(benchmark::kMillisecond);
+
+int Main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  const std::filesystem::path dir = HistoriesDir();
+  const std::optional<Histories> histories = LoadAll(dir);
+  if (!histories) {
+    std::fprintf(stderr,
+                 "checker_bench: the shared histories are missing or broken under %s; set "
+                 "LEASESIM_HISTORIES_DIR to the histories folder (or LEASESIM_SOURCE_DIR to a checkout with "
+                 "../shared beside it)\n",
+                 dir.c_str());
+    return 2;
+  }
+  loaded = &*histories;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
 
 }  // namespace
 }  // namespace leasesim::checker
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return leasesim::checker::Main(argc, argv); }

@@ -7,7 +7,8 @@
 #            (Debian's prometheus) for the metrics exposition check, help2man
 #            for the man page (the build skips the page without it), clang 14
 #            with its sanitizer and libFuzzer runtimes for the clang build
-#            and the parser fuzzers (tests/portability).
+#            and the parser fuzzers (tests/portability), valgrind for the
+#            speed guard's instruction count (bench_guard, docs/PERFORMANCE.md).
 set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
@@ -16,7 +17,7 @@ packages=(
   libcurl4-openssl-dev etcd-server libcpp-httplib-dev openssl
 )
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus help2man clang-14 libclang-rt-14-dev)
+  packages+=(chromium fonts-dejavu-core libxml2-utils prometheus help2man clang-14 libclang-rt-14-dev valgrind)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -4,9 +4,13 @@
 # the merged output is byte for byte what one unsharded run writes, with the
 # same exit code. The commands are read from the example files (the lines
 # marked "# leasesim-ci:shard", ":merge", ":env"), never copied here.
-#   check_ci_examples.sh SOURCE_DIR BUILD_DIR WORK_DIR
+#   check_ci_examples.sh SOURCE_DIR BUILD_DIR WORK_DIR [SEEDS]
+# With SEEDS (a sanitizer build, where the suite's 100 default seeds take
+# too long four times over), every `leasesim run scenarios/ci.json`, the
+# unsharded reference's and each shard's, runs `--seeds SEEDS` instead:
+# fewer runs through the same commands, shards and merge.
 set -euo pipefail
-src=$1 build=$2 work=$3
+src=$1 build=$2 work=$3 seeds=${4:-}
 examples="$src/docs/ci"
 files=(summary.json junit.xml report.html timelines.json)
 rm -rf "$work"
@@ -33,9 +37,22 @@ job_dir() {
   echo "$dir"
 }
 
+# A run command with SEEDS given: --seeds added after the suite's file (a
+# command that does not run the suite is an error, not left running all).
+with_seeds() {
+  local command=$1 run='leasesim run scenarios/ci.json'
+  if [ -z "$seeds" ] || [[ "$command" != *"leasesim run "* ]]; then
+    printf '%s' "$command"
+    return
+  fi
+  [[ "$command" == *"$run "* ]] || fail "expected '$run' in: $command"
+  printf '%s' "${command/"$run "/"$run --seeds $seeds "}"
+}
+
 # Runs one job's command; exit 0 or 1 are results, anything else is broken.
 run_job() {
-  local dir=$1 command=$2 code=0
+  local dir=$1 command code=0
+  command=$(with_seeds "$2")
   (cd "$dir" && PATH="$build:$PATH" bash -c "$command") >"$dir/job.log" 2>&1 || code=$?
   [ "$code" -le 1 ] || { cat "$dir/job.log" >&2; fail "exit $code from: $command"; }
   echo "$code"
