@@ -35,7 +35,7 @@
 
 namespace leasesim::core {
 
-class LeaseMetrics;
+struct LeaseMetrics;
 class LeadershipTap;
 
 // One node incarnation's configuration, as the world gives it to a protocol.
