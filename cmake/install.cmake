@@ -17,7 +17,7 @@ install(TARGETS leasesim_base leasesim_core leasesim_etcd
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim)
 foreach(folder base core backends/etcd)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim/${folder}
-    FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE)
+    FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE PATTERN testdata EXCLUDE)
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/NOTICE
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/leasesim)
