@@ -26,7 +26,7 @@ install(TARGETS leasesim_base leasesim_core leasesim_etcd leasesim_harness lease
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim)
 foreach(folder base core backends/etcd)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim/${folder}
-    FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE)
+    FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE PATTERN testdata EXCLUDE)
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/harness/harness.h ${PROJECT_SOURCE_DIR}/harness/builtin_protocols.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/leasesim/harness)
