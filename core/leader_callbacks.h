@@ -146,6 +146,10 @@ class LeaderRunner {
   // The job returned while its leadership was still valid: wait it out.
   void WaitForEnd(LeaderContext& ctx);
   void ReportNewLeader();
+  // Tells the Env's EventSink what the callbacks did (core/events.h), so a
+  // checker can hold them to the contract above.
+  void Report(EventKind kind, std::int64_t term, const char* reason = "", const std::string& holder = {},
+              std::int64_t value = 0);
   void Outside(const std::function<void()>& callback);
   void Inside(const std::function<void()>& core_code);
 
