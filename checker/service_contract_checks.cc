@@ -304,6 +304,11 @@ void CheckLeaderCallbacks(const History& history, Verdict& verdict) {
 
 namespace {
 
+// How far a leader answer may trail the end of a lease: the protocol's own
+// steps take time (a renewal's store call is timed from a deadline read a
+// few microseconds before it starts, and the demotion follows its timeout).
+constexpr TimeNs kGaugeLagNs = base::kNanosPerMilli;
+
 // The names a leader answer goes by: 1 says "this process leads".
 bool IsLeaderAnswer(std::string_view name) { return name == "is_leader" || name == "healthz_leading"; }
 // Values that only grow within a process: the term gauge and counters.
@@ -333,11 +338,28 @@ TimeNs CrashFrom(const History& history, int node, TimeNs at) {
   return first;
 }
 
+// How long `node` was suspended in the lease duration before `end`: a
+// timer set on its monotonic clock (which stands still meanwhile) to fire
+// at `end` fires that much later.
+TimeNs SuspendedBefore(const History& history, int node, TimeNs end) {
+  const TimeNs since = end - history.assumptions.lease_duration_ns;
+  TimeNs suspended = 0;
+  for (const FaultRecord& f : history.faults) {
+    if (f.kind != "suspend") continue;
+    if (std::find(f.nodes.begin(), f.nodes.end(), node) == f.nodes.end()) continue;
+    suspended += std::max<TimeNs>(0, std::min(f.end_ns, end) - std::max(f.start_ns, since));
+  }
+  return suspended;
+}
+
 // The first instant of [from, to) at which `process` held no lease and its
-// host was not paused; kNeverNs when there is none.
+// host was not paused; kNeverNs when there is none. Where a lease ended,
+// the answer may lag by the time the host was suspended before (the Env's
+// timers run on the monotonic clock: a protocol cannot wake on time).
 TimeNs FirstInstantNotLeading(const History& history, const std::vector<const LeadershipBelief*>& beliefs,
                               int node, TimeNs from, TimeNs to) {
   TimeNs at = from;
+  bool lease_ended_here = false;
   while (at < to) {
     TimeNs covered = at;
     for (const LeadershipBelief* b : beliefs) {
@@ -346,11 +368,22 @@ TimeNs FirstInstantNotLeading(const History& history, const std::vector<const Le
     }
     if (covered > at) {
       at = covered;
+      lease_ended_here = true;
       continue;
     }
     const TimeNs resumed = PauseCovering(history, node, at);
-    if (resumed == kNeverNs || resumed <= at) return at;
-    at = resumed;
+    if (resumed != kNeverNs && resumed > at) {
+      at = resumed;
+      lease_ended_here = false;
+      continue;
+    }
+    if (!lease_ended_here) return at;
+    // Trailing the lease's end by no more than allowed: judged from there
+    // on, and a breach then dates from the lease's end.
+    const TimeNs lagged = at + kGaugeLagNs + SuspendedBefore(history, node, at);
+    if (lagged >= to) return kNeverNs;
+    const TimeNs later = FirstInstantNotLeading(history, beliefs, node, lagged, to);
+    return later == lagged ? at : later;
   }
   return kNeverNs;
 }
