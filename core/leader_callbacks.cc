@@ -139,6 +139,11 @@ void LeaderRunner::ReportNewLeader() {
 
 void LeaderRunner::Report(EventKind kind, std::int64_t term, const char* reason, const std::string& holder,
                           std::int64_t value) {
+  const bool step = kind == EventKind::kJobStep;
+  if (step && last_report_was_step_ && term == last_step_term_ && value == last_step_answer_) return;
+  last_report_was_step_ = step;
+  last_step_term_ = term;
+  last_step_answer_ = value;
   LeaseEvent event;
   event.kind = kind;
   event.holder = elector_.identity();
