@@ -29,7 +29,7 @@ Verdict CheckHistory(const HistoryIndex& index, const CheckOptions& options) {
   CheckMissedSettlements(history, verdict);
   CheckEarlySettlements(history, verdict);
   CheckSlowRecovery(history, verdict);
-  CheckLeaderCallbacks(history, verdict);
+  CheckLeaderCallbacks(index, verdict);
   CheckServiceMetrics(history, verdict);
   CheckStoreLinearizable(index, options.store, verdict);
   return verdict;

@@ -276,6 +276,11 @@ void JudgeNewLeaders(const HistoryIndex& index, BreachReport& report, TimeNs all
 }  // namespace
 
 void CheckLeaderCallbacks(const History& history, Verdict& verdict) {
+  CheckLeaderCallbacks(HistoryIndex(history), verdict);
+}
+
+void CheckLeaderCallbacks(const HistoryIndex& index, Verdict& verdict) {
+  const History& history = index.history();
   if (history.callbacks.empty()) return;
   std::map<std::string, Process> processes;
   for (const LeadershipBelief& b : history.beliefs) {
@@ -298,7 +303,7 @@ void CheckLeaderCallbacks(const History& history, Verdict& verdict) {
   for (const auto& [name, p] : processes) timing.Judge(name, p);
   // A holder seen in a store answer, reported at a later poll, perhaps only
   // once the job of a lost leadership has returned.
-  JudgeNewLeaders(HistoryIndex(history), report, 2 * allowance);
+  JudgeNewLeaders(index, report, 2 * allowance);
 }
 
 

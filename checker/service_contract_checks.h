@@ -7,6 +7,7 @@
 // not judged on them. docs/CHECKER.md states each rule and its allowances.
 
 #include "checker/history.h"
+#include "checker/history_index.h"
 #include "checker/verdict.h"
 
 namespace leasesim::checker {
@@ -19,6 +20,7 @@ namespace leasesim::checker {
 // job step of a term after that term's stop. new_leader_not_holder:
 // on_new_leader named a process no lease record named around then.
 void CheckLeaderCallbacks(const History& history, Verdict& verdict);
+void CheckLeaderCallbacks(const HistoryIndex& index, Verdict& verdict);
 
 // leader_gauge_stale: a leader answer (the is_leader gauge, /healthz's
 // healthz_leading) said 1 at an instant its process held no valid lease,
