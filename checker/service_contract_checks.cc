@@ -238,11 +238,11 @@ class TimingJudge {
 // [from, to]: applied by `to`, and the next write to its key applied no
 // earlier than `from`. Without apply instants (a live run): whether
 // `holder` had written a record that took effect by `to`.
-bool NamedByRecordWithin(const HistoryIndex& index, const std::string& holder, TimeNs from, TimeNs to) {
+bool NamedByRecordWithin(const HistoryIndex& index, const std::vector<std::size_t>& records_of_holder, TimeNs from,
+                         TimeNs to) {
   const auto writes = index.writes();
-  for (std::size_t i = 0; i < writes.size(); ++i) {
+  for (const std::size_t i : records_of_holder) {
     const StoreOp& w = *writes[i];
-    if (w.value.holder != holder) continue;
     if (!index.knows_apply_instants()) {
       if (w.invoke_ns <= to) return true;
       continue;
@@ -260,10 +260,25 @@ bool NamedByRecordWithin(const HistoryIndex& index, const std::string& holder, T
   return false;
 }
 
+// Positions in writes() of the records of each holder a new-leader report
+// named (one pass over the writes, however many reports).
+std::map<std::string, std::vector<std::size_t>> RecordsOfNamed(const HistoryIndex& index) {
+  std::map<std::string, std::vector<std::size_t>> records;
+  for (const CallbackRecord& c : index.history().callbacks) {
+    if (c.kind == CallbackKind::kNewLeader && !c.leader.empty()) records[c.leader];
+  }
+  const auto writes = index.writes();
+  for (std::size_t i = 0; i < writes.size() && !records.empty(); ++i) {
+    if (auto it = records.find(writes[i]->value.holder); it != records.end()) it->second.push_back(i);
+  }
+  return records;
+}
+
 void JudgeNewLeaders(const HistoryIndex& index, BreachReport& report, TimeNs allowance) {
+  const std::map<std::string, std::vector<std::size_t>> records = RecordsOfNamed(index);
   for (const CallbackRecord& c : index.history().callbacks) {
     if (c.kind != CallbackKind::kNewLeader || c.leader.empty()) continue;
-    if (NamedByRecordWithin(index, c.leader, c.at_ns - allowance, c.at_ns)) continue;
+    if (NamedByRecordWithin(index, records.at(c.leader), c.at_ns - allowance, c.at_ns)) continue;
     report.Breach(ViolationKind::kNewLeaderNotHolder, c.at_ns, {c.node},
                   Who(c.process, c.node) + " was told at " + FormatTime(c.at_ns) + " that the new leader is " +
                       c.leader + ", but no lease record " +
