@@ -34,6 +34,10 @@ struct Process {
   bool open = false;                                  // leaderships.back() not stopped yet
 };
 
+bool Hits(const FaultRecord& fault, int node) {
+  return std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
+}
+
 std::string Who(const std::string& process, int node) {
   return "node " + std::to_string(node) + " (" + process + ")";
 }
@@ -134,7 +138,7 @@ class OrderJudge {
 bool NodeEndedWithin(const History& history, int node, TimeNs from, TimeNs to) {
   for (const FaultRecord& f : history.faults) {
     if (f.kind != "crash" && f.kind != "shutdown") continue;
-    if (std::find(f.nodes.begin(), f.nodes.end(), node) == f.nodes.end()) continue;
+    if (!Hits(f, node)) continue;
     if (from <= f.start_ns && f.start_ns <= to) return true;
   }
   return false;
@@ -341,7 +345,7 @@ bool NeverGoesBack(std::string_view name) {
 TimeNs PauseCovering(const History& history, int node, TimeNs at) {
   for (const FaultRecord& f : history.faults) {
     if (f.kind != "pause" && f.kind != "suspend") continue;
-    if (std::find(f.nodes.begin(), f.nodes.end(), node) == f.nodes.end()) continue;
+    if (!Hits(f, node)) continue;
     if (f.start_ns <= at && at <= f.end_ns) return f.end_ns;
   }
   return kNeverNs;
@@ -352,7 +356,7 @@ TimeNs CrashFrom(const History& history, int node, TimeNs at) {
   TimeNs first = kNeverNs;
   for (const FaultRecord& f : history.faults) {
     if (f.kind != "crash" || f.start_ns < at) continue;
-    if (std::find(f.nodes.begin(), f.nodes.end(), node) == f.nodes.end()) continue;
+    if (!Hits(f, node)) continue;
     first = std::min(first, f.start_ns);
   }
   return first;
@@ -366,7 +370,7 @@ TimeNs SuspendedBefore(const History& history, int node, TimeNs end) {
   TimeNs suspended = 0;
   for (const FaultRecord& f : history.faults) {
     if (f.kind != "suspend") continue;
-    if (std::find(f.nodes.begin(), f.nodes.end(), node) == f.nodes.end()) continue;
+    if (!Hits(f, node)) continue;
     suspended += std::max<TimeNs>(0, std::min(f.end_ns, end) - std::max(f.start_ns, since));
   }
   return suspended;
