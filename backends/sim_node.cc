@@ -316,11 +316,13 @@ std::array<sim::TraceKind, sizeof...(Kind)> EventTraceKinds(std::index_sequence<
 void SimNodeEnv::Emit(const core::LeaseEvent& event) {
   // Each kind's name hashed once per process, not at every event (the
   // names are core's, not literals here).
-  static const std::array<sim::TraceKind, core::kEventKindCount> kKinds =
-      EventTraceKinds(std::make_index_sequence<core::kEventKindCount>{});
+  static const std::array<sim::TraceKind, core::kProtocolEventKindCount> kKinds =
+      EventTraceKinds(std::make_index_sequence<core::kProtocolEventKindCount>{});
   const auto index = static_cast<std::size_t>(event.kind);
-  assert(index < kKinds.size());
-  world_.trace().Record(world_.now(), host_, kKinds[index], event.term, event.version);
+  assert(index < core::kEventKindCount);
+  // Observations of the callbacks and metrics are recorded, not traced: a
+  // trace holds what the protocol did, and stays as it was without them.
+  if (index < kKinds.size()) world_.trace().Record(world_.now(), host_, kKinds[index], event.term, event.version);
   observer_.ProtocolEvent(node_, event);
 }
 

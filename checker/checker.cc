@@ -5,6 +5,7 @@
 #include "checker/lease_contract_checks.h"
 #include "checker/liveness_checks.h"
 #include "checker/schedule_checks.h"
+#include "checker/service_contract_checks.h"
 
 namespace leasesim::checker {
 
@@ -28,6 +29,8 @@ Verdict CheckHistory(const HistoryIndex& index, const CheckOptions& options) {
   CheckMissedSettlements(history, verdict);
   CheckEarlySettlements(history, verdict);
   CheckSlowRecovery(history, verdict);
+  CheckLeaderCallbacks(index, verdict);
+  CheckServiceMetrics(history, verdict);
   CheckStoreLinearizable(index, options.store, verdict);
   return verdict;
 }

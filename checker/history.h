@@ -149,6 +149,44 @@ struct FaultRecord {
   std::string at_point;
 };
 
+// A leader callback, or a step of the job it runs, as a process reported
+// it (docs/LEADER_CALLBACKS.md). Optional: a protocol that reports none is
+// not judged on callbacks.
+enum class CallbackKind {
+  kStarted,    // on_started_leading began the leadership of `term`
+  kStopped,    // on_stopped_leading for `term`
+  kJobStep,    // job code of the leadership of `term` ran (a lease check, and its answer)
+  kNewLeader,  // on_new_leader named `leader`
+};
+inline constexpr base::EnumNames<CallbackKind, 4> kCallbackKindNames{{{CallbackKind::kStarted, "started"},
+                                                                      {CallbackKind::kStopped, "stopped"},
+                                                                      {CallbackKind::kJobStep, "job_step"},
+                                                                      {CallbackKind::kNewLeader, "new_leader"}}};
+
+struct CallbackRecord {
+  int node = 0;
+  std::string process;  // the process incarnation's identity, as beliefs name it
+  CallbackKind kind = CallbackKind::kStarted;
+  std::int64_t term = 0;
+  std::string leader;   // kNewLeader: the holder named
+  std::string reason;   // kStopped: why
+  // kJobStep: whether the check proved the lease (false: it found it gone,
+  // and the leadership is over).
+  bool lease_valid = true;
+  TimeNs at_ns = 0;
+};
+
+// A metric (or a health answer) of a process took `value` at `at_ns`; it
+// holds until the next sample of the same name and process, the process's
+// crash or the run's end. Optional, like callbacks.
+struct MetricSample {
+  int node = 0;
+  std::string process;
+  std::string name;  // "is_leader", "healthz_leading", "term", counters "..._total"
+  std::int64_t value = 0;
+  TimeNs at_ns = 0;
+};
+
 // What the protocol promises under, and the figures checks derive bounds from.
 struct Assumptions {
   std::int64_t drift_bound_ppm = 0;
@@ -162,6 +200,11 @@ struct Assumptions {
   std::int64_t settlement_epoch_wall_ns = 0;
   // After the last fault heals, a leader must hold the lease within this bound.
   std::int64_t recovery_bound_ns = 0;
+  // How long after a lease began or ended its leadership may be reported
+  // started or stopped by the leader callbacks: the runner's poll plus the
+  // longest its job goes between two lease checks. 0 = unknown: the
+  // callbacks' timing is not judged.
+  std::int64_t callback_bound_ns = 0;
   // The protocol's last fault point before a business write (the writer
   // checks its lease after every other one): a pause there that covers the
   // moment a write's lease ran out may leave that write late by up to the
@@ -180,6 +223,10 @@ struct History {
   std::vector<ValidityClaim> claims;  // optional: the simulator records them
   std::vector<LedgerWrite> ledger_writes;
   std::vector<FaultRecord> faults;
+  // Optional (see CallbackRecord, MetricSample); each process's in the
+  // order they happened.
+  std::vector<CallbackRecord> callbacks;
+  std::vector<MetricSample> metrics;
   // Settlement windows that fell due during the run (a due window must be
   // applied by the end of a run whose faults healed).
   std::vector<std::int64_t> due_windows;

@@ -15,12 +15,14 @@ using base::Json;
 using base::JsonError;
 using base::ObjectReader;
 
-enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault };
-constexpr base::EnumNames<RecordType, 5> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
+enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault, kCallback, kMetric };
+constexpr base::EnumNames<RecordType, 7> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
                                                            {RecordType::kBelief, "belief"},
                                                            {RecordType::kClaim, "claim"},
                                                            {RecordType::kLedgerWrite, "ledger_write"},
-                                                           {RecordType::kFault, "fault"}}};
+                                                           {RecordType::kFault, "fault"},
+                                                           {RecordType::kCallback, "callback"},
+                                                           {RecordType::kMetric, "metric"}}};
 
 // Histories written before the assumptions named the last point before a
 // write came from leasesim's core, whose last point was this one.
@@ -54,6 +56,7 @@ Json HeaderJson(const History& history) {
                 {"settlement_period_ns", a.settlement_period_ns},
                 {"settlement_epoch_wall_ns", a.settlement_epoch_wall_ns},
                 {"recovery_bound_ns", a.recovery_bound_ns},
+                {"callback_bound_ns", a.callback_bound_ns},
                 {"last_point_before_write", a.last_point_before_write}}}};
 }
 
@@ -111,6 +114,20 @@ Json FaultJson(const FaultRecord& fault) {
               {"at_point", fault.at_point}};
 }
 
+Json CallbackJson(const CallbackRecord& c) {
+  Json line{{"type", "callback"}, {"node", c.node},  {"process", c.process}, {"kind", kCallbackKindNames.CName(c.kind)},
+            {"term", c.term},     {"at_ns", c.at_ns}};
+  if (!c.leader.empty()) line["leader"] = c.leader;
+  if (!c.reason.empty()) line["reason"] = c.reason;
+  if (c.kind == CallbackKind::kJobStep) line["valid"] = c.lease_valid;
+  return line;
+}
+
+Json MetricJson(const MetricSample& m) {
+  return Json{{"type", "metric"}, {"node", m.node},   {"process", m.process},
+              {"name", m.name},   {"value", m.value}, {"at_ns", m.at_ns}};
+}
+
 // --- reading -----------------------------------------------------------------
 // Each reader throws base::JsonError naming the field; ReadHistory adds the
 // line number. Fields this version does not know are ignored (a later minor
@@ -147,6 +164,7 @@ void ReadAssumptions(ObjectReader& r, Assumptions& a) {
   a.settlement_epoch_wall_ns =
       r.IntegerOr("settlement_epoch_wall_ns", base::kInt64Min, base::kInt64Max, a.settlement_epoch_wall_ns);
   a.recovery_bound_ns = r.IntegerOr("recovery_bound_ns", 0, base::kInt64Max, a.recovery_bound_ns);
+  a.callback_bound_ns = r.IntegerOr("callback_bound_ns", 0, base::kInt64Max, a.callback_bound_ns);
   a.last_point_before_write = r.StringOr("last_point_before_write", a.last_point_before_write);
 }
 
@@ -260,6 +278,29 @@ FaultRecord ReadFault(ObjectReader& r) {
   return fault;
 }
 
+CallbackRecord ReadCallback(ObjectReader& r) {
+  CallbackRecord c;
+  c.node = SmallInt(r, "node");
+  c.process = r.String("process");
+  c.kind = r.Enum("kind", kCallbackKindNames);
+  c.term = r.Integer("term");
+  c.leader = r.StringOr("leader", "");
+  c.reason = r.StringOr("reason", "");
+  c.lease_valid = r.BoolOr("valid", true);
+  c.at_ns = r.Integer("at_ns");
+  return c;
+}
+
+MetricSample ReadMetric(ObjectReader& r) {
+  MetricSample m;
+  m.node = SmallInt(r, "node");
+  m.process = r.String("process");
+  m.name = r.String("name");
+  m.value = r.Integer("value");
+  m.at_ns = r.Integer("at_ns");
+  return m;
+}
+
 void ReadRecord(ObjectReader& r, History& history) {
   switch (r.Enum("type", kRecordTypeNames)) {
     case RecordType::kStoreOp: history.store_ops.push_back(ReadStoreOp(r)); break;
@@ -267,6 +308,8 @@ void ReadRecord(ObjectReader& r, History& history) {
     case RecordType::kClaim: history.claims.push_back(ReadClaim(r)); break;
     case RecordType::kLedgerWrite: history.ledger_writes.push_back(ReadLedgerWrite(r)); break;
     case RecordType::kFault: history.faults.push_back(ReadFault(r)); break;
+    case RecordType::kCallback: history.callbacks.push_back(ReadCallback(r)); break;
+    case RecordType::kMetric: history.metrics.push_back(ReadMetric(r)); break;
   }
 }
 
@@ -295,6 +338,8 @@ void WriteHistory(const History& history, std::ostream& out) {
   for (const ValidityClaim& claim : history.claims) out << ClaimJson(claim).dump() << '\n';
   for (const LedgerWrite& write : history.ledger_writes) out << LedgerWriteJson(write).dump() << '\n';
   for (const FaultRecord& fault : history.faults) out << FaultJson(fault).dump() << '\n';
+  for (const CallbackRecord& c : history.callbacks) out << CallbackJson(c).dump() << '\n';
+  for (const MetricSample& m : history.metrics) out << MetricJson(m).dump() << '\n';
 }
 
 std::string HistoryToJsonLines(const History& history) {

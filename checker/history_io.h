@@ -17,7 +17,8 @@ namespace leasesim::checker {
 inline constexpr std::string_view kHistoryFormatName = "leasesim-history";
 
 // Writes `history` as format v1 (header first, then store ops, beliefs,
-// ledger writes and faults, each in the order held).
+// claims, ledger writes, faults, callbacks and metrics, each in the order
+// held).
 void WriteHistory(const History& history, std::ostream& out);
 std::string HistoryToJsonLines(const History& history);
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/breach_report.h"
 #include "checker/format.h"
 #include "checker/history_index.h"
 #include "checker/store_writes.h"
@@ -13,21 +14,11 @@
 namespace leasesim::checker {
 namespace {
 
-constexpr int kMaxBreachesSpelledOut = 5;
-
 TimeNs LeaseEnd(const StoreOp& write) { return write.applied_ns + write.value.duration_ns; }
 
 std::string Describe(const LeadershipBelief& belief, const History& history) {
   return "node " + std::to_string(belief.node) + " (" + belief.holder + ", term " + std::to_string(belief.term) +
          ", leader from " + FormatTime(belief.from_ns) + " to " + FormatTime(BeliefEnd(belief, history)) + ")";
-}
-
-// A fault beyond the stated assumptions begun by `at`: what excuses a breach.
-const FaultRecord* BeyondBy(const History& history, TimeNs at) {
-  for (const FaultRecord& fault : history.faults) {
-    if (!fault.within_assumptions && fault.start_ns <= at) return &fault;
-  }
-  return nullptr;
 }
 
 // The write that made the belief's holder leader in its term (its first
@@ -42,39 +33,8 @@ std::pair<const StoreOp*, const StoreOp*> Takeover(const HistoryIndex& index, co
   return {write, before};
 }
 
-class Judge {
- public:
-  Judge(const History& history, Verdict& verdict) : history_(history), verdict_(verdict) {}
-
-  void Breach(ViolationKind kind, TimeNs at, std::vector<int> nodes, const std::string& what) {
-    if (const FaultRecord* cause = BeyondBy(history_, at); cause != nullptr) {
-      if (++excused_ <= kMaxBreachesSpelledOut) {
-        verdict_.notes.push_back("lease contract broken, expected: " + what + "; the " + cause->kind +
-                                 " fault at " + FormatTime(cause->start_ns) + " exceeded the stated assumptions.");
-      }
-      return;
-    }
-    if (++found_ > kMaxBreachesSpelledOut) return;
-    verdict_.violations.push_back(Violation{.kind = KindName(kind),
-                                            .message = what + ", although every fault stayed within the stated "
-                                                              "assumptions.",
-                                            .at_ns = at,
-                                            .nodes = std::move(nodes)});
-  }
-
-  ~Judge() {
-    if (found_ > kMaxBreachesSpelledOut) {
-      verdict_.notes.push_back(std::to_string(found_ - kMaxBreachesSpelledOut) +
-                               " further breaches of the lease contract not listed.");
-    }
-  }
-
- private:
-  const History& history_;
-  Verdict& verdict_;
-  int found_ = 0;
-  int excused_ = 0;
-};
+// The lease contract's breaches, reported alike for both sides.
+using Judge = BreachReport;
 
 // The record whose lease a belief's end is judged against; null when none.
 const StoreOp* HolderRecord(const HistoryIndex& index, const LeadershipBelief& belief) {
@@ -154,7 +114,7 @@ void CheckLeaseContract(const History& history, Verdict& verdict) { CheckLeaseCo
 void CheckLeaseContract(const HistoryIndex& index, Verdict& verdict) {
   if (!Judgeable(index)) return;
   const History& history = index.history();
-  Judge judge(history, verdict);
+  Judge judge(history, verdict, "lease contract");
   for (const LeadershipBelief& belief : history.beliefs) {
     if (belief.holder.empty() || BeliefEnd(belief, history) <= belief.from_ns) continue;
     CheckHolder(index, belief, judge);

@@ -24,13 +24,19 @@ enum class ViolationKind {
   kMissedSettlement,      // liveness_checks
   kSettledEarly,          // schedule_checks: a window written before the writer's clock said it was over
   kSlowRecovery,          // liveness_checks
+  kCallbackOrder,         // service_contract_checks: leader callbacks not started once, then stopped once
+  kCallbackLate,          // service_contract_checks: a leadership reported started or stopped late, or never
+  kJobAfterStop,          // service_contract_checks: job code of a term ran after its stop
+  kNewLeaderNotHolder,    // service_contract_checks: on_new_leader named no record's holder
+  kLeaderGaugeStale,      // service_contract_checks: a leader answer said 1 with no valid lease
+  kMetricRegressed,       // service_contract_checks: the term gauge or a counter went back
   kNotLinearizable,       // store_checks, check_command
   kCheckerDisagreement,   // store_checks: the two linearizability checks disagree
   kNondeterminism,        // the runner: one seed, two traces
   kFaultPointNotReached,  // the runner: a fault point the scenario requires never struck
 };
 
-inline constexpr base::EnumNames<ViolationKind, 16> kViolationKindNames{{
+inline constexpr base::EnumNames<ViolationKind, 22> kViolationKindNames{{
     {ViolationKind::kStaleTokenWrite, "stale_token_write"},
     {ViolationKind::kStaleTokenAccepted, "stale_token_accepted"},
     {ViolationKind::kDualWriter, "dual_writer"},
@@ -43,6 +49,12 @@ inline constexpr base::EnumNames<ViolationKind, 16> kViolationKindNames{{
     {ViolationKind::kMissedSettlement, "missed_settlement"},
     {ViolationKind::kSettledEarly, "settled_early"},
     {ViolationKind::kSlowRecovery, "slow_recovery"},
+    {ViolationKind::kCallbackOrder, "callback_order"},
+    {ViolationKind::kCallbackLate, "callback_late"},
+    {ViolationKind::kJobAfterStop, "job_after_stop"},
+    {ViolationKind::kNewLeaderNotHolder, "new_leader_not_holder"},
+    {ViolationKind::kLeaderGaugeStale, "leader_gauge_stale"},
+    {ViolationKind::kMetricRegressed, "metric_regressed"},
     {ViolationKind::kNotLinearizable, "not_linearizable"},
     {ViolationKind::kCheckerDisagreement, "checker_disagreement"},
     {ViolationKind::kNondeterminism, "nondeterminism"},

@@ -14,6 +14,11 @@ const char* EventKindName(EventKind kind) {
     case EventKind::kObservedLeader: return "observed_leader";
     case EventKind::kSettled: return "settled";
     case EventKind::kFenced: return "fenced";
+    case EventKind::kLeadingStarted: return "leading_started";
+    case EventKind::kLeadingStopped: return "leading_stopped";
+    case EventKind::kJobStep: return "job_step";
+    case EventKind::kNewLeaderReported: return "new_leader_reported";
+    case EventKind::kMetric: return "metric";
   }
   return "unknown";
 }
@@ -42,6 +47,8 @@ std::string ToJson(const LeaseEvent& event) {
   if (!event.reason.empty()) json["reason"] = event.reason;
   if (!event.other.empty()) json["other"] = event.other;
   if (event.window >= 0) json["window"] = event.window;
+  if (event.kind == EventKind::kMetric) json["metric"] = event.metric;
+  if (event.kind == EventKind::kMetric || event.kind == EventKind::kJobStep) json["value"] = event.value;
   return json.dump();
 }
 

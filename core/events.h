@@ -20,9 +20,21 @@ enum class EventKind {
   kObservedLeader,  // saw another holder in the record
   kSettled,         // a window's batch was applied (or found already applied)
   kFenced,          // the ledger rejected our token
+  // What a service relies on, reported so that a checker can judge it; any
+  // protocol may report these, and one that reports none is not judged on
+  // them (docs/CHECKER.md). Each is an observation of the protocol's
+  // process, not a step of the protocol: the simulator does not trace them.
+  kLeadingStarted,     // on_started_leading ran for the leadership of term (its token)
+  kLeadingStopped,     // on_stopped_leading ran for term: reason
+  kJobStep,            // job code of the leadership of term ran (a lease check): value 1 if it proved the lease
+  kNewLeaderReported,  // on_new_leader ran: other is the holder named
+  kMetric,             // a metric took a new value: metric, value
 };
-// Kinds are numbered from 0 with no gaps; kFenced is the last.
-inline constexpr std::size_t kEventKindCount = static_cast<std::size_t>(EventKind::kFenced) + 1;
+// Kinds are numbered from 0 with no gaps; kMetric is the last.
+inline constexpr std::size_t kEventKindCount = static_cast<std::size_t>(EventKind::kMetric) + 1;
+// The kinds up to kFenced tell the protocol's own story; the later ones
+// observe a service's contracts.
+inline constexpr std::size_t kProtocolEventKindCount = static_cast<std::size_t>(EventKind::kFenced) + 1;
 
 const char* EventKindName(EventKind kind);
 
@@ -49,6 +61,11 @@ struct LeaseEvent {
   std::string reason;        // demoted, renew_failed
   std::string other;         // observed_leader: the other holder
   std::int64_t window = -1;  // settled, fenced
+  // metric: its name (a string with static storage: "is_leader", "term",
+  // counters ending in "_total") and its new value; job_step: 1 if the
+  // check proved the lease, 0 if it found it gone.
+  const char* metric = "";
+  std::int64_t value = 0;
 };
 
 std::string ToJson(const LeaseEvent& event);

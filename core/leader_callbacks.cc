@@ -12,7 +12,11 @@ const std::string& LeaderContext::identity() const { return runner_.elector_.ide
 
 std::optional<LeaseGrant> LeaderContext::Check() {
   std::optional<LeaseGrant> grant;
-  runner_.Inside([&] { grant = CheckInside(); });
+  runner_.Inside([&] {
+    grant = CheckInside();
+    // The job's code is running, and learns whether it may go on.
+    runner_.Report(EventKind::kJobStep, token_, "", {}, grant ? 1 : 0);
+  });
   return grant;
 }
 
@@ -100,15 +104,15 @@ void LeaderRunner::Run() {
 std::optional<LeaseGrant> LeaderRunner::Lead(LeaseGrant grant) {
   ReportNewLeader();  // this process: the acquisition set the holder
   LeaderContext ctx(*this, grant);
+  Report(EventKind::kLeadingStarted, grant.term);
   Outside([&] { callbacks_.on_started_leading(ctx); });
   in_flight_ = false;  // the job has returned: nothing of it runs any more
   if (!ctx.lost_) WaitForEnd(ctx);
-  if (callbacks_.on_stopped_leading) {
-    // Every loss of a lease goes through a demotion the tap saw; only a
-    // reason pushed out by many later ones is forgotten.
-    const StoppedLeading stopped{ctx.token_, tap_.DemotionOf(ctx.token_).value_or(DemotionReason::kDeadline)};
-    Outside([&] { callbacks_.on_stopped_leading(stopped); });
-  }
+  // Every loss of a lease goes through a demotion the tap saw; only a
+  // reason pushed out by many later ones is forgotten.
+  const StoppedLeading stopped{ctx.token_, tap_.DemotionOf(ctx.token_).value_or(DemotionReason::kDeadline)};
+  Report(EventKind::kLeadingStopped, stopped.token, DemotionReasonName(stopped.reason));
+  if (callbacks_.on_stopped_leading) Outside([&] { callbacks_.on_stopped_leading(stopped); });
   return ctx.next_;
 }
 
@@ -129,7 +133,26 @@ void LeaderRunner::ReportNewLeader() {
   // A released record names nobody; the same holder back is not new.
   if (holder.empty() || holder == reported_holder_) return;
   reported_holder_ = holder;
+  Report(EventKind::kNewLeaderReported, 0, "", holder);
   if (callbacks_.on_new_leader) Outside([&] { callbacks_.on_new_leader(holder); });
+}
+
+void LeaderRunner::Report(EventKind kind, std::int64_t term, const char* reason, const std::string& holder,
+                          std::int64_t value) {
+  const bool step = kind == EventKind::kJobStep;
+  if (step && last_report_was_step_ && term == last_step_term_ && value == last_step_answer_) return;
+  last_report_was_step_ = step;
+  last_step_term_ = term;
+  last_step_answer_ = value;
+  LeaseEvent event;
+  event.kind = kind;
+  event.holder = elector_.identity();
+  event.term = term;
+  event.monotonic_ns = env_.MonotonicNow();
+  event.reason = reason;
+  event.other = holder;
+  event.value = value;
+  env_.events().Emit(event);
 }
 
 void LeaderRunner::WaitUntilQuiet() {

@@ -184,18 +184,42 @@ void LeaseElector::BecomeLeader(std::int64_t term, std::int64_t version, Nanos s
   valid_until_ = sent + config_.timing.renew_deadline;
   acquired_wall_ = acquired_wall;
   Sample();
-  metrics_.is_leader = true;
-  metrics_.term = term;
   metrics_.acquisitions += 1;
+  SetTermGauge(term);
+  SetLeaderGauge(true);
   Emit(EventKind::kAcquired);
 }
 
 void LeaseElector::Demote(DemotionReason reason) {
   if (!leading_) return;
   leading_ = false;
-  metrics_.is_leader = false;
   metrics_.CountDemotion(reason);
+  SetLeaderGauge(false);
   Emit(EventKind::kDemoted, DemotionReasonName(reason));
+}
+
+void LeaseElector::SetLeaderGauge(bool leader) {
+  if (metrics_.is_leader == leader) return;
+  metrics_.is_leader = leader;
+  EmitMetric("is_leader", leader ? 1 : 0);
+  ForEachCounter(metrics_, [this](const char* name, std::int64_t value) { EmitMetric(name, value); });
+}
+
+void LeaseElector::SetTermGauge(std::int64_t term) {
+  if (metrics_.term == term) return;
+  metrics_.term = term;
+  EmitMetric("term", term);
+}
+
+void LeaseElector::EmitMetric(const char* name, std::int64_t value) {
+  LeaseEvent event;
+  event.kind = EventKind::kMetric;
+  event.holder = config_.identity;
+  event.term = term_;
+  event.monotonic_ns = env_.MonotonicNow();
+  event.metric = name;
+  event.value = value;
+  env_.events().Emit(event);
 }
 
 bool LeaseElector::TryTake(const VersionedRecord& observed, std::int64_t term, Probe on_success) {
@@ -245,7 +269,7 @@ bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watc
     // nobody took: confirm it by CAS; validity counts from this send.
     return TryTake(seen, seen.record.term, Probe::kOwnRecordReadopted);
   }
-  metrics_.term = std::max(metrics_.term, seen.record.term);
+  SetTermGauge(std::max(metrics_.term, seen.record.term));
   if (!base::SameText(seen.record.holder, last_observed_holder_)) {
     last_observed_holder_ = seen.record.holder;
     metrics_.leader_changes_observed += 1;

@@ -100,6 +100,12 @@ class LeaseElector {
   // CAS, naming the preferred successor Release() was given.
   void WriteRelease(std::int64_t term, std::int64_t version);
   void Emit(EventKind kind, std::string reason = {}, std::string other = {});
+  // The is_leader and term gauges: each change is reported as a metric
+  // event, and a change of is_leader with a snapshot of the counters, so a
+  // checker knows every value they had at every instant.
+  void SetLeaderGauge(bool leader);
+  void SetTermGauge(std::int64_t term);
+  void EmitMetric(const char* name, std::int64_t value);
   LeaseRecord RecordFor(std::int64_t term) const;
   Nanos JitteredRetry();
   Nanos Backoff(int failures);

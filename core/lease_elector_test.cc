@@ -78,6 +78,11 @@ class FakeEnv : public Env, public EventSink {
   EventSink& events() override { return *this; }
   std::uint64_t Random() override { return 0; }
   void Emit(const LeaseEvent& event) override {
+    if (event.kind == EventKind::kMetric) {
+      // The gauges' story, kept apart from the protocol's.
+      metrics.push_back(std::string(event.metric) + "=" + std::to_string(event.value));
+      return;
+    }
     std::string line = EventKindName(event.kind);
     if (!event.reason.empty()) line += ":" + event.reason;
     log.push_back(line);
@@ -93,6 +98,7 @@ class FakeEnv : public Env, public EventSink {
   NoLedger ledger_;
   std::vector<std::string> log;
   std::vector<Nanos> times;
+  std::vector<std::string> metrics;  // "is_leader=1", ...
 };
 
 TimingConfig Timing() {
@@ -178,6 +184,31 @@ TEST(LeaseElector, ConflictDemotesAndCampaignsAgainAfterReReading) {
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kConflict), 1);
   EXPECT_FALSE(elector.ValidLease().has_value());
   EXPECT_NE(std::find(env.log.begin(), env.log.end(), "demoted:conflict"), env.log.end());
+}
+
+TEST(LeaseElector, EachChangeOfTheLeaderAndTermGaugesIsReported) {
+  // As in the conflict test: a#1 leads term 1, c#1 takes term 2 at 2 s.
+  FakeEnv env;
+  env.stop_at = 5'000 * kMs;
+  env.on_sleep = [&](Nanos now) {
+    if (now >= 2'000 * kMs) {
+      VersionedRecord& slot = env.store_.records["job"];
+      if (slot.record.holder == "a#1") slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = 10'000 * kMs}};
+    }
+  };
+  LeaseMetrics metrics;
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  RunUntilStopped(elector);
+  const auto at = [&](const std::string& sample) { return std::find(env.metrics.begin(), env.metrics.end(), sample); };
+  ASSERT_NE(at("term=1"), env.metrics.end());
+  ASSERT_NE(at("is_leader=1"), env.metrics.end());
+  ASSERT_NE(at("is_leader=0"), env.metrics.end());
+  EXPECT_LT(at("is_leader=1"), at("is_leader=0"));
+  // The counters' snapshot follows each change of is_leader.
+  EXPECT_EQ(*(at("is_leader=1") + 1), "acquisitions_total=1");
+  EXPECT_NE(at("demotions_conflict_total=1"), env.metrics.end());
+  EXPECT_NE(at("term=2"), env.metrics.end());  // seen in c#1's record
+  EXPECT_EQ(std::count(env.metrics.begin(), env.metrics.end(), "term=1"), 1);  // only changes
 }
 
 TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {

@@ -36,6 +36,26 @@ struct LeaseMetrics {
   }
 };
 
+// Each counter's name, as a metric event names it (core/events.h), and its
+// value: what a snapshot of the counters reports.
+template <typename Visit>
+void ForEachCounter(const LeaseMetrics& m, Visit&& visit) {
+  static constexpr const char* kDemotionNames[LeaseMetrics::kDemotionReasons] = {
+      "demotions_deadline_total",       "demotions_conflict_total", "demotions_store_unavailable_total",
+      "demotions_pause_detected_total", "demotions_fenced_total",   "demotions_released_total"};
+  visit("acquisitions_total", m.acquisitions);
+  visit("leader_changes_observed_total", m.leader_changes_observed);
+  visit("renewals_ok_total", m.renewals_ok);
+  visit("renewals_failed_conflict_total", m.renewals_failed_conflict);
+  visit("renewals_failed_unavailable_total", m.renewals_failed_unavailable);
+  visit("renewals_failed_timeout_total", m.renewals_failed_timeout);
+  visit("renewal_latency_ns_sum_total", m.renewal_latency_ns_sum);
+  for (int r = 0; r < LeaseMetrics::kDemotionReasons; ++r) visit(kDemotionNames[r], m.demotions[r]);
+  visit("settlements_applied_total", m.settlements_applied);
+  visit("duplicate_settlements_suppressed_total", m.duplicate_settlements_suppressed);
+  visit("fenced_writes_rejected_total", m.fenced_writes_rejected);
+}
+
 // The metrics in Prometheus text format, each sample labelled with `node`.
 std::string RenderPrometheus(const LeaseMetrics& metrics, const std::string& node);
 

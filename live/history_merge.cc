@@ -79,6 +79,8 @@ class Merger {
   void LedgerSend(FileState& state, const Json& json, std::int64_t at);
   void LedgerReply(FileState& state, const Json& json, std::int64_t at);
   void Event(FileState& state, const Json& json, std::int64_t at);
+  // A callback or metric event (core/events.h): a record of its own.
+  bool Observation(FileState& state, const std::string& event, const Json& json, std::int64_t when);
   void Close(FileState& state, std::int64_t at, const std::string& reason);
   void CloseAtProcessEnd(FileState& state);
   void PlaceAppliedArrivals(const std::vector<std::size_t>& applied_order);
@@ -191,9 +193,34 @@ std::int64_t DeadlineOnMonotonic(const Json& json) {
   return json["monotonic_ns"].get<std::int64_t>() + (deadline - json["boot_ns"].get<std::int64_t>());
 }
 
+bool Merger::Observation(FileState& state, const std::string& event, const Json& json, std::int64_t when) {
+  const int node = state.file->node;
+  const std::string process = json.value("holder", state.identity);
+  if (event == "metric") {
+    out_.history.metrics.push_back(checker::MetricSample{.node = node,
+                                                         .process = process,
+                                                         .name = json.value("metric", std::string()),
+                                                         .value = json.value("value", std::int64_t{0}),
+                                                         .at_ns = when});
+    return true;
+  }
+  checker::CallbackRecord c{.node = node, .process = process, .term = json.value("term", std::int64_t{0}), .at_ns = when};
+  if (event == "leading_started") c.kind = checker::CallbackKind::kStarted;
+  else if (event == "leading_stopped") c.kind = checker::CallbackKind::kStopped;
+  else if (event == "job_step") c.kind = checker::CallbackKind::kJobStep;
+  else if (event == "new_leader_reported") c.kind = checker::CallbackKind::kNewLeader;
+  else return false;
+  c.reason = json.value("reason", std::string());
+  c.leader = json.value("other", std::string());
+  c.lease_valid = json.value("value", std::int64_t{1}) != 0;
+  out_.history.callbacks.push_back(std::move(c));
+  return true;
+}
+
 void Merger::Event(FileState& state, const Json& json, std::int64_t at) {
   const std::string event = json.value("event", std::string());
   const std::int64_t when = json.contains("monotonic_ns") ? Rel(json["monotonic_ns"].get<std::int64_t>()) : at;
+  if (Observation(state, event, json, when)) return;
   if (event == "acquired") {
     Close(state, when, "reacquired");
     OpenBelief open;
@@ -293,6 +320,11 @@ MergeOutput Merger::Finish() {
                    [](const checker::LeadershipBelief& a, const checker::LeadershipBelief& b) {
                      return a.from_ns < b.from_ns;
                    });
+  // Each process's in its journal's order: a stable sort keeps it.
+  std::stable_sort(h.callbacks.begin(), h.callbacks.end(),
+                   [](const checker::CallbackRecord& a, const checker::CallbackRecord& b) { return a.at_ns < b.at_ns; });
+  std::stable_sort(h.metrics.begin(), h.metrics.end(),
+                   [](const checker::MetricSample& a, const checker::MetricSample& b) { return a.at_ns < b.at_ns; });
   return std::move(out_);
 }
 

@@ -133,6 +133,45 @@ TEST_F(MergeTest, BuildsBeliefsOpsAndWritesOnOneTimeLine) {
   EXPECT_TRUE(checker::CheckHistory(h).ok());
 }
 
+TEST_F(MergeTest, CallbacksAndMetricsBecomeRecordsTheCheckerJudges) {
+  // n2's callbacks and gauges, journalled as core::ToJson writes them: its
+  // leadership of term 2 (7 s to 8 s) is reported started and stopped, but
+  // its is_leader gauge stays up 500 ms past the demotion.
+  Journal n2(Path("n2.1.jsonl"));
+  Json gauge_up = Event("metric", "n2#1", 2, 7000);
+  gauge_up["metric"] = "is_leader";
+  gauge_up["value"] = 1;
+  Json started = Event("leading_started", "n2#1", 2, 7050);
+  Json step = Event("job_step", "n2#1", 2, 7060);
+  step["value"] = 1;
+  Json stopped = Event("leading_stopped", "n2#1", 2, 8050);
+  stopped["reason"] = "deadline";
+  Json gauge_down = gauge_up;
+  gauge_down["value"] = 0;
+  gauge_down["monotonic_ns"] = kT0 + 8'500 * kMs;
+  n2.Line(Event("acquired", "n2#1", 2, 7000, 10000)).Line(gauge_up).Line(started).Line(step);
+  n2.Line(Event("demoted", "n2#1", 2, 8000)).Line(stopped).Line(gauge_down).Save();
+  MergeInput input;
+  input.start_mono = kT0;
+  input.end_mono = kT0 + 20'000 * kMs;
+  input.node_count = 2;
+  input.journals = {{2, 1, n2.path()}};
+  input.assumptions.callback_bound_ns = 100 * kMs;
+  const checker::History h = MergeJournals(input).history;
+  ASSERT_EQ(h.callbacks.size(), 3u);
+  EXPECT_EQ(h.callbacks[0].kind, checker::CallbackKind::kStarted);
+  EXPECT_EQ(h.callbacks[0].process, "n2#1");
+  EXPECT_EQ(h.callbacks[0].at_ns, 7'050 * kMs);
+  EXPECT_EQ(h.callbacks[1].kind, checker::CallbackKind::kJobStep);
+  EXPECT_TRUE(h.callbacks[1].lease_valid);
+  EXPECT_EQ(h.callbacks[2].reason, "deadline");
+  ASSERT_EQ(h.metrics.size(), 2u);
+  EXPECT_EQ(h.metrics[1].name, "is_leader");
+  checker::Verdict verdict = checker::CheckHistory(h);
+  ASSERT_EQ(verdict.violations.size(), 1u);
+  EXPECT_EQ(verdict.violations[0].kind, "leader_gauge_stale");
+}
+
 TEST_F(MergeTest, TheLedgerDecidesWhatWasAppliedAndInWhichOrder) {
   // n1 (token 1) was stopped just before writing window 0; n2 (token 2)
   // took over and applied window 1; n1's late write then applied too (no

@@ -28,6 +28,9 @@ checker::Assumptions AssumptionsOf(const LiveOptions& o) {
   a.retry_ns = timing.retry;
   a.settlement_period_ns = o.period_ms * kNanosPerMs;
   a.recovery_bound_ns = core::RecoveryBound(timing) + kEtcdElectionAllowanceNs;
+  // The settlement job's runner polls every poll_ms; the job goes at most
+  // one ledger request between two lease checks (SettlementJob::RunnerFor).
+  a.callback_bound_ns = o.poll_ms * kNanosPerMs + timing.request_timeout;
   a.last_point_before_write = std::string(core::fault_points::kBeforeLedgerWrite);
   return a;
 }

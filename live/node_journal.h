@@ -15,7 +15,8 @@
 //   ls     ledger send    {w, write_id, token, key, window, valid, late_ns, wall_seen_ns?, at}
 //          (wall_seen_ns: the latest wall-clock reading the process had taken)
 //   lc     ledger complete{w, status: applied|stale|duplicate|unavailable|timeout, at}
-//   ev     protocol event {event, holder, term, version, monotonic_ns, valid_until_ns?, reason?, window?, at}
+//   ev     protocol event {event, holder, term, version, monotonic_ns, valid_until_ns?, reason?, window?,
+//          other?, metric?, value?, at} (core::ToJson; the callbacks' and metrics' events too)
 //   stop   the process stops itself at a fault point {point, at}
 
 #include <atomic>

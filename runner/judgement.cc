@@ -29,6 +29,14 @@ checker::Assumptions AssumptionsOf(const Scenario& scenario) {
     derived_bound = std::max(derived_bound, core::RecoveryBound(node.timing));
   }
   assumptions.recovery_bound_ns = scenario.recovery_bound > 0 ? scenario.recovery_bound : derived_bound;
+  // The settlement job's runner looks every settlement poll, and the job
+  // goes at most one ledger request between two lease checks
+  // (SettlementJob::RunnerFor).
+  Nanos request_timeout = scenario.timing.request_timeout;
+  for (const NodeTiming& node : scenario.timing_by_node) {
+    request_timeout = std::max(request_timeout, node.timing.request_timeout);
+  }
+  assumptions.callback_bound_ns = scenario.settlement_poll + request_timeout;
   return assumptions;
 }
 

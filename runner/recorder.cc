@@ -194,7 +194,39 @@ void Recorder::ProtocolEvent(int node, const core::LeaseEvent& event) {
     case core::EventKind::kReleased:
       CloseBelief(node, "released");
       break;
+    case core::EventKind::kLeadingStarted:
+    case core::EventKind::kLeadingStopped:
+    case core::EventKind::kJobStep:
+    case core::EventKind::kNewLeaderReported:
+    case core::EventKind::kMetric:
+      RecordObservation(node, event);
+      break;
     default:
+      break;
+  }
+}
+
+void Recorder::RecordObservation(int node, const core::LeaseEvent& event) {
+  if (event.kind == core::EventKind::kMetric) {
+    history_.metrics.push_back(checker::MetricSample{
+        .node = node, .process = event.holder, .name = event.metric, .value = event.value, .at_ns = world_.now()});
+    return;
+  }
+  checker::CallbackRecord& c = history_.callbacks.emplace_back(
+      checker::CallbackRecord{.node = node, .process = event.holder, .term = event.term, .at_ns = world_.now()});
+  switch (event.kind) {
+    case core::EventKind::kLeadingStarted: c.kind = checker::CallbackKind::kStarted; break;
+    case core::EventKind::kLeadingStopped:
+      c.kind = checker::CallbackKind::kStopped;
+      c.reason = event.reason;
+      break;
+    case core::EventKind::kJobStep:
+      c.kind = checker::CallbackKind::kJobStep;
+      c.lease_valid = event.value != 0;
+      break;
+    default:
+      c.kind = checker::CallbackKind::kNewLeader;
+      c.leader = event.other;
       break;
   }
 }

@@ -85,6 +85,8 @@ class Recorder final : public backends::SimObserver {
   const std::optional<OpenBelief>& OpenBeliefOf(int node) const;
   void CloseBelief(int node, const std::string& reason);
   void RecordClaim(int node, const core::LeaseEvent& event);
+  // A callback or metric event (core::kProtocolEventKindCount and after).
+  void RecordObservation(int node, const core::LeaseEvent& event);
   sim::Nanos DeadlineInTrueTime(int node, sim::Nanos local_deadline) const;
 
   static constexpr std::size_t kStoreOpsReservedMax = 1'000'000;

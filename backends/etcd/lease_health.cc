@@ -8,6 +8,7 @@ LeaseHealth::LeaseHealth(core::EventSink& events, core::StoreClient& store, Leas
     : events_(events), watched_(*this, store), options_(std::move(options)) {}
 
 void LeaseHealth::Emit(const core::LeaseEvent& event) {
+  const bool was_leading = leading_.load();
   switch (event.kind) {
     case core::EventKind::kAcquired:
       record_names_me_.store(true);
@@ -23,6 +24,17 @@ void LeaseHealth::Emit(const core::LeaseEvent& event) {
       break;
   }
   events_.Emit(event);
+  if (leading_.load() == was_leading) return;
+  // /healthz's leader answer changed: reported as a metric sample, so a
+  // checker can hold it to the lease (healthz_leading, docs/CHECKER.md).
+  core::LeaseEvent answer;
+  answer.kind = core::EventKind::kMetric;
+  answer.holder = event.holder;
+  answer.term = event.term;
+  answer.monotonic_ns = event.monotonic_ns;
+  answer.metric = "healthz_leading";
+  answer.value = leading_.load() ? 1 : 0;
+  events_.Emit(answer);
 }
 
 void LeaseHealth::Saw(const core::StoreResult& result) {
@@ -37,7 +49,12 @@ HealthStatus LeaseHealth::Check(core::Nanos boot_now) const {
   const bool leading = leading_.load();
   if (!leading && !record_names_me_.load()) return HealthStatus{true, "ok: not leading " + options_.lease};
   const core::Nanos overdue = boot_now - valid_until_.load();
-  if (overdue <= options_.timeout) return HealthStatus{true, "ok: leading " + options_.lease};
+  if (overdue <= options_.timeout) {
+    // Leading only while the elector believes it: a record that still
+    // names a demoted process grants it nothing.
+    return HealthStatus{true, leading ? "ok: leading " + options_.lease
+                                      : "ok: not leading " + options_.lease + " (the record last seen still names it)"};
+  }
   return HealthStatus{false, "leader failed to renew lease " + options_.lease + ": " +
                                  std::to_string(overdue / 1'000'000) + " ms past its deadline (timeout " +
                                  std::to_string(options_.timeout / 1'000'000) + " ms), " +

@@ -7,6 +7,9 @@
 // in the record until it can read it again, so after deadline + timeout it
 // is reported (an orchestrator may restart it); one that sees another
 // holder, or released the lease, is healthy again. Not leading is healthy.
+// Its answer says "leading" only while the elector believes it leads; each
+// change of that answer is passed on as a metric event (healthz_leading),
+// which the checker holds to the lease like the is_leader gauge.
 //
 // It sits between the core and the world: as the Env's EventSink (passing
 // every event on) it learns the deadline; as a wrapper of the Env's store

@@ -142,6 +142,43 @@ TEST(LeaseExposition, FollowsPrometheusConventionsAndPromtoolAcceptsIt) {
   EXPECT_EQ(complaints, "");
 }
 
+class RecordingSink final : public core::EventSink {
+ public:
+  void Emit(const core::LeaseEvent& event) override { events.push_back(event); }
+  std::vector<core::LeaseEvent> events;
+};
+
+core::LeaseEvent Event(core::EventKind kind, core::Nanos valid_until = 0) {
+  core::LeaseEvent event;
+  event.kind = kind;
+  event.holder = "n1#1";
+  event.term = 1;
+  event.valid_until_ns = valid_until;
+  return event;
+}
+
+TEST(LeaseHealth, ItsLeaderAnswerIsTheElectorsBeliefAndEachChangeIsReported) {
+  MemoryStore store;
+  RecordingSink sink;
+  LeaseHealth health(sink, store, {.lease = "l", .identity = "n1#1", .timeout = 100 * kMs});
+  health.Emit(Event(core::EventKind::kAcquired, 1'000 * kMs));
+  EXPECT_EQ(health.Check(500 * kMs).message, "ok: leading l");
+  ASSERT_EQ(sink.events.size(), 2u);  // passed on, then the answer's change
+  EXPECT_EQ(std::string(sink.events[1].metric), "healthz_leading");
+  EXPECT_EQ(sink.events[1].value, 1);
+  health.Emit(Event(core::EventKind::kRenewed, 1'000 * kMs));
+  EXPECT_EQ(sink.events.size(), 3u);  // no change, no sample
+  health.Emit(Event(core::EventKind::kDemoted));
+  ASSERT_EQ(sink.events.size(), 5u);
+  EXPECT_EQ(sink.events[4].kind, core::EventKind::kMetric);
+  EXPECT_EQ(sink.events[4].value, 0);
+  // The record it last saw still names it: healthy within the timeout, but
+  // not leading (it was "ok: leading" before the leader answer was judged).
+  const HealthStatus after = health.Check(1'050 * kMs);
+  EXPECT_TRUE(after.healthy);
+  EXPECT_EQ(after.message, "ok: not leading l (the record last seen still names it)");
+}
+
 // A leader on real threads behind LeaseHealth, and its /healthz.
 struct WatchedNode {
   explicit WatchedNode(core::Nanos timeout)

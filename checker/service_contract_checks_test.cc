@@ -1,0 +1,262 @@
+// The service contract on hand-made histories: each broken behaviour (a
+// job that outlives its term, a callback out of order or late, a new leader
+// nobody's record named, a leader gauge that stays up past the lease, a
+// counter that goes back) is caught, and its correct twin is not.
+
+#include "checker/service_contract_checks.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "checker/checker.h"
+#include "checker/history_io.h"
+#include "checker/violation_kind.h"
+
+namespace leasesim::checker {
+namespace {
+
+constexpr TimeNs kMs = base::kNanosPerMilli;
+constexpr TimeNs kLease = 2000 * kMs;
+constexpr TimeNs kBound = 100 * kMs;  // the runner's poll plus the job's longest step
+
+StoreOp Write(std::int64_t id, const std::string& holder, std::int64_t term, TimeNs applied,
+              std::int64_t expected_version) {
+  StoreOp op;
+  op.id = id;
+  op.node = holder == "n2.1" ? 2 : 1;
+  op.process = holder;
+  op.key = "lease";
+  op.kind = expected_version == 0 ? StoreOpKind::kCreate : StoreOpKind::kCas;
+  op.expected_version = expected_version;
+  op.value = LeaseValue{holder, term, kLease};
+  op.outcome = Outcome::kOk;
+  op.version = expected_version + 1;
+  op.invoke_ns = applied - kMs;
+  op.applied_ns = applied;
+  op.complete_ns = applied + kMs;
+  op.applied_seq = id;
+  return op;
+}
+
+CallbackRecord Callback(CallbackKind kind, std::int64_t term, TimeNs at, const std::string& leader = "") {
+  return CallbackRecord{.node = 1, .process = "n1.1", .kind = kind, .term = term, .leader = leader, .at_ns = at};
+}
+
+MetricSample Metric(const std::string& name, std::int64_t value, TimeNs at) {
+  return MetricSample{.node = 1, .process = "n1.1", .name = name, .value = value, .at_ns = at};
+}
+
+// Node 1 leads term 1 from 10 ms to its deadline at 1.5 s; its callbacks and
+// gauges say so, correctly: started at the acquisition, job steps, stopped
+// 50 ms after the lease ended.
+History OneLeadership() {
+  History h;
+  h.node_count = 2;
+  h.end_ns = 10'000 * kMs;
+  h.assumptions.callback_bound_ns = kBound;
+  h.store_ops = {Write(0, "n1.1", 1, 9 * kMs, 0)};
+  h.beliefs = {{1, "n1.1", 1, 10 * kMs, 1500 * kMs, "deadline"}};
+  h.callbacks = {Callback(CallbackKind::kNewLeader, 0, 10 * kMs, "n1.1"),
+                 Callback(CallbackKind::kStarted, 1, 10 * kMs), Callback(CallbackKind::kJobStep, 1, 20 * kMs),
+                 Callback(CallbackKind::kJobStep, 1, 1400 * kMs), Callback(CallbackKind::kStopped, 1, 1550 * kMs)};
+  h.metrics = {Metric("is_leader", 1, 10 * kMs), Metric("term", 1, 10 * kMs),
+               Metric("acquisitions_total", 1, 10 * kMs), Metric("is_leader", 0, 1500 * kMs),
+               Metric("acquisitions_total", 1, 1500 * kMs)};
+  return h;
+}
+
+std::vector<std::string> Kinds(const History& h) {
+  Verdict verdict;
+  CheckLeaderCallbacks(h, verdict);
+  CheckServiceMetrics(h, verdict);
+  std::vector<std::string> kinds;
+  for (const Violation& v : verdict.violations) kinds.push_back(v.kind);
+  return kinds;
+}
+
+std::vector<std::string> Only(ViolationKind kind) { return {KindName(kind)}; }
+
+TEST(ServiceContract, ACorrectLeadershipPasses) { EXPECT_TRUE(Kinds(OneLeadership()).empty()); }
+
+TEST(ServiceContract, AJobThatOutlivesItsTermIntoTheNextIsCaught) {
+  // The lease of term 1 lapses at 1.5 s; node 1 takes term 2 at 1.6 s
+  // (another record in between). The job of term 1 goes on under term 2:
+  // neither stopped for term 1 nor started for term 2 is ever reported.
+  History h = OneLeadership();
+  h.store_ops.push_back(Write(1, "n1.1", 2, 1599 * kMs, 1));
+  h.beliefs.push_back({1, "n1.1", 2, 1600 * kMs, 5000 * kMs, "conflict"});
+  h.callbacks.pop_back();
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 1700 * kMs));
+  h.metrics.push_back(Metric("is_leader", 1, 1600 * kMs));
+  h.metrics.push_back(Metric("is_leader", 0, 5000 * kMs));
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackLate));
+  Verdict verdict;
+  CheckLeaderCallbacks(h, verdict);
+  EXPECT_NE(verdict.violations[0].message.find("term 1 ended at 1.500s, but its leadership (started at 0.010s) "
+                                               "was never reported stopped"),
+            std::string::npos)
+      << verdict.violations[0].message;
+  // Had term 1's stop been reported, term 2's start would be missing.
+  h.callbacks.insert(h.callbacks.end() - 1, Callback(CallbackKind::kStopped, 1, 1550 * kMs));
+  EXPECT_EQ(Kinds(h), (std::vector<std::string>{KindName(ViolationKind::kJobAfterStop),
+                                                 KindName(ViolationKind::kCallbackLate)}));
+}
+
+TEST(ServiceContract, AJobThatGoesOnAfterItsCheckFoundTheLeaseGoneIsCaught) {
+  // The lease lapses at 1.5 s and is re-confirmed in the same term at 1.52
+  // s. The job looked in between (its check failed): that leadership is
+  // over. Going on under the re-confirmed lease without a stop and a new
+  // start is a context outliving its leadership into the next.
+  History h = OneLeadership();
+  h.beliefs.push_back({1, "n1.1", 1, 1520 * kMs, 5000 * kMs, "deadline"});
+  h.callbacks.pop_back();
+  CallbackRecord failed = Callback(CallbackKind::kJobStep, 1, 1510 * kMs);
+  failed.lease_valid = false;
+  h.callbacks.push_back(failed);
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 2000 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 5010 * kMs));
+  h.metrics.push_back(Metric("is_leader", 1, 1520 * kMs));
+  h.metrics.push_back(Metric("is_leader", 0, 5000 * kMs));
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackOrder));
+  // Correct: stopped after the failed check, started again.
+  h.callbacks.resize(h.callbacks.size() - 2);
+  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 1511 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kStarted, 1, 1600 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 2000 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 5010 * kMs));
+  EXPECT_TRUE(Kinds(h).empty());
+  // The job saw the loss but the stop never came.
+  h.callbacks.resize(h.callbacks.size() - 4);
+  EXPECT_EQ(Kinds(h), std::vector<std::string>(2, KindName(ViolationKind::kCallbackLate)));
+}
+
+TEST(ServiceContract, AStopLaterThanTheBoundIsCaught) {
+  History h = OneLeadership();
+  h.callbacks.back().at_ns = 1600 * kMs;  // 100 ms after the lease: within the bound
+  EXPECT_TRUE(Kinds(h).empty());
+  h.callbacks.back().at_ns = 1601 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackLate));
+  h.assumptions.pause_budget_ns = kMs;  // a pause within the budget may hold the runner up
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
+TEST(ServiceContract, ALeaseReconfirmedInItsTermBeforeTheJobLookedIsOneLeadership) {
+  History h = OneLeadership();
+  h.beliefs.push_back({1, "n1.1", 1, 1520 * kMs, 3000 * kMs, "deadline"});
+  h.callbacks.back().at_ns = 3050 * kMs;
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
+TEST(ServiceContract, CallbacksOutOfOrderAreCaught) {
+  History twice = OneLeadership();
+  twice.callbacks.insert(twice.callbacks.begin() + 2, Callback(CallbackKind::kStarted, 1, 15 * kMs));
+  // The first of the two is never stopped, too.
+  EXPECT_EQ(Kinds(twice), (std::vector<std::string>{KindName(ViolationKind::kCallbackOrder),
+                                                     KindName(ViolationKind::kCallbackLate)}));
+  History unstarted = OneLeadership();
+  unstarted.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 1560 * kMs));
+  EXPECT_EQ(Kinds(unstarted), Only(ViolationKind::kCallbackOrder));
+  History not_held = OneLeadership();
+  not_held.callbacks[1].at_ns = 5 * kMs;  // before the acquisition
+  EXPECT_EQ(Kinds(not_held), Only(ViolationKind::kCallbackOrder));
+}
+
+TEST(ServiceContract, JobCodeAfterItsStopIsCaught) {
+  History h = OneLeadership();
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 1550 * kMs));  // after the stop, same instant
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kJobAfterStop));
+}
+
+TEST(ServiceContract, ANewLeaderNoRecordNamedIsCaught) {
+  History h = OneLeadership();
+  h.callbacks.push_back(Callback(CallbackKind::kNewLeader, 0, 1200 * kMs, "n2.1"));
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kNewLeaderNotHolder));
+  // Once n2.1's record is applied, naming it is right; long after its
+  // record was replaced, it is not.
+  h.store_ops.push_back(Write(1, "n2.1", 2, 1100 * kMs, 1));
+  EXPECT_TRUE(Kinds(h).empty());
+  h.store_ops.push_back(Write(2, "n1.1", 3, 1150 * kMs, 2));
+  h.callbacks.back().at_ns = 1150 * kMs + 2 * kBound + kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kNewLeaderNotHolder));
+}
+
+TEST(ServiceContract, ALeaderGaugeUpPastTheLeaseIsCaught) {
+  // The elector backs off past its deadline: is_leader stays 1 until it wakes.
+  History h = OneLeadership();
+  h.metrics[3].at_ns = 1501 * kMs;  // the 1 ms a step of the protocol may take
+  EXPECT_TRUE(Kinds(h).empty());
+  h.metrics[3].at_ns = 1800 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+  Verdict verdict;
+  CheckServiceMetrics(h, verdict);
+  EXPECT_NE(verdict.violations[0].message.find("300.000 ms of a leader that was none"), std::string::npos)
+      << verdict.violations[0].message;
+  // While its host is paused nothing answers: down at once when it resumes.
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1800 * kMs});
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
+TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
+  // A suspend of 300 ms ended before the deadline: the monotonic clock
+  // stood still, so the elector's timer fires 300 ms late, and no later.
+  History h = OneLeadership();
+  h.assumptions.lease_duration_ns = kLease;
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1300 * kMs});
+  h.metrics[3].at_ns = 1800 * kMs;
+  EXPECT_TRUE(Kinds(h).empty());
+  h.metrics[3].at_ns = 1802 * kMs;  // the suspend, and the 1 ms a step may take
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+}
+
+TEST(ServiceContract, ALeaderGaugeOfACrashedProcessEndsWithIt) {
+  History h = OneLeadership();
+  h.metrics.erase(h.metrics.begin() + 3);
+  h.beliefs[0].until_ns = 700 * kMs;
+  h.beliefs[0].end_reason = "crash";
+  h.callbacks.pop_back();
+  h.callbacks.pop_back();
+  h.faults.push_back(FaultRecord{.kind = "crash", .nodes = {1}, .start_ns = 700 * kMs, .end_ns = 700 * kMs});
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
+TEST(ServiceContract, MetricsThatGoBackAreCaught) {
+  History term = OneLeadership();
+  term.metrics.push_back(Metric("term", 0, 2000 * kMs));
+  EXPECT_EQ(Kinds(term), Only(ViolationKind::kMetricRegressed));
+  History counter = OneLeadership();
+  counter.metrics.push_back(Metric("acquisitions_total", 0, 2000 * kMs));
+  EXPECT_EQ(Kinds(counter), Only(ViolationKind::kMetricRegressed));
+  // A new incarnation starts its counters afresh.
+  History restarted = OneLeadership();
+  restarted.metrics.push_back(MetricSample{.node = 1, .process = "n1.2", .name = "acquisitions_total", .at_ns = 3000 * kMs});
+  EXPECT_TRUE(Kinds(restarted).empty());
+}
+
+TEST(ServiceContract, AProtocolThatReportsNothingIsNotJudged) {
+  History h = OneLeadership();
+  h.callbacks.clear();
+  h.metrics.clear();
+  h.beliefs.push_back({1, "n1.1", 2, 3000 * kMs, 6000 * kMs, "deadline"});
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
+TEST(ServiceContract, CallbacksAndMetricsSurviveTheHistoryFile) {
+  History h = OneLeadership();
+  h.metrics[3].at_ns = 1800 * kMs;  // broken, so the verdict shows the records were read
+  std::stringstream file;
+  WriteHistory(h, file);
+  const HistoryReadResult read = ReadHistory(file.str());
+  ASSERT_TRUE(read.ok()) << read.error->ToString();
+  EXPECT_EQ(read.history.callbacks.size(), h.callbacks.size());
+  EXPECT_EQ(read.history.metrics.size(), h.metrics.size());
+  EXPECT_EQ(read.history.assumptions.callback_bound_ns, kBound);
+  EXPECT_EQ(read.history.callbacks[0].leader, "n1.1");
+  EXPECT_EQ(Kinds(read.history), Only(ViolationKind::kLeaderGaugeStale));
+  bool found = false;
+  for (const Violation& v : CheckHistory(read.history).violations) found |= v.kind == KindName(ViolationKind::kLeaderGaugeStale);
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace leasesim::checker
