@@ -75,15 +75,18 @@ void ReplicaProcess::Step(F&& step) {
   EndStep();
 }
 
-// Raft §5 ("updated on stable storage before responding to RPCs") and etcd's
-// raft loop (raft/doc.go: no message goes out before the HardState and the
-// entries it follows are persisted; etcdserver/raft.go sends a follower's
-// messages after its WAL save): what the step wrote is synced before its
-// messages leave.
+// Raft §5 (persistent state is "updated on stable storage before responding
+// to RPCs") as etcd's raft loop applies it (etcd-io/raft doc.go: no message
+// is sent "until the latest HardState has been persisted to disk, and all
+// Entries written by any previous Ready batch"; raft.go keeps the replies
+// that depend on an append in msgsAfterAppend): what the step wrote is
+// synced before its messages leave.
 void ReplicaProcess::EndStep() {
   const sim::Nanos fsync = store_.config().fsync;
   if (fsync == 0) {
-    if (disk().dirty()) disk().Sync();  // durable at once: nothing ever waits
+    if (!disk().dirty()) return;
+    disk().Sync();  // durable at once: nothing ever waits
+    Synced();
     return;
   }
   if (!disk().dirty()) {
@@ -98,6 +101,7 @@ void ReplicaProcess::EndStep() {
 void ReplicaProcess::SyncDone() {
   disk().Sync();
   syncing_ = false;
+  Synced();
   std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
   outbox_.clear();
   for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
@@ -106,6 +110,16 @@ void ReplicaProcess::SyncDone() {
     deferred_.pop_front();
     Step(std::move(step));
   }
+}
+
+// A leader's own fsync can complete a majority (with one replica it is the
+// majority): a write commits, and a read may be served, only once the
+// leader's disk holds it (etcd issue #14370: a one-member cluster answered
+// writes it had not persisted).
+void ReplicaProcess::Synced() {
+  if (role_ != ReplicaRole::kLeader) return;
+  AdvanceCommit();
+  if (role_ == ReplicaRole::kLeader) ServeReads();
 }
 
 void ReplicaProcess::LogChanged(std::int64_t from) {
@@ -341,7 +355,7 @@ void ReplicaProcess::SendAppend(int peer, std::int64_t round) {
   const std::int64_t next = next_[static_cast<std::size_t>(peer)];
   m.prev_index = next - 1;
   m.prev_term = TermAt(m.prev_index);
-  const std::int64_t last = std::min(LastIndex(), m.prev_index + static_cast<std::int64_t>(kBatchMax));
+  const std::int64_t last = std::min(LastIndex(), m.prev_index + store_.config().append_batch_max);
   for (std::int64_t index = next; index <= last; ++index) {
     m.entries.push_back(disk().log[static_cast<std::size_t>(index - 1)]);
   }
@@ -419,7 +433,8 @@ void ReplicaProcess::OnAppendReply(const RaftMessage& m) {
 void ReplicaProcess::AdvanceCommit() {
   for (std::int64_t n = LastIndex(); n > commit_; --n) {
     if (TermAt(n) != disk().term) break;  // only entries of this term commit by counting
-    int count = 1;
+    // The leader counts itself once the entry is on its disk.
+    int count = n <= disk().synced_prefix() ? 1 : 0;
     for (int peer = 1; peer <= store_.replicas(); ++peer) {
       if (peer != me_ && match_[static_cast<std::size_t>(peer)] >= n) ++count;
     }

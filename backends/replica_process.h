@@ -75,8 +75,6 @@ class ReplicaProcess final : public sim::ProcessState {
   void OnRaft(const RaftMessage& m);
 
  private:
-  static constexpr std::size_t kBatchMax = 64;
-
   ReplicaDisk& disk() { return store_.mutable_disk(me_); }
   std::int64_t LastIndex() { return static_cast<std::int64_t>(disk().log.size()); }
   std::int64_t TermAt(std::int64_t index);
@@ -96,6 +94,7 @@ class ReplicaProcess final : public sim::ProcessState {
   void Step(F&& step);
   void EndStep();
   void SyncDone();
+  void Synced();
   void LogChanged(std::int64_t from);
   bool UpToDate(const RaftMessage& m);
 

@@ -9,9 +9,10 @@
 // mistake). Replica traffic travels over the simulated network, so
 // partitions, loss and region latency apply to it as to any message.
 //
-// What each replica keeps on disk (term, vote, log) survives a crash; what it
-// keeps in memory (commit index, state machine, leader bookkeeping) does
-// not, and is rebuilt from the log once the leader tells it what is
+// What each replica keeps on disk (term, vote, log) survives a process
+// crash, and what its fsyncs made durable survives a power loss (ReplicaDisk);
+// what it keeps in memory (commit index, state machine, leader bookkeeping)
+// does not, and is rebuilt from the log once the leader tells it what is
 // committed. Every operation is applied at most once: the state machine
 // remembers each request id's result, so a client may resend a request to
 // the next store leader after a failover.
@@ -67,6 +68,9 @@ struct ReplicatedStoreConfig {
   int initial_leader = 0;
   // Region of each replica (index 0 = replica 1); empty or -1 = not placed.
   std::vector<int> replica_region;
+  // Entries one append carries at most (etcd raft's Config.MaxSizePerMsg,
+  // counted in entries): a follower far behind catches up in several.
+  std::int64_t append_batch_max = 64;
   // How long one fsync of a replica's disk takes. 0: a replica's writes are
   // durable at the end of the step that made them (nothing is ever lost);
   // above 0, a replica that wrote holds the messages that depend on the
@@ -112,6 +116,8 @@ struct ReplicaDisk {
   void Sync();
   // A power loss: whatever was written since the last Sync is gone.
   void LoseUnsynced();
+  // How many of the log's first entries are on stable storage as they are.
+  std::int64_t synced_prefix() const { return static_cast<std::int64_t>(clean_); }
   std::int64_t synced_term() const { return synced_term_; }
   const std::vector<ReplicaLogEntry>& synced_log() const { return synced_log_; }
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "backends/raft_invariants.h"
+
 namespace leasesim::backends {
 namespace {
 
@@ -50,7 +52,7 @@ core::LeaseRecord Record(const std::string& holder, std::int64_t term) {
 // `initial_leader` (default 2) very likely leads first.
 struct Cluster {
   explicit Cluster(int replicas = 3, ReadMode mode = ReadMode::kLinearizable, std::uint64_t seed = 7,
-                   int initial_leader = 2)
+                   int initial_leader = 2, sim::Nanos fsync = 0)
       : world(seed, false) {
     client = world.AddHost({.name = "client"});
     network = std::make_unique<sim::Network>(world, world.MakePrng("network"),
@@ -64,6 +66,7 @@ struct Cluster {
     config.heartbeat = Millis(50);
     config.client_attempt_timeout = Millis(200);
     config.initial_leader = initial_leader;
+    config.fsync = fsync;
     store = std::make_unique<ReplicatedStore>(world, *network, config, observer);
     world.Start(client);
     store->Start();
@@ -292,6 +295,56 @@ TEST(ReplicatedStore, FiveReplicasSurviveTwoCrashes) {
   ASSERT_TRUE(renewed.has_value());
   EXPECT_EQ(renewed->status, core::StoreStatus::kOk);
   EXPECT_EQ(renewed->current.version, 2);
+}
+
+// With an fsync of 20 ms a write waits for the leader's disk and then a
+// follower's before it commits; once answered, it survives a power loss of
+// any one replica (and the replica that lost power catches up).
+TEST(ReplicatedStore, AnAnsweredWriteWaitedForTheDisksAndSurvivesAPowerLoss) {
+  for (int lost = 1; lost <= 3; ++lost) {
+    Cluster cluster(3, ReadMode::kLinearizable, 7, 2, Millis(20));
+    std::optional<core::StoreResult> created, read;
+    sim::Nanos answered = 0;
+    cluster.world.At(Seconds(2), [&] {
+      cluster.world.Spawn(cluster.client, [&] {
+        created = cluster.Create(0, "a")();
+        answered = cluster.world.now();
+        cluster.store->PowerLoss(lost);
+      });
+    });
+    cluster.world.At(Seconds(3), [&] { cluster.world.Restart(cluster.store->host(lost)); });
+    cluster.At(Seconds(5), cluster.Read(1), read);
+    cluster.world.RunUntil(Seconds(7));
+    ASSERT_TRUE(created.has_value());
+    ASSERT_EQ(created->status, core::StoreStatus::kOk);
+    EXPECT_GE(answered - Seconds(2), Millis(40)) << "the leader's fsync, then a follower's";
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(read->current.record.holder, "a") << "power loss on r" << lost;
+    EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
+    EXPECT_EQ(cluster.store->ReadLocal(lost, "k").current.record.holder, "a");
+  }
+}
+
+// A single replica commits by itself: only once its own fsync is done (etcd
+// issue #14370: a one-member cluster answered a write it had not persisted,
+// and lost it in a crash).
+TEST(ReplicatedStore, ASingleReplicaAnswersAWriteOnlyOnceItIsOnDisk) {
+  Cluster cluster(1, ReadMode::kLinearizable, 7, 1, Millis(20));
+  std::optional<core::StoreResult> created, read;
+  cluster.world.At(Seconds(2), [&] {
+    cluster.world.Spawn(cluster.client, [&] {
+      created = cluster.Create(0, "a")();
+      cluster.store->PowerLoss(1);
+    });
+  });
+  cluster.world.At(Seconds(3), [&] { cluster.world.Restart(cluster.store->host(1)); });
+  cluster.At(Seconds(5), cluster.Read(1), read);
+  cluster.world.RunUntil(Seconds(7));
+  ASSERT_TRUE(created.has_value());
+  ASSERT_EQ(created->status, core::StoreStatus::kOk);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->current.record.holder, "a");
+  EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
 }
 
 TEST(ReplicatedStore, TheSameSeedGivesTheSameTrace) {

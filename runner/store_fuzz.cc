@@ -114,6 +114,11 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
   config.client_attempt_timeout = 200 * kMs;
   config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(1 * kMs, 8 * kMs);
   config.reply_before_fsync = options_.reply_before_fsync;
+  // Half the runs catch a lagging follower up a few entries at a time, so an
+  // acknowledgement can cover entries of an older term alone (what Raft's
+  // commit rule, Figure 8, is about).
+  sim::Prng batch = world_.MakePrng("store-fuzz/batch");
+  config.append_batch_max = batch.ChancePpm(500'000) ? 64 : batch.UniformRange(1, 4);
   return config;
 }
 
