@@ -260,6 +260,7 @@ void StoreFuzzRun::CutOff(int target, bool out, bool in, Nanos duration) {
 
 void StoreFuzzRun::PartitionMinority(Nanos duration) {
   const int n = store_->replicas();
+  if (n < 3) return;  // no minority to cut off
   std::vector<sim::HostId> order;
   for (int replica = 1; replica <= n; ++replica) order.push_back(store_->host(replica));
   for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
