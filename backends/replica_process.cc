@@ -4,6 +4,8 @@
 #include <cassert>
 #include <utility>
 
+#include "backends/raft_invariants.h"
+
 namespace leasesim::backends {
 
 ReplicaProcess::ReplicaProcess(ReplicatedStore& store, int replica, sim::HostId host, std::uint64_t incarnation)
@@ -33,20 +35,95 @@ void ReplicaProcess::OnClientArrival(const StoreRequest& request, Route route) {
   // replica, and RunOnHost then drops the request (ASan: use after free).
   world.At(at, [this, &world, host = host_, incarnation = incarnation_, request, route = std::move(route)]() mutable {
     world.RunOnHost(host, incarnation, [this, request, route = std::move(route)] {
-      HandleClient(request, route);
+      if (syncing_) {
+        deferred_.emplace_back([this, request, route] { HandleClient(request, route); });
+        return;
+      }
+      Step([this, &request, &route] { HandleClient(request, route); });
     });
   });
 }
 
 void ReplicaProcess::OnRaft(const RaftMessage& m) {
-  switch (m.type) {
-    case RaftMessage::Type::kPreVote: OnPreVote(m); break;
-    case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
-    case RaftMessage::Type::kVote: OnVote(m); break;
-    case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
-    case RaftMessage::Type::kAppend: OnAppend(m); break;
-    case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
+  if (syncing_) {
+    deferred_.emplace_back([this, copy = m] { OnRaft(copy); });
+    return;
   }
+  Step([this, &m] {
+    switch (m.type) {
+      case RaftMessage::Type::kPreVote: OnPreVote(m); break;
+      case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
+      case RaftMessage::Type::kVote: OnVote(m); break;
+      case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
+      case RaftMessage::Type::kAppend: OnAppend(m); break;
+      case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
+    }
+  });
+}
+
+// --- the disk ---------------------------------------------------------------
+
+template <class F>
+void ReplicaProcess::Step(F&& step) {
+  if (syncing_) {
+    deferred_.emplace_back(std::forward<F>(step));
+    return;
+  }
+  in_step_ = true;
+  step();
+  in_step_ = false;
+  EndStep();
+}
+
+// Raft §5 (persistent state is "updated on stable storage before responding
+// to RPCs") as etcd's raft loop applies it (etcd-io/raft doc.go: no message
+// is sent "until the latest HardState has been persisted to disk, and all
+// Entries written by any previous Ready batch"; raft.go keeps the replies
+// that depend on an append in msgsAfterAppend): what the step wrote is
+// synced before its messages leave.
+void ReplicaProcess::EndStep() {
+  const sim::Nanos fsync = store_.config().fsync;
+  if (fsync == 0) {
+    if (!disk().dirty()) return;
+    disk().Sync();  // durable at once: nothing ever waits
+    Synced();
+    return;
+  }
+  if (!disk().dirty()) {
+    SyncDone();
+    return;
+  }
+  syncing_ = true;
+  Trace("repl_fsync", LastIndex());
+  store_.world_.AtLocal(host_, incarnation_, Local() + fsync, [this] { SyncDone(); });
+}
+
+void ReplicaProcess::SyncDone() {
+  disk().Sync();
+  syncing_ = false;
+  Synced();
+  std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
+  outbox_.clear();
+  for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
+  while (!syncing_ && !deferred_.empty()) {
+    std::function<void()> step = std::move(deferred_.front());
+    deferred_.pop_front();
+    Step(std::move(step));
+  }
+}
+
+// A leader's own fsync can complete a majority (with one replica it is the
+// majority): a write commits, and a read may be served, only once the
+// leader's disk holds it (etcd issue #14370: a one-member cluster answered
+// writes it had not persisted).
+void ReplicaProcess::Synced() {
+  if (role_ != ReplicaRole::kLeader) return;
+  AdvanceCommit();
+  if (role_ == ReplicaRole::kLeader) ServeReads();
+}
+
+void ReplicaProcess::LogChanged(std::int64_t from) {
+  store_.invariants_->LogChanged(store_.world_.now(), me_, disk(), from);
 }
 
 std::int64_t ReplicaProcess::TermAt(std::int64_t index) {
@@ -66,19 +143,28 @@ void ReplicaProcess::Trace(const char* what, std::int64_t a, std::int64_t b) {
 void ReplicaProcess::ArmElection(sim::Nanos delay) {
   const std::uint64_t generation = ++election_generation_;
   store_.world_.AtLocal(host_, incarnation_, Local() + delay, [this, generation] {
-    if (generation == election_generation_) OnElectionTimeout();
+    Step([this, generation] {
+      if (generation == election_generation_) OnElectionTimeout();
+    });
   });
 }
 
 void ReplicaProcess::ArmHeartbeat() {
   const std::uint64_t generation = ++heartbeat_generation_;
   store_.world_.AtLocal(host_, incarnation_, Local() + store_.config().heartbeat, [this, generation] {
-    if (generation == heartbeat_generation_) OnHeartbeat();
+    Step([this, generation] {
+      if (generation == heartbeat_generation_) OnHeartbeat();
+    });
   });
 }
 
 void ReplicaProcess::Send(int to, RaftMessage message) {
   message.from = me_;
+  const ReplicatedStoreConfig& config = store_.config();
+  if (in_step_ && config.fsync > 0 && !config.reply_before_fsync) {
+    outbox_.emplace_back(to, std::move(message));  // leaves once the step's writes are synced
+    return;
+  }
   store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
 }
 
@@ -119,8 +205,7 @@ void ReplicaProcess::OnElectionTimeout() {
 }
 
 void ReplicaProcess::StartElection() {
-  disk().term += 1;
-  disk().voted_for = me_;
+  disk().SetTerm(disk().term + 1, me_);
   role_ = ReplicaRole::kCandidate;
   votes_.clear();
   votes_.insert(me_);
@@ -162,7 +247,7 @@ void ReplicaProcess::OnVote(const RaftMessage& m) {
   reply.type = RaftMessage::Type::kVoteReply;
   if (m.term > disk().term) BecomeFollower(m.term);
   if (m.term == disk().term && (disk().voted_for == 0 || disk().voted_for == m.from) && UpToDate(m)) {
-    disk().voted_for = m.from;
+    disk().SetTerm(disk().term, m.from);
     reply.granted = true;
     ArmElection(RandomElectionTimeout());
   }
@@ -194,7 +279,9 @@ void ReplicaProcess::BecomeLeader() {
   }
   // A no-op of this term: committing it commits everything before it and
   // tells this leader what is committed (needed before serving reads).
-  disk().log.push_back(ReplicaLogEntry{disk().term, true, {}});
+  store_.invariants_->LeaderElected(store_.world_.now(), me_, disk().term, disk());
+  disk().Append(ReplicaLogEntry{disk().term, true, {}});
+  LogChanged(LastIndex());
   term_start_index_ = LastIndex();
   Trace("repl_leader", disk().term, LastIndex());
   store_.figures_.LeaderElected(store_.world_.now(), disk().term);
@@ -203,10 +290,7 @@ void ReplicaProcess::BecomeLeader() {
 }
 
 void ReplicaProcess::BecomeFollower(std::int64_t term) {
-  if (term > disk().term) {
-    disk().term = term;
-    disk().voted_for = 0;
-  }
+  if (term > disk().term) disk().SetTerm(term, 0);
   if (role_ == ReplicaRole::kLeader) StepDown();
   if (role_ != ReplicaRole::kFollower) {
     role_ = ReplicaRole::kFollower;
@@ -271,7 +355,7 @@ void ReplicaProcess::SendAppend(int peer, std::int64_t round) {
   const std::int64_t next = next_[static_cast<std::size_t>(peer)];
   m.prev_index = next - 1;
   m.prev_term = TermAt(m.prev_index);
-  const std::int64_t last = std::min(LastIndex(), m.prev_index + static_cast<std::int64_t>(kBatchMax));
+  const std::int64_t last = std::min(LastIndex(), m.prev_index + store_.config().append_batch_max);
   for (std::int64_t index = next; index <= last; ++index) {
     m.entries.push_back(disk().log[static_cast<std::size_t>(index - 1)]);
   }
@@ -303,15 +387,18 @@ void ReplicaProcess::OnAppend(const RaftMessage& m) {
     return;
   }
   std::int64_t index = m.prev_index;
+  std::int64_t changed_from = 0;
   for (const ReplicaLogEntry& entry : m.entries) {
     ++index;
     if (index <= LastIndex()) {
       if (TermAt(index) == entry.term) continue;
-      assert(index > commit_ && "a committed entry is never overwritten");
-      disk().log.resize(static_cast<std::size_t>(index - 1));
+      if (index <= commit_) store_.invariants_->CommittedOverwritten(store_.world_.now(), me_, index, commit_);
+      disk().TruncateAfter(index - 1);
     }
-    disk().log.push_back(entry);
+    if (changed_from == 0) changed_from = index;
+    disk().Append(entry);
   }
+  if (changed_from != 0) LogChanged(changed_from);
   const std::int64_t matched = m.prev_index + static_cast<std::int64_t>(m.entries.size());
   if (m.commit > commit_) {
     commit_ = std::max(commit_, std::min(m.commit, matched));
@@ -346,7 +433,8 @@ void ReplicaProcess::OnAppendReply(const RaftMessage& m) {
 void ReplicaProcess::AdvanceCommit() {
   for (std::int64_t n = LastIndex(); n > commit_; --n) {
     if (TermAt(n) != disk().term) break;  // only entries of this term commit by counting
-    int count = 1;
+    // The leader counts itself once the entry is on its disk.
+    int count = n <= disk().synced_prefix() ? 1 : 0;
     for (int peer = 1; peer <= store_.replicas(); ++peer) {
       if (peer != me_ && match_[static_cast<std::size_t>(peer)] >= n) ++count;
     }
@@ -364,9 +452,12 @@ void ReplicaProcess::AdvanceCommit() {
 }
 
 void ReplicaProcess::Apply() {
-  while (applied_ < commit_) {
+  // commit_ <= LastIndex() unless a committed entry was overwritten (which
+  // the invariants report): apply only what the log holds.
+  while (applied_ < std::min(commit_, LastIndex())) {
     ++applied_;
     const ReplicaLogEntry& entry = disk().log[static_cast<std::size_t>(applied_ - 1)];
+    store_.invariants_->Applied(store_.world_.now(), me_, applied_, entry);
     if (entry.noop) {
       store_.EntryApplied(applied_, entry, false);
       continue;
@@ -434,7 +525,8 @@ void ReplicaProcess::HandleClient(const StoreRequest& request, const Route& rout
     waiting->second = route;
     return;
   }
-  disk().log.push_back(ReplicaLogEntry{disk().term, false, request});
+  disk().Append(ReplicaLogEntry{disk().term, false, request});
+  LogChanged(LastIndex());
   waiting_[request.op] = route;
   Broadcast();
 }

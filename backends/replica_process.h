@@ -5,9 +5,11 @@
 // unsafe mode, from whatever it has applied. Internal to backends/.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "backends/lease_store.h"
@@ -73,8 +75,6 @@ class ReplicaProcess final : public sim::ProcessState {
   void OnRaft(const RaftMessage& m);
 
  private:
-  static constexpr std::size_t kBatchMax = 64;
-
   ReplicaDisk& disk() { return store_.mutable_disk(me_); }
   std::int64_t LastIndex() { return static_cast<std::int64_t>(disk().log.size()); }
   std::int64_t TermAt(std::int64_t index);
@@ -85,6 +85,17 @@ class ReplicaProcess final : public sim::ProcessState {
   void ArmElection(sim::Nanos delay);
   void ArmHeartbeat();
   void Send(int to, RaftMessage message);
+
+  // --- the disk (docs/REPLICATED_STORE.md, "Durability") ---------------------
+  // Runs one input (a message, a client request, a timer) as etcd's raft
+  // loop runs a Ready: what the step wrote is fsynced before the messages
+  // it produced go out, and no new input is taken while the fsync runs.
+  template <class F>
+  void Step(F&& step);
+  void EndStep();
+  void SyncDone();
+  void Synced();
+  void LogChanged(std::int64_t from);
   bool UpToDate(const RaftMessage& m);
 
   bool HeardFromLeaderRecently() const;
@@ -153,6 +164,13 @@ class ReplicaProcess final : public sim::ProcessState {
   std::int64_t term_start_index_ = 0;
   std::vector<PendingRead> reads_;
   std::map<std::int64_t, Route> waiting_;  // request id -> the client to answer
+
+  // The disk: an fsync in flight, the messages waiting for it, and the
+  // inputs that arrived meanwhile.
+  bool in_step_ = false;
+  bool syncing_ = false;
+  std::vector<std::pair<int, RaftMessage>> outbox_;
+  std::deque<std::function<void()>> deferred_;
 };
 
 }  // namespace leasesim::backends

@@ -1,11 +1,48 @@
 #include "backends/replicated_store.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
+#include "backends/raft_invariants.h"
 #include "backends/replica_process.h"
 
 namespace leasesim::backends {
+
+// --- a replica's disk ---------------------------------------------------------
+
+void ReplicaDisk::SetTerm(std::int64_t new_term, int vote) {
+  term = new_term;
+  voted_for = vote;
+}
+
+void ReplicaDisk::TruncateAfter(std::int64_t last) {
+  assert(last >= 0);
+  const auto keep = static_cast<std::size_t>(last);
+  if (keep >= log.size()) return;
+  log.resize(keep);
+  clean_ = std::min(clean_, keep);
+}
+
+bool ReplicaDisk::dirty() const {
+  return term != synced_term_ || voted_for != synced_voted_for_ || clean_ != log.size() ||
+         clean_ != synced_log_.size();
+}
+
+void ReplicaDisk::Sync() {
+  synced_term_ = term;
+  synced_voted_for_ = voted_for;
+  synced_log_.resize(clean_);
+  synced_log_.insert(synced_log_.end(), log.begin() + static_cast<std::ptrdiff_t>(clean_), log.end());
+  clean_ = log.size();
+}
+
+void ReplicaDisk::LoseUnsynced() {
+  term = synced_term_;
+  voted_for = synced_voted_for_;
+  log = synced_log_;
+  clean_ = log.size();
+}
 
 // --- the store ---------------------------------------------------------------
 
@@ -15,11 +52,14 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
       network_(network),
       config_(std::move(config)),
       observer_(observer),
-      service_prng_(world.MakePrng("store/replicated")) {
+      service_prng_(world.MakePrng("store/replicated")),
+      invariants_(std::make_unique<RaftInvariants>(config_.replicas)) {
   assert(config_.replicas >= 1 && config_.replicas <= 15);
   assert(config_.election_timeout_min > 0 && config_.election_timeout_min <= config_.election_timeout_max);
   assert(config_.heartbeat > 0 && config_.heartbeat < config_.election_timeout_min);
   assert(config_.client_attempt_timeout > 0);
+  assert(config_.fsync >= 0);
+  assert(config_.append_batch_max >= 1);
   sim::Prng clocks = world.MakePrng("store/replica-clocks");
   disks_.resize(static_cast<std::size_t>(config_.replicas));
   for (int replica = 1; replica <= config_.replicas; ++replica) {
@@ -40,6 +80,16 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
 }
 
 ReplicatedStore::~ReplicatedStore() = default;
+
+void ReplicatedStore::PowerLoss(int replica) {
+  if (world_.state(host(replica)) != sim::HostState::kCrashed) world_.Crash(host(replica));
+  ReplicaDisk& lost = mutable_disk(replica);
+  lost.LoseUnsynced();
+  world_.trace().Record(world_.now(), host(replica), "repl_power_loss", lost.term,
+                        static_cast<std::int64_t>(lost.log.size()));
+  invariants_->LogChanged(world_.now(), replica, lost, 1);
+  invariants_->CheckDurable(world_.now(), disks_);
+}
 
 void ReplicatedStore::Start() {
   for (sim::HostId id : hosts_) world_.Start(id);

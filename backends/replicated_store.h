@@ -9,9 +9,10 @@
 // mistake). Replica traffic travels over the simulated network, so
 // partitions, loss and region latency apply to it as to any message.
 //
-// What each replica keeps on disk (term, vote, log) survives a crash; what it
-// keeps in memory (commit index, state machine, leader bookkeeping) does
-// not, and is rebuilt from the log once the leader tells it what is
+// What each replica keeps on disk (term, vote, log) survives a process
+// crash, and what its fsyncs made durable survives a power loss (ReplicaDisk);
+// what it keeps in memory (commit index, state machine, leader bookkeeping)
+// does not, and is rebuilt from the log once the leader tells it what is
 // committed. Every operation is applied at most once: the state machine
 // remembers each request id's result, so a client may resend a request to
 // the next store leader after a failover.
@@ -25,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/lease_store.h"
@@ -66,6 +68,19 @@ struct ReplicatedStoreConfig {
   int initial_leader = 0;
   // Region of each replica (index 0 = replica 1); empty or -1 = not placed.
   std::vector<int> replica_region;
+  // Entries one append carries at most (etcd raft's Config.MaxSizePerMsg,
+  // counted in entries): a follower far behind catches up in several.
+  std::int64_t append_batch_max = 64;
+  // How long one fsync of a replica's disk takes. 0: a replica's writes are
+  // durable at the end of the step that made them (nothing is ever lost);
+  // above 0, a replica that wrote holds the messages that depend on the
+  // write, and takes no new input, until the fsync completes, and a power
+  // loss (PowerLoss) drops what was not yet synced.
+  sim::Nanos fsync = 0;
+  // The mistake on purpose (false): a replica sends its replies without
+  // waiting for the fsync, so a power loss can take back an acknowledged
+  // append or a granted vote.
+  bool reply_before_fsync = false;
 };
 
 enum class ReplicaRole { kFollower, kPreCandidate, kCandidate, kLeader };
@@ -81,15 +96,43 @@ struct ReplicaLogEntry {
   StoreRequest request;   // when !noop
 };
 
-// A replica's durable state: what a crash keeps.
+// A replica's disk: term, vote and log as the replica last wrote them (a
+// process crash keeps these: the OS page cache outlives the process), and
+// what its last fsync made durable (all a power loss keeps, as LazyFS's
+// clear-cache drops every write not yet fsynced). The replica writes through
+// the methods so the disk knows what is not yet durable.
 struct ReplicaDisk {
   std::int64_t term = 0;
   int voted_for = 0;  // 1-based replica; 0 = none this term
   std::vector<ReplicaLogEntry> log;  // log[i] is entry i+1
+
+  void SetTerm(std::int64_t new_term, int vote);
+  void Append(ReplicaLogEntry entry) { log.push_back(std::move(entry)); }
+  // Drops entries after `last` (a conflict with the leader's log).
+  void TruncateAfter(std::int64_t last);
+  // Something written since the last Sync.
+  bool dirty() const;
+  // fsync: everything written is durable.
+  void Sync();
+  // A power loss: whatever was written since the last Sync is gone.
+  void LoseUnsynced();
+  // How many of the log's first entries are on stable storage as they are.
+  std::int64_t synced_prefix() const { return static_cast<std::int64_t>(clean_); }
+  std::int64_t synced_term() const { return synced_term_; }
+  const std::vector<ReplicaLogEntry>& synced_log() const { return synced_log_; }
+
+ private:
+  std::int64_t synced_term_ = 0;
+  int synced_voted_for_ = 0;
+  std::vector<ReplicaLogEntry> synced_log_;
+  // log[0, clean_) is the same as synced_log_[0, clean_): a sync copies
+  // only from there on.
+  std::size_t clean_ = 0;
 };
 
 struct RaftMessage;
 struct ClientAnswer;
+class RaftInvariants;    // backends/raft_invariants.h
 class ReplicaProcess;   // one replica: backends/replica_process.h
 class ReplicatedCall;   // one client call: backends/replicated_client.cc
 
@@ -125,6 +168,12 @@ class ReplicatedStore {
   // kOk/kConflict with the result, kUnavailable when the store definitely did
   // not apply it, kTimeout when it may have.
   core::StoreResult Call(sim::HostId client, StoreRequest request, core::Nanos timeout);
+
+  // A power loss on the replica: it dies, and its disk keeps only what its
+  // last fsync made durable (Restart boots it again).
+  void PowerLoss(int replica);
+  // Raft's safety properties, checked as the replicas run.
+  const RaftInvariants& invariants() const { return *invariants_; }
 
   // Figures: store elections and election time, client-observed
   // unavailability, request latency (all integers, ms where named so).
@@ -173,6 +222,7 @@ class ReplicatedStore {
   std::map<sim::HostId, int> nearest_;  // cache: client host -> replica
 
   ReplicatedStoreFigures figures_;
+  std::unique_ptr<RaftInvariants> invariants_;
 };
 
 }  // namespace leasesim::backends

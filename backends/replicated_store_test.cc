@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
+
+#include "backends/raft_invariants.h"
 
 namespace leasesim::backends {
 namespace {
@@ -50,7 +53,7 @@ core::LeaseRecord Record(const std::string& holder, std::int64_t term) {
 // `initial_leader` (default 2) very likely leads first.
 struct Cluster {
   explicit Cluster(int replicas = 3, ReadMode mode = ReadMode::kLinearizable, std::uint64_t seed = 7,
-                   int initial_leader = 2)
+                   int initial_leader = 2, sim::Nanos fsync = 0, std::int64_t append_batch_max = 64)
       : world(seed, false) {
     client = world.AddHost({.name = "client"});
     network = std::make_unique<sim::Network>(world, world.MakePrng("network"),
@@ -64,6 +67,8 @@ struct Cluster {
     config.heartbeat = Millis(50);
     config.client_attempt_timeout = Millis(200);
     config.initial_leader = initial_leader;
+    config.fsync = fsync;
+    config.append_batch_max = append_batch_max;
     store = std::make_unique<ReplicatedStore>(world, *network, config, observer);
     world.Start(client);
     store->Start();
@@ -292,6 +297,108 @@ TEST(ReplicatedStore, FiveReplicasSurviveTwoCrashes) {
   ASSERT_TRUE(renewed.has_value());
   EXPECT_EQ(renewed->status, core::StoreStatus::kOk);
   EXPECT_EQ(renewed->current.version, 2);
+}
+
+// With an fsync of 20 ms a write waits for the leader's disk and then a
+// follower's before it commits; once answered, it survives a power loss of
+// any one replica (and the replica that lost power catches up).
+TEST(ReplicatedStore, AnAnsweredWriteWaitedForTheDisksAndSurvivesAPowerLoss) {
+  for (int lost = 1; lost <= 3; ++lost) {
+    Cluster cluster(3, ReadMode::kLinearizable, 7, 2, Millis(20));
+    std::optional<core::StoreResult> created, read;
+    sim::Nanos answered = 0;
+    cluster.world.At(Seconds(2), [&] {
+      cluster.world.Spawn(cluster.client, [&] {
+        created = cluster.Create(0, "a")();
+        answered = cluster.world.now();
+        cluster.store->PowerLoss(lost);
+      });
+    });
+    cluster.world.At(Seconds(3), [&] { cluster.world.Restart(cluster.store->host(lost)); });
+    cluster.At(Seconds(5), cluster.Read(1), read);
+    cluster.world.RunUntil(Seconds(7));
+    ASSERT_TRUE(created.has_value());
+    ASSERT_EQ(created->status, core::StoreStatus::kOk);
+    EXPECT_GE(answered - Seconds(2), Millis(40)) << "the leader's fsync, then a follower's";
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(read->current.record.holder, "a") << "power loss on r" << lost;
+    EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
+    EXPECT_EQ(cluster.store->ReadLocal(lost, "k").current.record.holder, "a");
+  }
+}
+
+// A single replica commits by itself: only once its own fsync is done (etcd
+// issue #14370: a one-member cluster answered a write it had not persisted,
+// and lost it in a crash).
+TEST(ReplicatedStore, ASingleReplicaAnswersAWriteOnlyOnceItIsOnDisk) {
+  Cluster cluster(1, ReadMode::kLinearizable, 7, 1, Millis(20));
+  std::optional<core::StoreResult> created, read;
+  cluster.world.At(Seconds(2), [&] {
+    cluster.world.Spawn(cluster.client, [&] {
+      created = cluster.Create(0, "a")();
+      cluster.store->PowerLoss(1);
+    });
+  });
+  cluster.world.At(Seconds(3), [&] { cluster.world.Restart(cluster.store->host(1)); });
+  cluster.At(Seconds(5), cluster.Read(1), read);
+  cluster.world.RunUntil(Seconds(7));
+  ASSERT_TRUE(created.has_value());
+  ASSERT_EQ(created->status, core::StoreStatus::kOk);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->current.record.holder, "a");
+  EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
+}
+
+// Figure 8 of the Raft paper, scripted: the commit rule ("only entries of
+// the leader's own term commit by counting replicas") is what keeps an entry
+// of an older term, once on a majority, from being committed and then
+// overwritten. Appends of one entry let an acknowledgement cover the old
+// entry alone. r1 leads and appends X that nobody receives; B (r2 or r3)
+// wins the next term and is cut off before its no-op leaves; r1 comes back,
+// leads again, and gets X onto C — with the rule it must not count X as
+// committed until its own no-op is on C too, so when r1 is cut off at once
+// and B returns, C (holding r1's newer entry) refuses B. Breaking the rule
+// lets r1 apply X and B overwrite it: the invariants report it.
+TEST(ReplicatedStore, AnEntryOfAnOlderTermIsNotCommittedByCounting) {
+  Cluster cluster(3, ReadMode::kLinearizable, 7, 1, 0, 1);
+  std::optional<core::StoreResult> created, lost;
+  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.world.At(Seconds(3), [&] { cluster.Cut(1, true); });
+  cluster.world.At(Seconds(3) + Millis(10), [&] {
+    cluster.world.Spawn(cluster.client, [&] {
+      lost = cluster.store->Call(cluster.client,
+                                 StoreRequest{.op = 1, .kind = StoreOpKind::kCas, .key = "k", .expected_version = 1,
+                                              .record = Record("x", 2)},
+                                 Millis(150));
+    });
+  });
+  int phase = 0;
+  int b = 0;
+  std::int64_t x_index = 0;
+  std::function<void()> poll = [&] {
+    const std::optional<int> leader = cluster.store->Leader();
+    if (phase == 0 && leader && *leader != 1) {  // B won: cut it off before its no-op reaches C
+      b = *leader;
+      cluster.Cut(b, true);
+      phase = 1;
+      cluster.world.At(cluster.world.now() + Seconds(1), [&] {
+        x_index = static_cast<std::int64_t>(cluster.store->disk(1).log.size());
+        cluster.Cut(1, false);
+        phase = 2;
+      });
+    } else if (phase == 2 && cluster.store->commit_index(1) >= x_index) {  // r1 counts X committed
+      cluster.Cut(1, true);
+      phase = 3;
+      cluster.world.At(cluster.world.now() + Seconds(1), [&] { cluster.Cut(b, false); });
+    }
+    if (phase != 3) cluster.world.At(cluster.world.now() + sim::kNanosPerMilli / 10, poll);
+  };
+  cluster.world.At(Seconds(3) + Millis(20), poll);
+  cluster.world.RunUntil(Seconds(12));
+  ASSERT_EQ(phase, 3) << "the script did not play out";
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_NE(lost->status, core::StoreStatus::kOk);
+  EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
 }
 
 TEST(ReplicatedStore, TheSameSeedGivesTheSameTrace) {

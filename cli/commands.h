@@ -30,6 +30,8 @@ int CheckCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 int TimingCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim compare BASE_DIR NEW_DIR: two outputs side by side (cli/compare_command.cc).
 int CompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim store-fuzz: the replicated store's own search (cli/store_fuzz_command.cc).
+int StoreFuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -1,0 +1,75 @@
+#pragma once
+// Raft's own safety properties (Ongaro & Ousterhout, "In Search of an
+// Understandable Consensus Algorithm", Figure 3), checked on the replicated
+// store while it runs rather than inferred from the clients' history:
+//   election safety     at most one leader is elected in a term;
+//   log matching        two logs holding an entry of the same index and term
+//                       agree on every entry up to it;
+//   leader completeness a leader's log holds every entry committed before
+//                       its term;
+//   state machine safety no two replicas apply different entries at an index;
+// and what durability adds (Raft §5: persistent state is on stable storage
+// before a reply depends on it): every applied entry stays on the synced
+// logs of a majority, whatever a power loss takes.
+// The store's replicas report to it as they change; it records each broken
+// property as a sentence naming the replicas, the index and the term.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/replicated_store.h"
+
+namespace leasesim::backends {
+
+class RaftInvariants {
+ public:
+  explicit RaftInvariants(int replicas);
+
+  // `replica` became leader of `term` with this log.
+  void LeaderElected(sim::Nanos now, int replica, std::int64_t term, const ReplicaDisk& disk);
+  // `replica`'s log changed from entry `from` on (appends, a truncation, a
+  // power loss): log matching over the changed part.
+  void LogChanged(sim::Nanos now, int replica, const ReplicaDisk& disk, std::int64_t from);
+  // `replica` is about to drop its entry `index`, at or below its commit index.
+  void CommittedOverwritten(sim::Nanos now, int replica, std::int64_t index, std::int64_t commit);
+  // `replica` applied its entry `index` to its state machine.
+  void Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry);
+  // Every applied entry is on the synced logs of a majority (checked after a
+  // power loss; `disks` is every replica's disk).
+  void CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks);
+
+  // Each broken property once per kind and place, in the order found (at
+  // most kViolationsMax).
+  const std::vector<std::string>& violations() const { return violations_; }
+  std::int64_t applied_entries() const { return static_cast<std::int64_t>(applied_.size()); }
+  std::int64_t checks() const { return checks_; }
+
+ private:
+  static constexpr std::size_t kViolationsMax = 20;
+
+  // What identifies an entry: its term and the request it carries (0 for a no-op).
+  struct EntryId {
+    std::int64_t term = 0;
+    std::int64_t op = 0;
+    bool operator==(const EntryId&) const = default;
+  };
+  static EntryId IdOf(const ReplicaLogEntry& entry);
+  static std::string Describe(const EntryId& id);
+  void Report(sim::Nanos now, std::string message);
+
+  int replicas_;
+  std::map<std::int64_t, int> leader_of_term_;
+  // By replica (index 0 = replica 1): prefix_hash[i] covers entries 1..i+1.
+  std::vector<std::vector<std::uint64_t>> prefix_hash_;
+  // (index, term) -> the prefix hash the first log holding it had, and whose.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::uint64_t, int>> first_prefix_;
+  // applied_[i]: the entry applied at index i+1, and by whom first.
+  std::vector<std::pair<EntryId, int>> applied_;
+  std::vector<std::string> violations_;
+  std::int64_t checks_ = 0;
+};
+
+}  // namespace leasesim::backends

@@ -1,0 +1,115 @@
+// Each of Raft's invariants, as backends/raft_invariants.h checks them, fires
+// on the history that breaks it and stays quiet on the one that keeps it;
+// and the replica's disk keeps exactly what its fsyncs made durable.
+
+#include "backends/raft_invariants.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace leasesim::backends {
+namespace {
+
+ReplicaLogEntry Entry(std::int64_t term, std::int64_t op) {
+  ReplicaLogEntry entry;
+  entry.term = term;
+  entry.request.op = op;
+  return entry;
+}
+
+ReplicaDisk DiskOf(const std::vector<ReplicaLogEntry>& log) {
+  ReplicaDisk disk;
+  for (const ReplicaLogEntry& entry : log) disk.Append(entry);
+  disk.Sync();
+  return disk;
+}
+
+bool Reported(const RaftInvariants& invariants, const std::string& what) {
+  for (const std::string& violation : invariants.violations()) {
+    if (violation.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(RaftInvariants, TwoLeadersOfOneTermBreakElectionSafety) {
+  RaftInvariants invariants(3);
+  const ReplicaDisk disk;
+  invariants.LeaderElected(0, 1, 4, disk);
+  invariants.LeaderElected(0, 1, 4, disk);  // the same replica again: fine
+  invariants.LeaderElected(0, 2, 5, disk);
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.LeaderElected(0, 3, 5, disk);
+  EXPECT_TRUE(Reported(invariants, "election safety: r3 and r2 were both elected leader of term 5"));
+}
+
+TEST(RaftInvariants, SameIndexAndTermWithDifferentPrefixesBreaksLogMatching) {
+  RaftInvariants invariants(3);
+  invariants.LogChanged(0, 1, DiskOf({Entry(1, 10), Entry(1, 11), Entry(2, 12)}), 1);
+  invariants.LogChanged(0, 2, DiskOf({Entry(1, 10), Entry(1, 11)}), 1);  // a prefix: fine
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.LogChanged(0, 3, DiskOf({Entry(1, 10), Entry(1, 99), Entry(2, 12)}), 1);
+  EXPECT_TRUE(Reported(invariants, "log matching: r3 and r1 both hold an entry at index 2 of term 1"));
+}
+
+TEST(RaftInvariants, ALeaderWithoutACommittedEntryBreaksLeaderCompleteness) {
+  RaftInvariants invariants(3);
+  invariants.Applied(0, 1, 1, Entry(1, 10));
+  invariants.Applied(0, 1, 2, Entry(1, 11));
+  invariants.LeaderElected(0, 2, 2, DiskOf({Entry(1, 10), Entry(1, 11)}));
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.LeaderElected(0, 3, 3, DiskOf({Entry(1, 10)}));
+  EXPECT_TRUE(Reported(invariants, "leader completeness: r3 leads term 3 without the committed entry 2"));
+}
+
+TEST(RaftInvariants, TwoEntriesAppliedAtOneIndexBreakStateMachineSafety) {
+  RaftInvariants invariants(3);
+  invariants.Applied(0, 1, 1, Entry(1, 10));
+  invariants.Applied(0, 2, 1, Entry(1, 10));
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.Applied(0, 3, 1, Entry(2, 20));
+  EXPECT_TRUE(Reported(invariants, "state machine safety: r3 applied op 20 (term 2) at index 1 where r1 applied op 10"));
+}
+
+TEST(RaftInvariants, ACommittedEntryOnAMinorityOfSyncedLogsBreaksDurability) {
+  RaftInvariants invariants(3);
+  invariants.Applied(0, 1, 1, Entry(1, 10));
+  std::vector<ReplicaDisk> disks{DiskOf({Entry(1, 10)}), DiskOf({Entry(1, 10)}), DiskOf({})};
+  invariants.CheckDurable(0, disks);
+  EXPECT_TRUE(invariants.violations().empty());
+  disks[1] = DiskOf({});
+  invariants.CheckDurable(0, disks);
+  EXPECT_TRUE(Reported(invariants, "durability: the committed entry 1 (op 10 (term 1)) is on the synced logs of 1 of 3"));
+}
+
+TEST(ReplicaDisk, APowerLossKeepsWhatTheLastSyncMadeDurable) {
+  ReplicaDisk disk;
+  disk.SetTerm(2, 1);
+  disk.Append(Entry(2, 1));
+  disk.Append(Entry(2, 2));
+  EXPECT_TRUE(disk.dirty());
+  disk.Sync();
+  EXPECT_FALSE(disk.dirty());
+  disk.SetTerm(3, 0);
+  disk.TruncateAfter(1);
+  disk.Append(Entry(3, 7));
+  EXPECT_TRUE(disk.dirty());
+  disk.LoseUnsynced();
+  // The truncation and the new entry were never synced: the old log is back.
+  EXPECT_EQ(disk.term, 2);
+  EXPECT_EQ(disk.voted_for, 1);
+  ASSERT_EQ(disk.log.size(), 2U);
+  EXPECT_EQ(disk.log[1].request.op, 2);
+  EXPECT_FALSE(disk.dirty());
+  // Synced after a truncation: the synced log follows it.
+  disk.TruncateAfter(1);
+  disk.Append(Entry(3, 7));
+  disk.Sync();
+  disk.LoseUnsynced();
+  ASSERT_EQ(disk.log.size(), 2U);
+  EXPECT_EQ(disk.log[1].request.op, 7);
+}
+
+}  // namespace
+}  // namespace leasesim::backends

@@ -1,0 +1,328 @@
+#include "runner/store_fuzz.h"
+
+#include <algorithm>
+#include <cassert>
+#include <memory>
+#include <utility>
+
+#include "backends/raft_invariants.h"
+#include "checker/store_checks.h"
+#include "runner/recorder.h"
+#include "sim/network.h"
+#include "sim/prng.h"
+#include "sim/world.h"
+
+namespace leasesim::runner {
+namespace {
+
+using sim::Nanos;
+
+constexpr Nanos kMs = sim::kNanosPerMilli;
+// After the traffic and the faults: every fault healed, calls in flight end
+// (their timeout is below this), the replicas catch up.
+constexpr Nanos kQuiet = sim::Seconds(3);
+constexpr Nanos kCallTimeout = 1500 * kMs;
+
+enum class StoreFault {
+  kLeaderPartition,  // the store leader cut off from every other replica, both ways
+  kPartition,        // a random minority of replicas cut off from the rest
+  kOneWay,           // the leader's messages to the others dropped, or theirs to it
+  kClog,             // the leader's links held, then delivered at once
+  kCrash,            // a replica's process dies (its page cache survives); restarts later
+  kPowerLoss,        // a replica loses power: its un-fsynced writes are gone; restarts later
+  kPause,            // a replica stops the world
+  kClockDrift,       // a replica's clock runs fast or slow
+  kClientCut,        // a client cut off from the store leader
+};
+constexpr int kStoreFaultKinds = 9;
+
+const char* FaultName(StoreFault fault) {
+  static const char* const kNames[kStoreFaultKinds] = {"leader_partition", "partition", "one_way",
+                                                      "clog",             "crash",     "power_loss",
+                                                      "pause",            "clock_drift", "client_cut"};
+  return kNames[static_cast<int>(fault)];
+}
+
+// One seed's run: the world, the store, the clients and the nemesis.
+class StoreFuzzRun {
+ public:
+  StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options);
+  ~StoreFuzzRun();
+  StoreFuzzRun(const StoreFuzzRun&) = delete;
+  StoreFuzzRun& operator=(const StoreFuzzRun&) = delete;
+
+  StoreFuzzResult Run();
+
+ private:
+  backends::ReplicatedStoreConfig DrawStore();
+  void AddClients();
+  void ClientLoop(int client);
+  backends::StoreRequest DrawRequest(int client, sim::Prng& prng);
+  void PlanFaults();
+  void Strike(StoreFault fault, Nanos duration);
+  int Target();
+  // Cuts the replica's messages to every other replica (out) and theirs to it (in).
+  void CutOff(int target, bool out, bool in, Nanos duration);
+  void PartitionMinority(Nanos duration);
+  void Block(sim::HostId from, sim::HostId to, Nanos duration);
+  void Judge(StoreFuzzResult& result);
+
+  StoreFuzzOptions options_;
+  std::uint64_t seed_;
+  sim::World world_;
+  sim::Prng plan_;
+  std::vector<sim::HostId> client_hosts_;
+  std::unique_ptr<sim::Network> network_;
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<backends::ReplicatedStore> store_;
+  // Per client: the version it last saw of each key (its CAS guess).
+  std::vector<std::map<std::string, std::int64_t>> seen_;
+  std::int64_t values_written_ = 0;
+  std::map<std::string, std::int64_t> counts_;
+};
+
+StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
+    : options_(options), seed_(seed), world_(seed, false), plan_(world_.MakePrng("store-fuzz/plan")) {
+  assert(options_.clients >= 1);
+  assert(options_.keys >= 1);
+  AddClients();
+  sim::NetworkConfig net;
+  net.latency = {.base_ns = 1 * kMs, .jitter_ns = 3 * kMs, .tail_ppm = 10'000, .tail_ns = 60 * kMs};
+  net.loss_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 20'000));
+  net.duplicate_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 10'000));
+  net.reorder_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 20'000));
+  net.reorder_delay_ns_max = 30 * kMs;
+  network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), net);
+  recorder_ = std::make_unique<Recorder>(world_, client_hosts_);
+  store_ = std::make_unique<backends::ReplicatedStore>(world_, *network_, DrawStore(), *recorder_);
+}
+
+StoreFuzzRun::~StoreFuzzRun() {
+  // The client fibers reference the store and the recorder: unwind them first.
+  for (sim::HostId host : client_hosts_) world_.Crash(host);
+}
+
+backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
+  backends::ReplicatedStoreConfig config;
+  config.replicas = options_.replicas > 0 ? options_.replicas : (plan_.ChancePpm(500'000) ? 3 : 5);
+  config.read_mode = options_.read_mode;
+  config.service = {.base_ns = 200'000, .jitter_ns = 800'000};
+  // Short timeouts: many elections in a run.
+  config.election_timeout_min = 300 * kMs;
+  config.election_timeout_max = 600 * kMs;
+  config.heartbeat = 50 * kMs;
+  config.client_attempt_timeout = 200 * kMs;
+  config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(1 * kMs, 8 * kMs);
+  config.reply_before_fsync = options_.reply_before_fsync;
+  // Half the runs catch a lagging follower up a few entries at a time, so an
+  // acknowledgement can cover entries of an older term alone (what Raft's
+  // commit rule, Figure 8, is about).
+  sim::Prng batch = world_.MakePrng("store-fuzz/batch");
+  config.append_batch_max = batch.ChancePpm(500'000) ? 64 : batch.UniformRange(1, 4);
+  return config;
+}
+
+void StoreFuzzRun::AddClients() {
+  sim::Prng clocks = world_.MakePrng("store-fuzz/clocks");
+  for (int client = 1; client <= options_.clients; ++client) {
+    sim::HostConfig config;
+    config.name = "c" + std::to_string(client);
+    config.monotonic_start = clocks.UniformRange(sim::Seconds(1), sim::Seconds(1'000'000));
+    client_hosts_.push_back(world_.AddHost(config));
+  }
+  seen_.resize(static_cast<std::size_t>(options_.clients));
+}
+
+
+// A client's traffic, as etcd's robustness traffic mixes its requests: reads
+// (40%), creates (15%) and compare-and-sets (45%) on a few keys, each with a
+// value no other write uses, the CAS mostly guarded by the version it last
+// saw; a short think time between calls.
+void StoreFuzzRun::ClientLoop(int client) {
+  const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
+  sim::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
+  const std::string process = world_.host_name(host);
+  while (world_.now() < options_.duration) {
+    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
+    backends::StoreRequest request = DrawRequest(client, prng);
+    request.client = host;
+    request.op = recorder_->StoreInvoked(client, process, request.kind, request.key, request.expected_version,
+                                         request.record);
+    const std::int64_t op = request.op;
+    const std::string key = request.key;
+    const core::StoreResult result = store_->Call(host, std::move(request), kCallTimeout);
+    recorder_->StoreCompleted(op, result);
+    switch (result.status) {
+      case core::StoreStatus::kOk:
+      case core::StoreStatus::kConflict:
+        ++counts_["ops_ok"];
+        if (result.current.version > 0) seen_[static_cast<std::size_t>(client - 1)][key] = result.current.version;
+        break;
+      case core::StoreStatus::kTimeout: ++counts_["ops_unknown"]; break;
+      default: ++counts_["ops_failed"]; break;
+    }
+  }
+}
+
+backends::StoreRequest StoreFuzzRun::DrawRequest(int client, sim::Prng& prng) {
+  backends::StoreRequest request;
+  request.key = "k" + std::to_string(prng.UniformRange(1, options_.keys));
+  const std::int64_t kind = prng.UniformRange(0, 99);
+  request.kind = kind < 40 ? backends::StoreOpKind::kRead
+                 : kind < 55 ? backends::StoreOpKind::kCreate
+                             : backends::StoreOpKind::kCas;
+  if (request.kind == backends::StoreOpKind::kRead) return request;
+  const std::int64_t value = ++values_written_;
+  request.record.holder = "c" + std::to_string(client) + "-" + std::to_string(value);
+  request.record.term = value;
+  request.record.duration_ns = sim::Seconds(1);
+  const std::int64_t seen = seen_[static_cast<std::size_t>(client - 1)][request.key];
+  request.expected_version = prng.ChancePpm(800'000) ? seen : std::max<std::int64_t>(0, seen + prng.UniformRange(-1, 1));
+  return request;
+}
+
+// The nemesis: a fault every 0.2-2.5 s until the traffic ends, each healed
+// within 0.2-4 s and by the end of the traffic at the latest.
+void StoreFuzzRun::PlanFaults() {
+  Nanos at = plan_.UniformRange(200 * kMs, 1500 * kMs);
+  while (at < options_.duration) {
+    const auto fault = static_cast<StoreFault>(plan_.UniformRange(0, kStoreFaultKinds - 1));
+    const Nanos duration = std::min(plan_.UniformRange(200 * kMs, 4000 * kMs), options_.duration - at);
+    world_.At(at, [this, fault, duration] { Strike(fault, duration); });
+    at += plan_.UniformRange(200 * kMs, 2500 * kMs);
+  }
+}
+
+// The replica a fault strikes: the store leader half the time (a random
+// replica when none leads), else any replica.
+int StoreFuzzRun::Target() {
+  const std::optional<int> leader = store_->Leader();
+  if (leader && plan_.ChancePpm(500'000)) return *leader;
+  return static_cast<int>(plan_.UniformRange(1, store_->replicas()));
+}
+
+void StoreFuzzRun::Block(sim::HostId from, sim::HostId to, Nanos duration) {
+  network_->SetBlocked(from, to, true);
+  world_.At(world_.now() + duration, [this, from, to] { network_->SetBlocked(from, to, false); });
+}
+
+void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
+  ++counts_[std::string("fault_") + FaultName(fault)];
+  const int target = Target();
+  const sim::HostId host = store_->host(target);
+  world_.trace().Record(world_.now(), host, "store_fuzz_fault", static_cast<std::int64_t>(fault), duration);
+  const Nanos heal = world_.now() + duration;
+  switch (fault) {
+    case StoreFault::kLeaderPartition: CutOff(target, true, true, duration); break;
+    case StoreFault::kOneWay: {
+      const bool out = plan_.ChancePpm(500'000);
+      CutOff(target, out, !out, duration);
+      break;
+    }
+    case StoreFault::kPartition: PartitionMinority(duration); break;
+    case StoreFault::kClog:
+      for (int other = 1; other <= store_->replicas(); ++other) {
+        if (other == target) continue;
+        network_->ClogUntil(host, store_->host(other), heal);
+        network_->ClogUntil(store_->host(other), host, heal);
+      }
+      break;
+    case StoreFault::kCrash: world_.Crash(host); break;
+    case StoreFault::kPowerLoss: store_->PowerLoss(target); break;
+    case StoreFault::kPause: world_.Pause(host); break;
+    case StoreFault::kClockDrift: {
+      const std::int64_t magnitude = plan_.UniformRange(200'000, 800'000);
+      world_.clock(host).SetDriftPpm(world_.now(), plan_.ChancePpm(500'000) ? magnitude : -magnitude);
+      world_.At(heal, [this, host] { world_.clock(host).SetDriftPpm(world_.now(), 0); });
+      break;
+    }
+    case StoreFault::kClientCut: {
+      const sim::HostId client = client_hosts_[plan_.UniformBelow(client_hosts_.size())];
+      Block(client, host, duration);
+      Block(host, client, duration);
+      break;
+    }
+  }
+  if (fault == StoreFault::kCrash || fault == StoreFault::kPowerLoss) {
+    world_.At(heal, [this, host] { world_.Restart(host); });
+  }
+  if (fault == StoreFault::kPause) world_.At(heal, [this, host] { world_.Unpause(host); });
+}
+
+void StoreFuzzRun::CutOff(int target, bool out, bool in, Nanos duration) {
+  const sim::HostId host = store_->host(target);
+  for (int other = 1; other <= store_->replicas(); ++other) {
+    if (other == target) continue;
+    if (out) Block(host, store_->host(other), duration);
+    if (in) Block(store_->host(other), host, duration);
+  }
+}
+
+void StoreFuzzRun::PartitionMinority(Nanos duration) {
+  const int n = store_->replicas();
+  if (n < 3) return;  // no minority to cut off
+  std::vector<sim::HostId> order;
+  for (int replica = 1; replica <= n; ++replica) order.push_back(store_->host(replica));
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
+  const auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  for (std::size_t a = 0; a < minority; ++a) {
+    for (std::size_t b = minority; b < order.size(); ++b) {
+      Block(order[a], order[b], duration);
+      Block(order[b], order[a], duration);
+    }
+  }
+}
+
+StoreFuzzResult StoreFuzzRun::Run() {
+  store_->Start();
+  for (std::size_t i = 0; i < client_hosts_.size(); ++i) {
+    world_.Start(client_hosts_[i]);
+    const int client = static_cast<int>(i) + 1;
+    world_.Spawn(client_hosts_[i], [this, client] { ClientLoop(client); });
+  }
+  PlanFaults();
+  world_.RunUntil(options_.duration + kQuiet);
+  StoreFuzzResult result;
+  result.seed = seed_;
+  result.trace_hash = world_.trace().hash();
+  Judge(result);
+  return result;
+}
+
+void StoreFuzzRun::Judge(StoreFuzzResult& result) {
+  const backends::RaftInvariants& invariants = store_->invariants();
+  for (const std::string& violation : invariants.violations()) result.problems.push_back("raft: " + violation);
+  checker::History history = recorder_->Finish({}, {});
+  checker::StoreCheckOptions check;
+  check.lin.budget = options_.search_budget;
+  checker::Verdict verdict;
+  checker::CheckStoreLinearizable(history, check, verdict);
+  for (const checker::Violation& violation : verdict.violations) {
+    result.problems.push_back(violation.kind + ": " + violation.message);
+  }
+  result.linearizability_unknown = verdict.linearizability_unknown;
+  result.counts = counts_;
+  result.counts["entries_applied"] = invariants.applied_entries();
+  result.counts["invariant_checks"] = invariants.checks();
+  result.counts["store_leaders_elected"] = store_->elections();
+  result.counts["replicas"] = store_->replicas();
+  result.counts["fsync_us"] = store_->config().fsync / 1000;
+}
+
+}  // namespace
+
+const std::vector<std::string>& StoreFuzzFaultKinds() {
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> names;
+    for (int kind = 0; kind < kStoreFaultKinds; ++kind) names.emplace_back(FaultName(static_cast<StoreFault>(kind)));
+    return names;
+  }();
+  return kinds;
+}
+
+StoreFuzzResult RunStoreFuzz(std::uint64_t seed, const StoreFuzzOptions& options) {
+  StoreFuzzRun run(seed, options);
+  return run.Run();
+}
+
+}  // namespace leasesim::runner
