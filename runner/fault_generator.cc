@@ -55,6 +55,14 @@ std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
   return std::min<std::int64_t>(kGrossMax, bound + (std::int64_t{1} << octaves));
 }
 
+std::int64_t EdgeDriftPpm(FaultDraw& draw, const NodeRef& target, std::int64_t bound_ppm) {
+  const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
+  const bool fast = draw.Percent(50);  // drawn either way: the same questions for every target
+  if (target.leader) return -bound;
+  if (target.follower) return bound;
+  return fast ? bound : -bound;
+}
+
 std::int64_t WithinDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
   const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
   return draw.Percent(50) ? bound : draw.Range(0, bound);
@@ -97,10 +105,31 @@ NodeRef FaultDrawContext::Target() {
   return NodeRef{.node = static_cast<int>(draw.Range(1, scenario.nodes))};
 }
 
-Nanos FaultDrawContext::PauseLength(bool beyond) {
+Nanos FaultDrawContext::PauseLength(bool beyond, bool edge) {
   const Nanos budget = timing.pause_budget;
-  if (!beyond && budget >= kMs) return draw.Millis(kMs, budget);
+  if (!beyond && budget >= kMs) return edge ? JustUnder(budget) : draw.Millis(kMs, budget);
   return draw.Millis(budget + kMs, budget + 3 * timing.lease_duration);
+}
+
+Nanos FaultDrawContext::JustUnder(Nanos budget) {
+  // Boundary-value testing, as the timing generator does for the rules
+  // themselves: the gap halves from half the budget down to none, so the
+  // budget itself (the worst the assumptions allow) is as likely as any
+  // gap, and whole milliseconds keep scenario files exact.
+  const int halvings = static_cast<int>(draw.Range(0, 16));
+  const Nanos gap = halvings >= 16 ? 0 : (budget / 2) >> halvings;
+  return std::max<Nanos>(kMs, (budget - gap) / kMs * kMs);
+}
+
+void FaultDrawContext::AimAtEdge(Fault& fault) {
+  fault.at_point = config.points.empty() ? DrawPoint() : draw.Pick(config.points);
+  fault.arrival = 1;
+  fault.node = NodeRef{.leader = true};  // only a holder has a lease to run out
+  // Below a remainder log-uniformly small against the fault's length, down
+  // to 1 ms: the arrival right after a lease check that barely passed.
+  const Nanos reach = std::max<Nanos>(kMs, std::min(fault.duration, timing.renew_deadline));
+  const int halvings = static_cast<int>(draw.Range(1, 16));
+  fault.lease_remaining_below = std::max<Nanos>(kMs, (reach >> halvings) / kMs * kMs);
 }
 
 std::string FaultDrawContext::DrawPoint() {
@@ -194,6 +223,8 @@ std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& con
   const int beyond_percent = static_cast<int>(draw.Range(20, 100));
   swarm.beyond_percent = config.within_assumptions ? 0 : beyond_percent;
   swarm.burst_percent = config.timed_strikes && draw.Percent(50) ? static_cast<int>(draw.Range(10, 60)) : 0;
+  // Edges need strikes timed by protocol state; the nemesis draws none.
+  swarm.edge_percent = config.timed_strikes && draw.Percent(50) ? static_cast<int>(draw.Range(10, 80)) : 0;
 
   const Nanos from = std::min(config.from > 0 ? config.from : 2 * timing.lease_duration / 10, scenario.duration);
   const Nanos until = std::max(from, config.until > 0 ? config.until : scenario.duration * 3 / 4);
