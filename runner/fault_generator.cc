@@ -10,6 +10,8 @@ namespace {
 
 constexpr Nanos kMs = sim::kNanosPerMilli;
 constexpr Nanos kSecond = sim::kNanosPerSecond;
+// The longest pause drawn, in lease durations (within the budget or beyond it).
+constexpr Nanos kPauseLeasesMax = 3;
 
 Member NodeMember(NodeRef ref) { return Member{Member::Kind::kNode, ref}; }
 
@@ -107,8 +109,13 @@ NodeRef FaultDrawContext::Target() {
 
 Nanos FaultDrawContext::PauseLength(bool beyond, bool edge) {
   const Nanos budget = timing.pause_budget;
-  if (!beyond && budget >= kMs) return edge ? JustUnder(budget) : draw.Millis(kMs, budget);
-  return draw.Millis(budget + kMs, budget + 3 * timing.lease_duration);
+  // A pause of more than a few leases is no different to a lease protocol
+  // from one of a few (every lease has run out), and one that outlasts the
+  // run is never judged; the timing rules keep the budget below one lease,
+  // so this caps only a budget that a loosened rule let grow.
+  const Nanos within = std::min(budget, kPauseLeasesMax * timing.lease_duration);
+  if (!beyond && within >= kMs) return edge ? JustUnder(within) : draw.Millis(kMs, within);
+  return draw.Millis(budget + kMs, budget + kPauseLeasesMax * timing.lease_duration);
 }
 
 Nanos FaultDrawContext::JustUnder(Nanos budget) {
