@@ -178,6 +178,21 @@ void FaultDrawContext::TimeStrike(Fault& fault) {
   fault.lease_remaining_below = std::max<Nanos>(kMs, (timing.renew_deadline >> octaves) / kMs * kMs);
 }
 
+void FaultDrawContext::MaybeRunDownLease(const Fault& edge) {
+  if (!draw.Percent(50)) return;
+  const std::vector<std::string>& kinds = config.kinds;
+  if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), SpecOf(FaultKind::kPartitionOneWay).name) == kinds.end()) {
+    return;  // the user's list rules
+  }
+  Fault cut;
+  cut.at = edge.at;
+  cut.kind = FaultKind::kPartitionOneWay;
+  cut.duration = draw.Millis(timing.renew_deadline, std::max(timing.renew_deadline, OutageMax()));
+  cut.from = {NodeMember(NodeRef{.leader = true})};
+  cut.to = {StoreMember()};
+  Push(std::move(cut));
+}
+
 void FaultDrawContext::Link(Fault& fault) {
   const NodeRef node = Target();
   const Member service = draw.Percent(60) ? StoreMember() : Member{Member::Kind::kLedger, {}};

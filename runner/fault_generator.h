@@ -102,6 +102,11 @@ class FaultDrawContext {
   // almost no lease left, so that what the budget allows of the pause lies
   // past the holder's own deadline. Armed faults wait for such an arrival.
   void AimAtEdge(Fault& fault);
+  // The arrival with almost no lease left comes only while renewals fail:
+  // half the edge pauses come with a one-way cut of the leader from the
+  // store, struck as the pause is armed and long enough for the lease to
+  // run out (unless the user's kinds leave out partition_oneway).
+  void MaybeRunDownLease(const Fault& edge);
   // Pauses, suspends, crashes: aimed at the config's points always, else at
   // the swarm's share; with timed_strikes, maybe at a later arrival or a short lease.
   void Aim(Fault& fault);

@@ -99,6 +99,7 @@ void DrawPauseOrSuspend(FaultDrawContext& context, Fault fault) {
   fault.duration = context.PauseLength(beyond, edge);
   if (edge) {
     context.AimAtEdge(fault);
+    context.MaybeRunDownLease(fault);
   } else {
     context.Aim(fault);
   }
