@@ -235,6 +235,7 @@ std::map<std::string, std::int64_t> HistoryFigures(const HistoryIndex& index) {
   const LeaseContractMargins margins = ContractMargins(index);
   figures["lease_end_margin_min_ms"] = MarginFigureMs(margins.holder_ns);
   figures["takeover_margin_min_ms"] = MarginFigureMs(margins.candidate_ns);
+  figures["write_lease_margin_min_ms"] = MarginFigureMs(margins.write_ns);
   AddLedgerFigures(history, figures);
   figures["recovery_ms"] = RecoveryMs(history);
   return figures;

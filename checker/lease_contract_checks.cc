@@ -103,6 +103,30 @@ void CheckClaim(const HistoryIndex& index, std::size_t i, Judge& judge) {
                    ", for " + FormatDuration(last->value.duration_ns) + ")");
 }
 
+// The record whose lease a ledger write is judged against: its holder's
+// last record of the write's term the store applied by the send; null when
+// none (a writer the store never granted that term).
+const StoreOp* WriteRecord(const HistoryIndex& index, const LedgerWrite& write) {
+  return index.LastRecordBy(write.holder, write.token, write.sent_ns);
+}
+
+// A write is the holder acting on its belief: sent after the lease ran out,
+// it is what the timing rules exist to prevent (a pause within the budget
+// between the last lease check and the send must still end inside the
+// lease: renew_deadline + pause_budget < lease_duration*(1 - drift) -
+// safety_margin). Fencing may make such a write harmless; the contract is
+// broken all the same.
+void CheckWrite(const HistoryIndex& index, const LedgerWrite& write, Judge& judge) {
+  const StoreOp* last = WriteRecord(index, write);
+  if (last == nullptr || write.sent_ns <= LeaseEnd(*last)) return;
+  judge.Breach(ViolationKind::kLeaseOutlived, write.sent_ns, {write.node},
+               "node " + std::to_string(write.node) + " (" + write.holder + ", term " + std::to_string(write.token) +
+                   ") sent the write for window " + std::to_string(write.window) + " at " +
+                   FormatTime(write.sent_ns) + ", " + FormatDuration(write.sent_ns - LeaseEnd(*last)) +
+                   " after the lease its last record granted ran out (applied at " + FormatTime(last->applied_ns) +
+                   ", for " + FormatDuration(last->value.duration_ns) + ")");
+}
+
 // Whether the history says what the contract is judged by: writes that
 // took effect and when the store applied each.
 bool Judgeable(const HistoryIndex& index) { return index.knows_apply_instants() && !index.writes().empty(); }
@@ -121,6 +145,7 @@ void CheckLeaseContract(const HistoryIndex& index, Verdict& verdict) {
     CheckCandidate(index, belief, judge);
   }
   for (std::size_t i = 0; i < history.claims.size(); ++i) CheckClaim(index, i, judge);
+  for (const LedgerWrite& write : history.ledger_writes) CheckWrite(index, write, judge);
 }
 
 LeaseContractMargins ContractMargins(const History& history) { return ContractMargins(HistoryIndex(history)); }
@@ -142,6 +167,11 @@ LeaseContractMargins ContractMargins(const HistoryIndex& index) {
     if (const StoreOp* last = ClaimRecord(index, i); last != nullptr) {
       const TimeNs end = LatestTrueEnd(history.claims[i], history.assumptions.drift_bound_ppm);
       margins.holder_ns = std::min(margins.holder_ns, LeaseEnd(*last) - end);
+    }
+  }
+  for (const LedgerWrite& write : history.ledger_writes) {
+    if (const StoreOp* last = WriteRecord(index, write); last != nullptr) {
+      margins.write_ns = std::min(margins.write_ns, LeaseEnd(*last) - write.sent_ns);
     }
   }
   return margins;

@@ -17,8 +17,9 @@ namespace leasesim::checker {
 
 // lease_outlived: a belief that lasts past the end of the lease granted by
 // its holder's last record (same holder and term) the store applied by
-// then; or a claim of validity (History::claims) that, on a clock as slow
-// as the drift bound allows, would. early_takeover: a belief begun by taking over another holder's
+// then; a claim of validity (History::claims) that, on a clock as slow
+// as the drift bound allows, would; or a ledger write sent after it (its
+// token the term). early_takeover: a belief begun by taking over another holder's
 // record before that record's lease ended. Judged only where the history
 // knows when the store applied each write (StoreOp::applied_ns, which the
 // simulator records); a breach after a fault beyond the stated assumptions
@@ -29,11 +30,14 @@ void CheckLeaseContract(const HistoryIndex& index, Verdict& verdict);
 // How close a run came to breaking each promise: the least time by which a
 // belief or a claim (as CheckLeaseContract projects it) ended before its
 // lease did, and by which a takeover of another holder's record came after
-// that record's lease ended; negative for a breach, kNeverNs when nothing
-// was judged. The search's gradient toward the two violations above.
+// that record's lease ended, and by which a ledger write was sent before
+// its lease ended (how close a write's send came to its deadline);
+// negative for a breach, kNeverNs when nothing was judged. The search's
+// gradient toward the two violations above.
 struct LeaseContractMargins {
   TimeNs holder_ns = kNeverNs;
   TimeNs candidate_ns = kNeverNs;
+  TimeNs write_ns = kNeverNs;
 };
 LeaseContractMargins ContractMargins(const History& history);
 LeaseContractMargins ContractMargins(const HistoryIndex& index);

@@ -109,6 +109,35 @@ TEST(LeaseContract, TheMarginsSayHowCloseEachSideCameToABreach) {
   EXPECT_EQ(ContractMargins(unjudged).holder_ns, kNeverNs) << "a history that does not say when writes applied";
 }
 
+// n1's ledger write of term 1 sent at `sent`, its own clock saying it was
+// late by the pause budget at most (what write_outside_lease excuses).
+History WriteSentAt(TimeNs sent) {
+  History h = TwoTerms(1900 * kMs, 5000 * kMs);
+  LedgerWrite write;
+  write.node = 1;
+  write.holder = "n1";
+  write.token = 1;
+  write.window = 3;
+  write.sent_ns = sent;
+  write.lease_valid_at_send = false;
+  write.late_ns = sent - 1900 * kMs;
+  h.ledger_writes.push_back(write);
+  return h;
+}
+
+TEST(LeaseContract, AWriteMustBeSentBeforeTheLeaseItsRecordGrantedEnds) {
+  // The record was applied at 10 ms: its lease ends at 2.010 s.
+  EXPECT_FALSE(Has(Check(WriteSentAt(2010 * kMs)), ViolationKind::kLeaseOutlived));
+  EXPECT_EQ(ContractMargins(WriteSentAt(2003 * kMs)).write_ns, 7 * kMs);
+  const Verdict late = Check(WriteSentAt(2012 * kMs));
+  ASSERT_TRUE(Has(late, ViolationKind::kLeaseOutlived));
+  EXPECT_NE(late.violations.front().message.find("window 3"), std::string::npos) << late.violations.front().message;
+  EXPECT_EQ(ContractMargins(WriteSentAt(2012 * kMs)).write_ns, -2 * kMs);
+  History other_term = WriteSentAt(2012 * kMs);
+  other_term.ledger_writes.front().token = 7;
+  EXPECT_TRUE(Check(other_term).ok()) << "no record of that term: nothing to judge the write by";
+}
+
 TEST(LeaseContract, ABreachAfterAFaultBeyondTheAssumptionsIsANote) {
   History h = TwoTerms(2500 * kMs, 5000 * kMs);
   h.faults.push_back(FaultRecord{.kind = "clock_drift", .nodes = {1}, .start_ns = 0, .end_ns = h.end_ns,

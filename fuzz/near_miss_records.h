@@ -20,10 +20,11 @@ namespace leasesim::fuzz {
 // The figures that measure a distance to a violation, where smaller is
 // closer and 0 means nothing of the kind happened (checker/history_figures.cc):
 // the closest handover, the closest race a stale write lost at the ledger,
-// the least margins by which a holder's belief and a candidate's takeover
-// kept the lease contract.
-inline constexpr std::array<std::string_view, 4> kDistancesToViolation = {
-    "handover_gap_min_ms", "stale_arrival_lost_by_min_ms", "lease_end_margin_min_ms", "takeover_margin_min_ms"};
+// the least margins by which a holder's belief, a candidate's takeover and
+// a ledger write's send kept the lease contract.
+inline constexpr std::array<std::string_view, 5> kDistancesToViolation = {
+    "handover_gap_min_ms", "stale_arrival_lost_by_min_ms", "lease_end_margin_min_ms", "takeover_margin_min_ms",
+    "write_lease_margin_min_ms"};
 
 class NearMissRecords {
  public:

@@ -16,7 +16,9 @@ BuggifyConfig DrawBuggify(FaultDraw& draw, const core::TimingConfig& timing, boo
   BuggifyConfig buggify;
   const std::uint32_t probabilities_ppm[] = {10'000, 50'000, 200'000};
   buggify.probability_ppm = probabilities_ppm[draw.Below(3)];
-  const Nanos within = std::max<Nanos>(kMs, timing.pause_budget);
+  // Capped at a few leases, as the fault generator's pauses are (a budget
+  // that long only a loosened timing rule allows).
+  const Nanos within = std::max<Nanos>(kMs, std::min(timing.pause_budget, 3 * timing.lease_duration));
   const bool long_hiccups = draw.Percent(50);
   const Nanos long_max = draw.Millis(within + kMs, within + timing.lease_duration);
   const Nanos short_max = draw.Millis(kMs, within);

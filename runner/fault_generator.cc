@@ -10,6 +10,8 @@ namespace {
 
 constexpr Nanos kMs = sim::kNanosPerMilli;
 constexpr Nanos kSecond = sim::kNanosPerSecond;
+// The longest pause drawn, in lease durations (within the budget or beyond it).
+constexpr Nanos kPauseLeasesMax = 3;
 
 Member NodeMember(NodeRef ref) { return Member{Member::Kind::kNode, ref}; }
 
@@ -55,6 +57,14 @@ std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
   return std::min<std::int64_t>(kGrossMax, bound + (std::int64_t{1} << octaves));
 }
 
+std::int64_t EdgeDriftPpm(FaultDraw& draw, const NodeRef& target, std::int64_t bound_ppm) {
+  const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
+  const bool fast = draw.Percent(50);  // drawn either way: the same questions for every target
+  if (target.leader) return -bound;
+  if (target.follower) return bound;
+  return fast ? bound : -bound;
+}
+
 std::int64_t WithinDriftPpm(FaultDraw& draw, std::int64_t bound_ppm) {
   const std::int64_t bound = std::max<std::int64_t>(0, bound_ppm);
   return draw.Percent(50) ? bound : draw.Range(0, bound);
@@ -97,10 +107,38 @@ NodeRef FaultDrawContext::Target() {
   return NodeRef{.node = static_cast<int>(draw.Range(1, scenario.nodes))};
 }
 
-Nanos FaultDrawContext::PauseLength(bool beyond) {
+Nanos FaultDrawContext::PauseLength(bool beyond, bool edge) {
   const Nanos budget = timing.pause_budget;
-  if (!beyond && budget >= kMs) return draw.Millis(kMs, budget);
-  return draw.Millis(budget + kMs, budget + 3 * timing.lease_duration);
+  // A pause of more than a few leases is no different to a lease protocol
+  // from one of a few (every lease has run out), and one that outlasts the
+  // run is never judged; the timing rules keep the budget below one lease,
+  // so this caps only a budget that a loosened rule let grow.
+  const Nanos within = std::min(budget, kPauseLeasesMax * timing.lease_duration);
+  if (!beyond && within >= kMs) return edge ? JustUnder(within) : draw.Millis(kMs, within);
+  return draw.Millis(budget + kMs, budget + kPauseLeasesMax * timing.lease_duration);
+}
+
+Nanos FaultDrawContext::JustUnder(Nanos budget) {
+  // Boundary-value testing, as the timing generator does for the rules
+  // themselves: the gap halves from half the budget down to none, so the
+  // budget itself (the worst the assumptions allow) is as likely as any
+  // gap, and whole milliseconds keep scenario files exact.
+  const int halvings = static_cast<int>(draw.Range(0, 16));
+  const Nanos gap = halvings >= 16 ? 0 : (budget / 2) >> halvings;
+  return std::max<Nanos>(kMs, (budget - gap) / kMs * kMs);
+}
+
+void FaultDrawContext::AimAtEdge(Fault& fault) {
+  fault.at_point = config.points.empty() ? DrawPoint() : draw.Pick(config.points);
+  fault.arrival = 1;
+  fault.node = NodeRef{.leader = true};  // only a holder has a lease to run out
+  // Below a remainder log-uniformly small against the fault's length, from
+  // half of it down to a few hundredths: the arrival right after a lease
+  // check that barely passed. (Smaller bounds are rarely met at all: an
+  // armed fault that never strikes is a fault lost.)
+  const Nanos reach = std::max<Nanos>(kMs, std::min(fault.duration, timing.renew_deadline));
+  const int halvings = static_cast<int>(draw.Range(1, 6));
+  fault.lease_remaining_below = std::max<Nanos>(kMs, (reach >> halvings) / kMs * kMs);
 }
 
 std::string FaultDrawContext::DrawPoint() {
@@ -140,6 +178,21 @@ void FaultDrawContext::TimeStrike(Fault& fault) {
   // would always qualify.
   const int octaves = 1 + static_cast<int>(draw.Range(0, 12));
   fault.lease_remaining_below = std::max<Nanos>(kMs, (timing.renew_deadline >> octaves) / kMs * kMs);
+}
+
+void FaultDrawContext::MaybeRunDownLease(const Fault& edge) {
+  if (!draw.Percent(50)) return;
+  const std::vector<std::string>& kinds = config.kinds;
+  if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), SpecOf(FaultKind::kPartitionOneWay).name) == kinds.end()) {
+    return;  // the user's list rules
+  }
+  Fault cut;
+  cut.at = edge.at;
+  cut.kind = FaultKind::kPartitionOneWay;
+  cut.duration = draw.Millis(timing.renew_deadline, std::max(timing.renew_deadline, OutageMax()));
+  cut.from = {NodeMember(NodeRef{.leader = true})};
+  cut.to = {StoreMember()};
+  Push(std::move(cut));
 }
 
 void FaultDrawContext::Link(Fault& fault) {
@@ -194,6 +247,8 @@ std::vector<Fault> DrawFaults(const Scenario& scenario, const NemesisConfig& con
   const int beyond_percent = static_cast<int>(draw.Range(20, 100));
   swarm.beyond_percent = config.within_assumptions ? 0 : beyond_percent;
   swarm.burst_percent = config.timed_strikes && draw.Percent(50) ? static_cast<int>(draw.Range(10, 60)) : 0;
+  // Edges need strikes timed by protocol state; the nemesis draws none.
+  swarm.edge_percent = config.timed_strikes && draw.Percent(50) ? static_cast<int>(draw.Range(10, 80)) : 0;
 
   const Nanos from = std::min(config.from > 0 ? config.from : 2 * timing.lease_duration / 10, scenario.duration);
   const Nanos until = std::max(from, config.until > 0 ? config.until : scenario.duration * 3 / 4);

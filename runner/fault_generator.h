@@ -63,6 +63,10 @@ struct Swarm {
   int leader_percent = 0;  // share of node faults aimed at the leader
   int beyond_percent = 0;  // share of pauses, clogs and drift beyond the assumptions
   int burst_percent = 0;   // share of faults striking together with the one before
+  // Share of faults drawn at the edge of the assumptions: a pause, suspend
+  // or delay just under its budget, struck when the lease has all but run
+  // out; drift at the bound in the direction that hurts the node's role.
+  int edge_percent = 0;
 };
 
 // What a kind's draw (FaultKindSpec::draw) works with: the choices, the
@@ -85,8 +89,24 @@ class FaultDrawContext {
   NodeRef Target();
   // Whether this fault goes beyond the assumptions (the swarm's share).
   bool Beyond() { return draw.Percent(swarm.beyond_percent); }
-  // A pause (or suspend) long enough to matter: within the budget, or beyond it.
-  Nanos PauseLength(bool beyond);
+  // Whether this fault goes to the edge of the assumptions (the swarm's share).
+  bool Edge() { return swarm.edge_percent > 0 && draw.Percent(swarm.edge_percent); }
+  // A pause (or suspend) long enough to matter: within the budget, or beyond
+  // it; at the edge, the budget less a gap drawn log-uniformly down to none.
+  Nanos PauseLength(bool beyond, bool edge = false);
+  // A duration just under `budget` (a request timeout, a pause budget): the
+  // budget less a gap from half of it down to none, log-uniform, at least 1 ms.
+  Nanos JustUnder(Nanos budget);
+  // Pauses and suspends at the edge: aimed at a fault point (any: each
+  // follows some step of the protocol), striking at the first arrival with
+  // almost no lease left, so that what the budget allows of the pause lies
+  // past the holder's own deadline. Armed faults wait for such an arrival.
+  void AimAtEdge(Fault& fault);
+  // The arrival with almost no lease left comes only while renewals fail:
+  // half the edge pauses come with a one-way cut of the leader from the
+  // store, struck as the pause is armed and long enough for the lease to
+  // run out (unless the user's kinds leave out partition_oneway).
+  void MaybeRunDownLease(const Fault& edge);
   // Pauses, suspends, crashes: aimed at the config's points always, else at
   // the swarm's share; with timed_strikes, maybe at a later arrival or a short lease.
   void Aim(Fault& fault);
@@ -110,6 +130,12 @@ class FaultDrawContext {
 
 // A drift magnitude (ppm) beyond `bound_ppm`: near the bound or gross.
 std::int64_t BeyondDriftPpm(FaultDraw& draw, std::int64_t bound_ppm);
+
+// Drift at the bound (ppm, signed) in the direction that matters for the
+// target's role: a leader's clock slow (its validity, counted on it, lasts
+// longest in true time), a follower's fast (its wait for an expiry ends
+// earliest); a numbered node's either way.
+std::int64_t EdgeDriftPpm(FaultDraw& draw, const NodeRef& target, std::int64_t bound_ppm);
 
 // A drift magnitude (ppm) within `bound_ppm`: half the time anywhere in
 // [0, bound], half the time the bound itself — the worst clock the

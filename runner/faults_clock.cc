@@ -41,8 +41,10 @@ Heal StrikeClockStep(Injector& injector, const Fault& fault, int node, checker::
 void DrawClockDrift(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
   const std::int64_t bound = context.timing.drift_bound_ppm;
-  const std::int64_t magnitude = context.Beyond() ? BeyondDriftPpm(context.draw, bound) : WithinDriftPpm(context.draw, bound);
+  const bool beyond = context.Beyond();
+  const std::int64_t magnitude = beyond ? BeyondDriftPpm(context.draw, bound) : WithinDriftPpm(context.draw, bound);
   fault.drift_ppm = context.draw.Percent(50) ? magnitude : -magnitude;
+  if (!beyond && context.Edge()) fault.drift_ppm = EdgeDriftPpm(context.draw, fault.node, bound);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }

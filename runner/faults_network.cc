@@ -150,6 +150,7 @@ void DrawClog(FaultDrawContext& context, Fault fault) {
   const Nanos timeout = context.timing.request_timeout;
   fault.duration = context.draw.Percent(70) ? context.draw.Millis(kMs, timeout + timeout / 2)
                                             : context.draw.Millis(kMs, context.OutageMax());
+  if (context.Edge()) fault.duration = context.JustUnder(timeout);  // the reply held to just inside the timeout
   context.Link(fault);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));

@@ -94,8 +94,15 @@ void DrawCrash(FaultDrawContext& context, Fault fault) {
 
 void DrawPauseOrSuspend(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
-  fault.duration = context.PauseLength(context.Beyond());
-  context.Aim(fault);
+  const bool beyond = context.Beyond();
+  const bool edge = !beyond && context.Edge();
+  fault.duration = context.PauseLength(beyond, edge);
+  if (edge) {
+    context.AimAtEdge(fault);
+    context.MaybeRunDownLease(fault);
+  } else {
+    context.Aim(fault);
+  }
   context.Push(std::move(fault));
 }
 
