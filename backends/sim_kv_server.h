@@ -106,6 +106,8 @@ class SimKvServer {
 
   sim::HostId host() const { return host_; }
   const KvState& state() const { return state_; }
+  // Where this store's clients report their calls (the same observer).
+  KvObserver& observer() const { return observer_; }
   // The judging clock's reading on the store host now.
   sim::Nanos TtlNow() const;
 

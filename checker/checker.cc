@@ -29,6 +29,7 @@ Verdict CheckHistory(const HistoryIndex& index, const CheckOptions& options) {
   CheckEarlySettlements(history, verdict);
   CheckSlowRecovery(history, verdict);
   CheckStoreLinearizable(index, options.store, verdict);
+  CheckKvStoresLinearizable(history, options.store.lin, verdict);
   return verdict;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/strict_json.h"
+#include "checker/kv_history_io.h"
 #include "checker/text_util.h"
 
 namespace leasesim::checker {
@@ -15,12 +16,13 @@ using base::Json;
 using base::JsonError;
 using base::ObjectReader;
 
-enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault };
-constexpr base::EnumNames<RecordType, 5> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
+enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault, kKvOp };
+constexpr base::EnumNames<RecordType, 6> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
                                                            {RecordType::kBelief, "belief"},
                                                            {RecordType::kClaim, "claim"},
                                                            {RecordType::kLedgerWrite, "ledger_write"},
-                                                           {RecordType::kFault, "fault"}}};
+                                                           {RecordType::kFault, "fault"},
+                                                           {RecordType::kKvOp, "kv_op"}}};
 
 // Histories written before the assumptions named the last point before a
 // write came from leasesim's core, whose last point was this one.
@@ -267,6 +269,7 @@ void ReadRecord(ObjectReader& r, History& history) {
     case RecordType::kClaim: history.claims.push_back(ReadClaim(r)); break;
     case RecordType::kLedgerWrite: history.ledger_writes.push_back(ReadLedgerWrite(r)); break;
     case RecordType::kFault: history.faults.push_back(ReadFault(r)); break;
+    case RecordType::kKvOp: history.kv_ops.push_back(ReadKvOp(r)); break;
   }
 }
 
@@ -295,6 +298,7 @@ void WriteHistory(const History& history, std::ostream& out) {
   for (const ValidityClaim& claim : history.claims) out << ClaimJson(claim).dump() << '\n';
   for (const LedgerWrite& write : history.ledger_writes) out << LedgerWriteJson(write).dump() << '\n';
   for (const FaultRecord& fault : history.faults) out << FaultJson(fault).dump() << '\n';
+  for (const KvStoreOp& op : history.kv_ops) out << KvOpJson(op).dump() << '\n';
 }
 
 std::string HistoryToJsonLines(const History& history) {

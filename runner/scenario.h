@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim_kv_server.h"
 #include "backends/sim_services.h"
 #include "core/protocol.h"
 #include "core/timing.h"
@@ -134,6 +135,15 @@ struct NemesisConfig {
   bool timed_strikes = false;
 };
 
+// The KV store hosts a scenario offers its protocol (core::Env::kv; the
+// "kv" object, docs/SCENARIOS.md): `servers` independent single-server
+// stores on hosts of their own, each as `server` configures it. None by
+// default: a world without them is built and costs exactly as before.
+struct KvSpec {
+  int servers = 0;
+  backends::KvServerConfig server;  // service latency, TTL clock, expiry loop, compaction window
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -157,6 +167,7 @@ struct Scenario {
   NemesisConfig nemesis;
   BuggifyConfig buggify;      // off by default
   ReplicatedSpec replicated;  // store kind "replicated", and "regions"
+  KvSpec kv;                  // "kv": KV store hosts for the protocol (none by default)
   // expect.fault_points: every run must reach each of these named points at
   // least once, or it fails with a fault_point_not_reached violation.
   std::vector<std::string> expect_fault_points;

@@ -1,0 +1,178 @@
+// A protocol in a simulated world using the KV store (core::Env::kv) end to
+// end: the scenario's "kv" hosts, the node's KV clients across the
+// simulated network, crash and restart of the client, the runner's
+// recording of every KV op (store-side expiries included) and the
+// judgement's KV linearizability check, which a history with a fact taken
+// away fails.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "checker/checker.h"
+#include "core/protocol.h"
+#include "runner/run.h"
+#include "runner/scenario_parser.h"
+#include "runner/test_scenarios.h"
+
+namespace leasesim::runner {
+namespace {
+
+using testing::ScenarioJson;
+
+// A test-only protocol: each node keeps a key ("keeper/<node>") attached
+// to a TTL lease on every KV store, keeps the lease alive, re-creates both
+// when the store ended them, and reads everyone's keys. It claims no
+// leadership and writes no ledger: only its KV history is judged.
+class KvKeeper final : public core::ProtocolNode {
+ public:
+  KvKeeper(core::Env& env, const core::NodeSetup& setup) : env_(env), setup_(setup) {}
+
+  void Start() override {
+    for (int server = 0; server < env_.kv_servers(); ++server) {
+      env_.Spawn("keeper", [this, server] { Keep(env_.kv(server)); });
+    }
+  }
+  void Shutdown(const std::string&) override {}
+
+ private:
+  void Keep(core::KvClient& kv) {
+    const core::Nanos timeout = setup_.timing.request_timeout;
+    const std::string key = "keeper/" + setup_.node_name;
+    core::KvLeaseId lease = core::kNoLease;
+    for (;;) {
+      if (lease == core::kNoLease || kv.LeaseKeepAlive(lease, timeout).status != core::KvStatus::kOk) {
+        const core::KvLeaseResult granted = kv.LeaseGrant(setup_.timing.lease_duration, timeout);
+        lease = granted.status == core::KvStatus::kOk ? granted.id : core::kNoLease;
+        if (lease != core::kNoLease) {
+          kv.Txn(core::KvTxn{{}, {core::KvRequestOp::Put(key, setup_.identity, lease)}, {}}, timeout);
+        }
+      }
+      kv.Range(core::KvRequestOp::Range(core::KvKeys::Prefix("keeper/"), core::KvSortBy::kCreateRevision), timeout);
+      env_.SleepUntil(env_.MonotonicNow() + setup_.timing.renew_interval);
+    }
+  }
+
+  core::Env& env_;
+  core::NodeSetup setup_;
+};
+
+constexpr const char* kKeeper = "kv-keeper";
+
+void RegisterKeeper() {
+  if (core::Protocols().Find(kKeeper).protocol.has_value()) return;
+  core::Protocols().Add(core::Protocol{
+      .name = kKeeper,
+      .summary = "test: keeps a key on a TTL lease in every KV store",
+      .build = [](core::Env& env, const core::NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
+        return std::make_unique<KvKeeper>(env, setup);
+      },
+  });
+}
+
+Scenario Parse(const std::string& text) {
+  auto parsed = ParseScenarioText("t.json", text);
+  if (!std::holds_alternative<ScenarioFile>(parsed)) {
+    ADD_FAILURE() << std::get<ParseError>(parsed).message;
+    return {};
+  }
+  return std::get<ScenarioFile>(parsed).scenarios.at(0);
+}
+
+std::string ParseErrorOf(const std::string& text) {
+  auto parsed = ParseScenarioText("t.json", text);
+  return std::holds_alternative<ParseError>(parsed) ? std::get<ParseError>(parsed).message : "";
+}
+
+// The keeper on `kv` stores, node 2 crashing at 10 s and restarting at 20 s
+// (its lease then runs out on the store's clock), no message lost.
+std::string KeeperScenario(const std::string& kv) {
+  return ScenarioJson(R"("protocol": "kv-keeper", "kv": )" + kv + R"(,
+    "faults": [{"at_ms": 10000, "kind": "crash", "node": 2}, {"at_ms": 20000, "kind": "restart", "node": 2}])",
+                      3, 40000);
+}
+
+std::size_t Count(const checker::History& history, checker::KvStoreOp::Kind kind, bool with_deletions = false) {
+  return static_cast<std::size_t>(std::count_if(history.kv_ops.begin(), history.kv_ops.end(), [&](const auto& op) {
+    return op.kind == kind && (!with_deletions || op.revision > 0);
+  }));
+}
+
+TEST(KvWorld, AKeeperOnTheKvStoreIsRecordedAndJudgedLinearizable) {
+  RegisterKeeper();
+  std::string text = KeeperScenario(R"({"servers": 1, "ttl_clock": "monotonic", "latency_ms": {"base": 1, "jitter": 2}})");
+  text.replace(text.find("\"loss\": 0.001"), 13, "\"loss\": 0");
+  const Scenario scenario = Parse(text);
+  ASSERT_EQ(scenario.kv.servers, 1);
+  const RunResult result = RunScenario(scenario, 7, {.keep_history = true});
+  EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
+  EXPECT_FALSE(result.verdict.linearizability_unknown);
+  const checker::History& history = result.history;
+  ASSERT_GT(history.kv_ops.size(), 100u);
+  EXPECT_TRUE(std::all_of(history.kv_ops.begin(), history.kv_ops.end(), [](const auto& op) { return op.store == "kv"; }));
+  // The crashed node's lease ran out on the store's clock and took its key.
+  EXPECT_GE(Count(history, checker::KvStoreOp::Kind::kLeaseExpire, true), 1u);
+  EXPECT_EQ(result.figures.at("kv_ops"), static_cast<std::int64_t>(history.kv_ops.size()));
+  EXPECT_GE(result.figures.at("kv_lease_expiries"), 1);
+
+  // Taken away, that expiry leaves reads that saw the key vanish unexplained.
+  checker::History forgot = history;
+  const auto expiry = std::find_if(forgot.kv_ops.begin(), forgot.kv_ops.end(), [](const auto& op) {
+    return op.kind == checker::KvStoreOp::Kind::kLeaseExpire && op.revision > 0;
+  });
+  forgot.kv_ops.erase(expiry);
+  const checker::Verdict verdict = checker::CheckHistory(forgot);
+  ASSERT_EQ(verdict.violations.size(), 1u);
+  EXPECT_EQ(verdict.violations[0].kind, "not_linearizable");
+  EXPECT_NE(verdict.violations[0].message.find("KV store kv"), std::string::npos) << verdict.violations[0].message;
+}
+
+TEST(KvWorld, SeveralStoresAreIndependentAndEachIsJudged) {
+  RegisterKeeper();
+  const Scenario scenario =
+      Parse(KeeperScenario(R"({"servers": 3, "ttl_clock": "wall", "expire_on_access": true, "expiry_period_ms": 100,
+                               "compaction_window": 50})"));
+  ASSERT_EQ(scenario.kv.servers, 3);
+  const RunResult result = RunScenario(scenario, 3, {.keep_history = true});
+  EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
+  for (const char* store : {"kv1", "kv2", "kv3"}) {
+    EXPECT_TRUE(std::any_of(result.history.kv_ops.begin(), result.history.kv_ops.end(),
+                            [&](const auto& op) { return op.store == store && op.outcome == checker::Outcome::kOk; }))
+        << store;
+  }
+  // Each store numbers its own revisions: one store's read judged against
+  // another store's writes would not be linearizable.
+  checker::History merged = result.history;
+  for (checker::KvStoreOp& op : merged.kv_ops) op.store = "kv1";
+  EXPECT_FALSE(checker::CheckHistory(merged).violations.empty());
+}
+
+TEST(KvWorld, RunsAreDeterministicAndWorldsWithoutKvStoresRecordNone) {
+  RegisterKeeper();
+  const Scenario scenario = Parse(KeeperScenario(R"({"servers": 2})"));
+  const RunResult a = RunScenario(scenario, 11);
+  const RunResult b = RunScenario(scenario, 11);
+  EXPECT_EQ(a.trace_hash, b.trace_hash);
+  EXPECT_EQ(a.figures, b.figures);
+
+  const RunResult plain = RunScenario(Parse(ScenarioJson()), 1, {.keep_history = true});
+  EXPECT_TRUE(plain.history.kv_ops.empty());
+  EXPECT_EQ(plain.figures.count("kv_ops"), 0u);
+}
+
+TEST(KvWorld, BadKvFieldsAreErrorsNamingTheField) {
+  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 0})")).find("scenarios[0].kv.servers"), std::string::npos);
+  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 1, "ttl_clock": "ntp"})")).find("scenarios[0].kv.ttl_clock"),
+            std::string::npos);
+  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 1, "compaction_window": 0})"))
+                .find("scenarios[0].kv.compaction_window"),
+            std::string::npos);
+  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 1, "ttl": 5})")).find("scenarios[0].kv"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace leasesim::runner
