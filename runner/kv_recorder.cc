@@ -89,10 +89,7 @@ void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply)
   const bool txn = op.kind == checker::KvStoreOp::Kind::kTxn;
   const core::KvStatus status = txn ? reply.txn.status : reply.lease.status;
   if (status == core::KvStatus::kTimeout) {
-    op.outcome = checker::Outcome::kUnknown;
-    // The store may have granted it: the id the store gave, if it did.
-    const auto& applied = applied_[static_cast<std::size_t>(index)];
-    if (op.kind == checker::KvStoreOp::Kind::kLeaseGrant && applied) op.lease = applied->lease.id;
+    op.outcome = checker::Outcome::kUnknown;  // (a grant's id: TakeOps)
     return;
   }
   op.return_ns = world_.now();
@@ -119,6 +116,17 @@ void KvRecorder::RecordTxnReply(checker::KvStoreOp& op, const core::KvTxnResult&
     branch[i].count = reply.responses[i].count;
     branch[i].more = reply.responses[i].more;
   }
+}
+
+std::vector<checker::KvStoreOp> KvRecorder::TakeOps() {
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    checker::KvStoreOp& op = ops_[i];
+    const bool unknown_grant =
+        op.kind == checker::KvStoreOp::Kind::kLeaseGrant && op.outcome == checker::Outcome::kUnknown;
+    if (unknown_grant && applied_[i]) op.lease = applied_[i]->lease.id;
+  }
+  applied_.clear();
+  return std::move(ops_);
 }
 
 void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {

@@ -30,8 +30,10 @@ class KvRecorder final : public backends::KvObserver {
   void KvLeaseExpired(const backends::KvExpiry& expiry) override;
 
   const std::vector<checker::KvStoreOp>& ops() const { return ops_; }
-  // Hands the operations over (the recorder holds none after).
-  std::vector<checker::KvStoreOp> TakeOps() { return std::move(ops_); }
+  // Hands the operations over (the recorder holds none after). A grant
+  // whose caller never learned its outcome (a timeout, or its process
+  // died first) carries the id the store gave, when the store applied it.
+  std::vector<checker::KvStoreOp> TakeOps();
 
  private:
   checker::KvStoreOp& NewOp();

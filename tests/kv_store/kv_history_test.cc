@@ -107,7 +107,7 @@ TEST(KvHistory, AnElectionOnTheSimulatedStoreIsLinearizable) {
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       Election election(StoreConfig(redis), seed, 30'000);
       election.world.RunUntil(sim::Seconds(20));
-      const std::vector<checker::KvStoreOp>& ops = election.recorder.ops();
+      const std::vector<checker::KvStoreOp> ops = election.recorder.TakeOps();
       ASSERT_GT(CountExpiriesWithDeletions(ops), 0u) << "the workload must let leases run out";
       ASSERT_TRUE(std::any_of(ops.begin(), ops.end(), [](const checker::KvStoreOp& op) {
         return op.outcome == checker::Outcome::kUnknown;
@@ -125,7 +125,7 @@ RC_GTEST_PROP(KvHistoryProperty, ElectionsOnTheSimulatedStoreAreLinearizable, ()
   const auto redis = *rc::gen::arbitrary<bool>();
   Election election(StoreConfig(redis), seed, 30'000);
   election.world.RunUntil(sim::Seconds(10));
-  const checker::LinResult result = checker::CheckKvStore(election.recorder.ops());
+  const checker::LinResult result = checker::CheckKvStore(election.recorder.TakeOps());
   RC_ASSERT(result.verdict == checker::LinVerdict::kLinearizable);
 }
 
@@ -134,7 +134,8 @@ TEST(KvHistory, ForgettingAnExpiryOrChangingAReadBreaksIt) {
   // is taken away.
   Election election(StoreConfig(false), 3, 0);
   election.world.RunUntil(sim::Seconds(20));
-  std::vector<checker::KvStoreOp> forgot = election.recorder.ops();
+  const std::vector<checker::KvStoreOp> recorded = election.recorder.TakeOps();
+  std::vector<checker::KvStoreOp> forgot = recorded;
   const auto expiry = std::find_if(forgot.begin(), forgot.end(), [](const checker::KvStoreOp& op) {
     return op.kind == checker::KvStoreOp::Kind::kLeaseExpire && op.revision > 0;
   });
@@ -142,7 +143,7 @@ TEST(KvHistory, ForgettingAnExpiryOrChangingAReadBreaksIt) {
   forgot.erase(expiry);  // its deletions now happen nowhere
   EXPECT_EQ(checker::CheckKvStore(forgot).verdict, checker::LinVerdict::kNotLinearizable);
 
-  std::vector<checker::KvStoreOp> misread = election.recorder.ops();
+  std::vector<checker::KvStoreOp> misread = recorded;
   const auto read = std::find_if(misread.begin(), misread.end(), [](const checker::KvStoreOp& op) {
     return op.outcome == checker::Outcome::kOk && op.kind == checker::KvStoreOp::Kind::kTxn && !op.succeeded &&
            !op.failure.empty() && !op.failure[0].kvs.empty();
