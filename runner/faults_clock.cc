@@ -38,19 +38,27 @@ Heal StrikeClockStep(Injector& injector, const Fault& fault, int node, checker::
   return {};
 }
 
-void DrawClockDrift(FaultDrawContext& context, Fault fault) {
-  fault.node = context.Target();
+std::int64_t DrawDriftPpm(FaultDrawContext& context) {
   const std::int64_t bound = context.timing.drift_bound_ppm;
   const std::int64_t magnitude = context.Beyond() ? BeyondDriftPpm(context.draw, bound) : WithinDriftPpm(context.draw, bound);
-  fault.drift_ppm = context.draw.Percent(50) ? magnitude : -magnitude;
+  return context.draw.Percent(50) ? magnitude : -magnitude;
+}
+
+Nanos DrawWallStep(FaultDrawContext& context) {
+  const Nanos step = context.draw.Millis(kSecond, 6 * context.timing.lease_duration);
+  return context.draw.Percent(50) ? step : -step;
+}
+
+void DrawClockDrift(FaultDrawContext& context, Fault fault) {
+  fault.node = context.Target();
+  fault.drift_ppm = DrawDriftPpm(context);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }
 
 void DrawClockStep(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
-  const Nanos step = context.draw.Millis(kSecond, 6 * context.timing.lease_duration);
-  fault.step = context.draw.Percent(50) ? step : -step;
+  fault.step = DrawWallStep(context);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }

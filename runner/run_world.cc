@@ -69,13 +69,18 @@ void RunWorld::AddKvStores() {
   // and their own PRNG streams, so nothing else in the world draws differently.
   sim::Prng clocks = world_.MakePrng("kv_clocks");
   for (int server = 1; server <= scenario_.kv.servers; ++server) {
-    const std::string name = scenario_.kv.servers == 1 ? "kv" : "kv" + std::to_string(server);
+    const std::string name = KvHostName(server, scenario_.kv.servers);
     const sim::HostId host = world_.AddHost({.name = name,
                                              .monotonic_start = clocks.UniformRange(sim::Seconds(1), sim::Seconds(1'000'000)),
                                              .wall_start = kWallClockBase});
     kv_recorders_.push_back(std::make_unique<KvRecorder>(world_, name));
     kv_servers_.push_back(std::make_unique<backends::SimKvServer>(world_, host, world_.MakePrng(name),
                                                                   scenario_.kv.server, *kv_recorders_.back()));
+    // The store runs on every incarnation of its host (a kv_crash restarts it).
+    world_.SetBoot(host, [server = kv_servers_.back().get()](sim::HostId, std::uint64_t) {
+      server->Start();
+      return std::unique_ptr<sim::ProcessState>();
+    });
   }
 }
 
@@ -99,10 +104,7 @@ void RunWorld::Start() {
   world_.Start(store_host_);
   world_.Start(ledger_host_);
   if (replicated_) replicated_->Start();
-  for (const std::unique_ptr<backends::SimKvServer>& server : kv_servers_) {
-    world_.Start(server->host());
-    server->Start();
-  }
+  for (const std::unique_ptr<backends::SimKvServer>& server : kv_servers_) world_.Start(server->host());
   for (const ClockSetting& setting : scenario_.clocks) {
     if (setting.ntp.poll == 0) continue;
     time_syncs_.push_back(std::make_unique<sim::TimeSync>(world_, HostOf(setting.node), kWallClockBase, setting.ntp));

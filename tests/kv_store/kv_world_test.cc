@@ -16,6 +16,8 @@
 #include "checker/history_io.h"
 #include "checker/kv_history_io.h"
 #include "core/protocol.h"
+#include "runner/fault_catalogue.h"
+#include "runner/nemesis.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
 #include "runner/test_scenarios.h"
@@ -209,6 +211,119 @@ TEST(KvWorld, RunsAreDeterministicAndWorldsWithoutKvStoresRecordNone) {
   const RunResult plain = RunScenario(Parse(ScenarioJson()), 1, {.keep_history = true});
   EXPECT_TRUE(plain.history.kv_ops.empty());
   EXPECT_EQ(plain.figures.count("kv_ops"), 0u);
+}
+
+// The keeper on one store (TTL 10 s, keep-alive every 3 s), no node fault
+// and no message lost, with `faults` on the store host.
+std::string StoreFaultScenario(const std::string& kv, const std::string& faults) {
+  std::string text = ScenarioJson(R"("protocol": "kv-keeper", "kv": )" + kv + R"(, "faults": )" + faults +
+                                      R"(, "expect": {"violations": ["slow_recovery", "missed_settlement"]})",
+                                  3, 40000);
+  text.replace(text.find("\"loss\": 0.001"), 13, "\"loss\": 0");
+  return text;
+}
+
+// The store's lease expiries at true times in [from, until); only those
+// that deleted keys when `deleting`.
+std::size_t ExpiriesBetween(const checker::History& history, sim::Nanos from, sim::Nanos until, bool deleting = true) {
+  return static_cast<std::size_t>(std::count_if(history.kv_ops.begin(), history.kv_ops.end(), [&](const auto& op) {
+    return op.kind == checker::KvStoreOp::Kind::kLeaseExpire && (!deleting || op.revision > 0) && op.call_ns >= from &&
+           op.call_ns < until;
+  }));
+}
+
+const checker::FaultRecord* FaultOf(const checker::History& history, const std::string& kind) {
+  const auto it = std::find_if(history.faults.begin(), history.faults.end(),
+                               [&](const checker::FaultRecord& f) { return f.kind == kind; });
+  return it == history.faults.end() ? nullptr : &*it;
+}
+
+TEST(KvWorld, APausedStoreHostEndsNothingUntilItResumesThenWhatFellDue) {
+  RegisterKeeper();
+  // 15 s paused: every lease's 10 s TTL runs out meanwhile on the host's clock.
+  const RunResult result = RunScenario(
+      Parse(StoreFaultScenario(R"({"servers": 1})", R"([{"at_ms": 10000, "kind": "kv_pause", "kv": "kv", "duration_ms": 15000}])")),
+      2, {.keep_history = true});
+  EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
+  EXPECT_TRUE(Linearizable(result.verdict));
+  const checker::FaultRecord* pause = FaultOf(result.history, "kv_pause");
+  ASSERT_NE(pause, nullptr);
+  EXPECT_EQ(pause->start_ns, sim::Seconds(10));
+  EXPECT_EQ(pause->end_ns, sim::Seconds(25));
+  EXPECT_EQ(pause->description, "kv paused");
+  EXPECT_EQ(ExpiriesBetween(result.history, 0, sim::Seconds(25)), 0u);
+  // On resume: all three keepers' leases, at once.
+  EXPECT_EQ(ExpiriesBetween(result.history, sim::Seconds(25), sim::Seconds(26)), 3u);
+}
+
+TEST(KvWorld, ACrashedStoreKeepsItsKeysAndRestartsEveryTtl) {
+  RegisterKeeper();
+  // Down 3 s: the keepers' keep-alives fail meanwhile (they grant anew
+  // after, and move their keys to the new leases), and their old leases,
+  // kept, end a full TTL after the restart, not when they would have.
+  const RunResult result = RunScenario(
+      Parse(StoreFaultScenario(R"({"servers": 1})", R"([{"at_ms": 10000, "kind": "kv_crash", "kv": "kv", "duration_ms": 3000}])")),
+      4, {.keep_history = true});
+  EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
+  EXPECT_TRUE(Linearizable(result.verdict));
+  const checker::FaultRecord* crash = FaultOf(result.history, "kv_crash");
+  ASSERT_NE(crash, nullptr);
+  EXPECT_EQ(crash->end_ns, sim::Seconds(13));
+  EXPECT_EQ(ExpiriesBetween(result.history, 0, sim::Seconds(23), false), 0u);
+  EXPECT_EQ(ExpiriesBetween(result.history, sim::Seconds(23), sim::Seconds(24), false), 3u);
+  // Answers resume after the restart.
+  EXPECT_TRUE(std::any_of(result.history.kv_ops.begin(), result.history.kv_ops.end(), [](const auto& op) {
+    return op.outcome == checker::Outcome::kOk && op.call_ns > sim::Seconds(13) && op.process > 0;
+  }));
+}
+
+TEST(KvWorld, AWallStepOnTheStoreHostEndsWallJudgedTtlsOnly) {
+  RegisterKeeper();
+  const std::string step = R"([{"at_ms": 10000, "kind": "kv_clock_step", "kv": "kv", "step_ms": 60000}])";
+  const RunResult wall = RunScenario(Parse(StoreFaultScenario(R"({"servers": 1, "ttl_clock": "wall"})", step)), 6,
+                                     {.keep_history = true});
+  EXPECT_TRUE(Linearizable(wall.verdict));
+  EXPECT_EQ(ExpiriesBetween(wall.history, sim::Seconds(10), sim::Seconds(11)), 3u);
+  const RunResult monotonic = RunScenario(Parse(StoreFaultScenario(R"({"servers": 1})", step)), 6, {.keep_history = true});
+  EXPECT_TRUE(Linearizable(monotonic.verdict));
+  EXPECT_EQ(ExpiriesBetween(monotonic.history, 0, sim::Seconds(40)), 0u);
+}
+
+TEST(KvWorld, KvFaultsNameAKvHostTheScenarioHas) {
+  const std::string pause = R"("faults": [{"at_ms": 1, "kind": "kv_pause", "kv": "kv", "duration_ms": 5}])";
+  EXPECT_NE(ParseErrorOf(ScenarioJson(pause)).find("scenarios[0].faults[0].kv"), std::string::npos)
+      << ParseErrorOf(ScenarioJson(pause));
+  const std::string error = ParseErrorOf(ScenarioJson(R"("kv": {"servers": 2}, )" + pause));
+  EXPECT_NE(error.find("kv1, kv2"), std::string::npos) << error;
+  const Scenario two = Parse(ScenarioJson(
+      R"("kv": {"servers": 2}, "faults": [{"at_ms": 1, "kind": "kv_isolate", "kv": "kv2", "duration_ms": 5}])"));
+  ASSERT_EQ(two.faults.size(), 1u);
+  EXPECT_EQ(two.faults[0].kv, 2);
+}
+
+TEST(KvWorld, TheNemesisDrawsKvFaultsOnlyWhereThereAreKvHosts) {
+  RegisterKeeper();
+  Scenario with_kv = Parse(KeeperScenario(R"({"servers": 2})"));
+  with_kv.faults.clear();
+  with_kv.expect_violations = {"slow_recovery", "missed_settlement"};
+  with_kv.nemesis = NemesisConfig{.enabled = true, .faults_max = 4, .within_assumptions = false, .swarm = false};
+  Scenario plain = Parse(ScenarioJson());
+  plain.nemesis = with_kv.nemesis;
+  int kv_faults = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    for (const Fault& fault : GenerateNemesisFaults(with_kv, seed)) {
+      kv_faults += SpecOf(fault.kind).target == FaultTarget::kKv;
+    }
+    for (const Fault& fault : GenerateNemesisFaults(plain, seed)) {
+      EXPECT_NE(SpecOf(fault.kind).target, FaultTarget::kKv) << seed;
+    }
+  }
+  EXPECT_GT(kv_faults, 0);
+  // And whatever it draws, the keepers' histories stay linearizable.
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const RunResult result = RunScenario(with_kv, seed);
+    EXPECT_TRUE(Linearizable(result.verdict)) << "seed " << seed;
+  }
 }
 
 TEST(KvWorld, BadKvFieldsAreErrorsNamingTheField) {
