@@ -123,7 +123,7 @@ TEST(KvWorld, AKeeperOnTheKvStoreIsRecordedAndJudgedLinearizable) {
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
   EXPECT_TRUE(Linearizable(result.verdict));
   const checker::History& history = result.history;
-  ASSERT_GT(history.kv_ops.size(), 100u);
+  ASSERT_GT(history.kv_ops.size(), 50u);  // three keepers, a keep-alive and a read every 3 s for 40 s
   EXPECT_TRUE(std::all_of(history.kv_ops.begin(), history.kv_ops.end(), [](const auto& op) { return op.store == "kv"; }));
   // The crashed node's lease ran out on the store's clock and took its key.
   EXPECT_GE(Count(history, checker::KvStoreOp::Kind::kLeaseExpire, true), 1u);
