@@ -228,6 +228,14 @@ std::optional<KvExpiry> KvState::ExpireIfDue(core::KvLeaseId lease, Nanos now) {
   return EndLease(lease);
 }
 
+void KvState::RestartDeadlines(Nanos now) {
+  deadlines_.clear();
+  for (auto& [id, lease] : leases_) {
+    lease.deadline = DeadlineAfter(now, lease.ttl);
+    deadlines_.emplace(lease.deadline, id);
+  }
+}
+
 Nanos KvState::NextDeadline() const {
   return deadlines_.empty() ? std::numeric_limits<Nanos>::max() : deadlines_.begin()->first;
 }

@@ -65,6 +65,10 @@ class KvState {
   std::vector<KvExpiry> ExpireDue(Nanos now);
   // Ends this lease if it is due (before a keep-alive of it).
   std::optional<KvExpiry> ExpireIfDue(core::KvLeaseId lease, Nanos now);
+  // Every lease's deadline becomes now + its TTL: a store that restarted
+  // (etcd's lessor Promote, server/lease/lessor.go, when a member becomes
+  // leader: the time left before is not trusted).
+  void RestartDeadlines(Nanos now);
   // The earliest lease deadline; kNeverNanos without leases.
   Nanos NextDeadline() const;
   // The watch's answer now: kCompacted, or kOk with the events on `keys`

@@ -53,7 +53,17 @@ SimKvServer::SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, Kv
   assert(config_.expiry_period > 0);
 }
 
-void SimKvServer::Start() { ArmExpiryLoop(world_.incarnation(host_)); }
+void SimKvServer::Start() {
+  if (started_) {
+    // The watches' replies were the dead incarnation's: their clients wait
+    // them out and watch again.
+    watchers_.clear();
+    state_.RestartDeadlines(TtlNow());
+    world_.trace().Record(world_.now(), host_, "kv_restart", static_cast<std::int64_t>(state_.lease_count()));
+  }
+  started_ = true;
+  ArmExpiryLoop(world_.incarnation(host_));
+}
 
 void SimKvServer::SetOutage(StoreOutage outage) {
   outage_ = outage;

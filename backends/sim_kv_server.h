@@ -90,7 +90,10 @@ class SimKvServer {
  public:
   SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, KvServerConfig config, KvObserver& observer);
 
-  // Starts the expiry loop on the host's running incarnation.
+  // Starts the expiry loop on the host's running incarnation; call at every
+  // boot of the host. A store that crashed keeps its keys and leases (etcd's
+  // are on disk) but not its waiting watches, and restarts every TTL from
+  // now (etcd's lessor Promote).
   void Start();
   void SetOutage(StoreOutage outage);
   void SetExtraLatency(sim::Nanos extra) { extra_latency_ = extra; }
@@ -106,6 +109,8 @@ class SimKvServer {
 
   sim::HostId host() const { return host_; }
   const KvState& state() const { return state_; }
+  // Where this store's clients report their calls (the same observer).
+  KvObserver& observer() const { return observer_; }
   // The judging clock's reading on the store host now.
   sim::Nanos TtlNow() const;
 
@@ -138,6 +143,7 @@ class SimKvServer {
   sim::Nanos extra_latency_ = 0;
   std::vector<std::int64_t> seen_;  // request ids applied or pending, sorted
   std::vector<Watcher> watchers_;
+  bool started_ = false;  // an earlier incarnation ran
 };
 
 // core::KvClient for tasks (fibers) on `host`.

@@ -99,6 +99,22 @@ void SimNodeEnv::Spawn(std::string_view name, std::function<void()> task) {
   world_.Spawn(host_, std::move(task));
 }
 
+core::KvClient& SimNodeEnv::kv(int server) {
+  assert(server >= 0);
+  assert(server < kv_servers());
+  return *kv_clients_[static_cast<std::size_t>(server)];
+}
+
+void SimNodeEnv::UseKvServers(const std::vector<SimKvServer*>& servers) {
+  assert(kv_clients_.empty());
+  kv_clients_.reserve(servers.size());
+  for (SimKvServer* server : servers) {
+    assert(server != nullptr);
+    kv_clients_.push_back(
+        std::make_unique<SimKvClient>(world_, network_, host_, node_, *server, server->observer()));
+  }
+}
+
 void SimNodeEnv::Sometimes(core::Probe probe) { observer_.ProbeReached(node_, probe); }
 
 void SimNodeEnv::AtFaultPoint(core::FaultPoint point) {
@@ -332,6 +348,7 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
   const std::string identity = NodeIdentity(config.node, world.incarnation(host));
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
   env_->UseReplicatedStore(config.replicated_store);
+  if (!config.kv_servers.empty()) env_->UseKvServers(config.kv_servers);
   core::NodeSetup setup = config.setup;
   setup.identity = identity;
   setup.node_name = "n" + std::to_string(config.node);

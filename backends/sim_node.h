@@ -9,7 +9,9 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "backends/sim_kv_server.h"
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
 #include "core/env.h"
@@ -31,6 +33,9 @@ struct SimNodeConfig {
   // When set, store calls go to this replicated store (finding its leader)
   // instead of the single store server.
   ReplicatedStore* replicated_store = nullptr;
+  // The KV stores the world offers (core::Env::kv), in server order; each
+  // incarnation gets its own client of each. Must outlive every incarnation.
+  std::vector<SimKvServer*> kv_servers;
 };
 
 // The core's Env for one node incarnation.
@@ -54,6 +59,8 @@ class SimNodeEnv final : public core::Env,
   core::StoreClient& store() override { return *this; }
   core::LedgerClient& ledger() override { return *this; }
   core::EventSink& events() override { return *this; }
+  int kv_servers() const override { return static_cast<int>(kv_clients_.size()); }
+  core::KvClient& kv(int server) override;
   std::uint64_t Random() override { return prng_.Next(); }
   void AtFaultPoint(core::FaultPoint point) override;
   void Sometimes(core::Probe probe) override;
@@ -81,6 +88,8 @@ class SimNodeEnv final : public core::Env,
 
   // Store calls go to the replicated store from now on (null: the single server).
   void UseReplicatedStore(ReplicatedStore* store) { replicated_store_ = store; }
+  // This incarnation's clients of the KV stores (Env::kv), one per server.
+  void UseKvServers(const std::vector<SimKvServer*>& servers);
 
  private:
   core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
@@ -139,6 +148,9 @@ class SimNodeEnv final : public core::Env,
   // the schedule), recorded with each write; below any reading until one.
   core::Nanos wall_seen_ = std::numeric_limits<core::Nanos>::min();
   std::shared_ptr<WatchState> watch_ = std::make_shared<WatchState>();
+  // Bound to this incarnation (a reply to a dead one is dropped, and only
+  // its own waiting fiber reads what a reply brings).
+  std::vector<std::unique_ptr<SimKvClient>> kv_clients_;
 };
 
 // The process state of a node incarnation: its Env and the protocol on top.

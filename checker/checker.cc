@@ -32,6 +32,7 @@ Verdict CheckHistory(const HistoryIndex& index, const CheckOptions& options) {
   CheckLeaderCallbacks(index, verdict);
   CheckServiceMetrics(history, verdict);
   CheckStoreLinearizable(index, options.store, verdict);
+  CheckKvStoresLinearizable(history, options.store.lin, verdict);
   return verdict;
 }
 

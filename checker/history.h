@@ -136,6 +136,80 @@ struct LedgerWrite {
   TimeNs wall_seen_ns = kNeverNs;
 };
 
+// The KV store's operations (core/kv_store.h's data model, etcd v3's), in
+// the checker's own vocabulary (the checker sees no core/); judged by
+// checker/kv_store_model.h.
+using KvStoreLease = std::int64_t;  // 0 = no lease
+
+// A key as read: create/mod revisions are store-wide, version per key.
+struct KvStoreEntry {
+  std::string key;
+  std::string value;
+  std::int64_t create_revision = 0;
+  std::int64_t mod_revision = 0;
+  std::int64_t version = 0;
+  KvStoreLease lease = 0;
+  friend bool operator==(const KvStoreEntry&, const KvStoreEntry&) = default;
+};
+
+enum class KvStoreCompareTarget { kValue, kVersion, kCreateRevision, kModRevision };
+enum class KvStoreCompareResult { kEqual, kNotEqual, kLess, kGreater };
+
+// A txn guard on one key. An absent key compares as version and revisions
+// 0, and fails every value compare.
+struct KvStoreCompare {
+  std::string key;
+  KvStoreCompareTarget target = KvStoreCompareTarget::kVersion;
+  KvStoreCompareResult result = KvStoreCompareResult::kEqual;
+  std::int64_t number = 0;
+  std::string value;
+};
+
+// One request of a txn branch, with its response when the txn returned.
+struct KvStoreRequest {
+  enum class Kind { kRange, kPut, kDelete };
+  Kind kind = Kind::kRange;
+  std::string key;
+  std::string end;  // kRange, kDelete: "" = the key alone; "\0" = every key >= key; else [key, end)
+  std::string value;         // kPut
+  KvStoreLease lease = 0;    // kPut
+  bool prev_kv = false;      // kPut, kDelete
+  bool sort_by_create = false;  // kRange: by create revision (else by key)
+  std::int64_t limit = 0;       // kRange: 0 = all
+  // Response (the op's outcome kOk).
+  std::vector<KvStoreEntry> kvs;  // kRange: entries; kPut/kDelete with prev_kv: what was there
+  std::int64_t count = 0;         // kRange: keys in range; kDelete: keys deleted
+  bool more = false;              // kRange
+};
+
+// One operation as its client (or, for an expiry, the store) recorded it.
+struct KvStoreOp {
+  enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke, kLeaseExpire };
+  Kind kind = Kind::kTxn;
+  // Which store (a run's KV host name, "kv" or "kv1"...): each store is
+  // independent and judged on its own.
+  std::string store;
+  int process = 0;  // kLeaseExpire: the store's own (any number)
+  Outcome outcome = Outcome::kUnknown;
+  // kTxn inputs.
+  std::vector<KvStoreCompare> compares;
+  std::vector<KvStoreRequest> success;
+  std::vector<KvStoreRequest> failure;
+  // Outputs (kOk).
+  bool succeeded = false;        // kTxn: which branch ran
+  bool lease_not_found = false;  // kTxn: refused for a put's missing lease; keep-alive, revoke: no such lease
+  // Whether the store-wide revisions were recorded (the header revision
+  // and entries' create/mod revisions); false: they are not checked.
+  bool revisions = true;
+  // The header revision after the op; kLeaseExpire: the revision its
+  // deletions took, 0 when the lease had no keys.
+  std::int64_t revision = 0;
+  KvStoreLease lease = 0;   // grant (the id given; 0 if unknown), keep-alive, revoke, expire
+  std::int64_t ttl_ns = 0;  // grant, keep-alive: the TTL granted
+  TimeNs call_ns = 0;
+  TimeNs return_ns = kNeverNs;  // kNeverNs when the outcome is unknown
+};
+
 // One injected fault, as it happened.
 struct FaultRecord {
   std::string kind;         // "crash", "restart", "pause", "partition", ...
@@ -227,6 +301,9 @@ struct History {
   // order they happened.
   std::vector<CallbackRecord> callbacks;
   std::vector<MetricSample> metrics;
+  // Operations on the KV stores (client calls and the stores' own lease
+  // expiries), every store's in one list; empty when the run had none.
+  std::vector<KvStoreOp> kv_ops;
   // Settlement windows that fell due during the run (a due window must be
   // applied by the end of a run whose faults healed).
   std::vector<std::int64_t> due_windows;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/strict_json.h"
+#include "checker/kv_history_io.h"
 #include "checker/text_util.h"
 
 namespace leasesim::checker {
@@ -15,14 +16,15 @@ using base::Json;
 using base::JsonError;
 using base::ObjectReader;
 
-enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault, kCallback, kMetric };
-constexpr base::EnumNames<RecordType, 7> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
+enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault, kCallback, kMetric, kKvOp };
+constexpr base::EnumNames<RecordType, 8> kRecordTypeNames{{{RecordType::kStoreOp, "store_op"},
                                                            {RecordType::kBelief, "belief"},
                                                            {RecordType::kClaim, "claim"},
                                                            {RecordType::kLedgerWrite, "ledger_write"},
                                                            {RecordType::kFault, "fault"},
                                                            {RecordType::kCallback, "callback"},
-                                                           {RecordType::kMetric, "metric"}}};
+                                                           {RecordType::kMetric, "metric"},
+                                                           {RecordType::kKvOp, "kv_op"}}};
 
 // Histories written before the assumptions named the last point before a
 // write came from leasesim's core, whose last point was this one.
@@ -310,6 +312,7 @@ void ReadRecord(ObjectReader& r, History& history) {
     case RecordType::kFault: history.faults.push_back(ReadFault(r)); break;
     case RecordType::kCallback: history.callbacks.push_back(ReadCallback(r)); break;
     case RecordType::kMetric: history.metrics.push_back(ReadMetric(r)); break;
+    case RecordType::kKvOp: history.kv_ops.push_back(ReadKvOp(r)); break;
   }
 }
 
@@ -340,6 +343,7 @@ void WriteHistory(const History& history, std::ostream& out) {
   for (const FaultRecord& fault : history.faults) out << FaultJson(fault).dump() << '\n';
   for (const CallbackRecord& c : history.callbacks) out << CallbackJson(c).dump() << '\n';
   for (const MetricSample& m : history.metrics) out << MetricJson(m).dump() << '\n';
+  for (const KvStoreOp& op : history.kv_ops) out << KvOpJson(op).dump() << '\n';
 }
 
 std::string HistoryToJsonLines(const History& history) {

@@ -1,7 +1,7 @@
 #pragma once
 // The history file, format v1: JSON lines (docs/HISTORY_FORMAT.md). A header
 // line with the run's figures, then one record per line, each with a "type"
-// ("store_op", "belief", "ledger_write", "fault"). Runs write it; `leasesim
+// ("store_op", "belief", "claim", "ledger_write", "fault", "kv_op"). Runs write it; `leasesim
 // check` and any other tool read it.
 
 #include <iosfwd>
@@ -17,8 +17,8 @@ namespace leasesim::checker {
 inline constexpr std::string_view kHistoryFormatName = "leasesim-history";
 
 // Writes `history` as format v1 (header first, then store ops, beliefs,
-// claims, ledger writes, faults, callbacks and metrics, each in the order
-// held).
+// claims, ledger writes, faults, callbacks, metrics and KV store ops, each
+// in the order held).
 void WriteHistory(const History& history, std::ostream& out);
 std::string HistoryToJsonLines(const History& history);
 

@@ -23,73 +23,7 @@
 
 namespace leasesim::checker {
 
-using KvStoreLease = std::int64_t;  // 0 = no lease
-
-// A key as read: create/mod revisions are store-wide, version per key.
-struct KvStoreEntry {
-  std::string key;
-  std::string value;
-  std::int64_t create_revision = 0;
-  std::int64_t mod_revision = 0;
-  std::int64_t version = 0;
-  KvStoreLease lease = 0;
-  friend bool operator==(const KvStoreEntry&, const KvStoreEntry&) = default;
-};
-
-enum class KvStoreCompareTarget { kValue, kVersion, kCreateRevision, kModRevision };
-enum class KvStoreCompareResult { kEqual, kNotEqual, kLess, kGreater };
-
-// A txn guard on one key. An absent key compares as version and revisions
-// 0, and fails every value compare.
-struct KvStoreCompare {
-  std::string key;
-  KvStoreCompareTarget target = KvStoreCompareTarget::kVersion;
-  KvStoreCompareResult result = KvStoreCompareResult::kEqual;
-  std::int64_t number = 0;
-  std::string value;
-};
-
-// One request of a txn branch, with its response when the txn returned.
-struct KvStoreRequest {
-  enum class Kind { kRange, kPut, kDelete };
-  Kind kind = Kind::kRange;
-  std::string key;
-  std::string end;  // kRange, kDelete: "" = the key alone; "\0" = every key >= key; else [key, end)
-  std::string value;         // kPut
-  KvStoreLease lease = 0;    // kPut
-  bool prev_kv = false;      // kPut, kDelete
-  bool sort_by_create = false;  // kRange: by create revision (else by key)
-  std::int64_t limit = 0;       // kRange: 0 = all
-  // Response (the op's outcome kOk).
-  std::vector<KvStoreEntry> kvs;  // kRange: entries; kPut/kDelete with prev_kv: what was there
-  std::int64_t count = 0;         // kRange: keys in range; kDelete: keys deleted
-  bool more = false;              // kRange
-};
-
-// One operation as its client (or, for an expiry, the store) recorded it.
-struct KvStoreOp {
-  enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke, kLeaseExpire };
-  Kind kind = Kind::kTxn;
-  int process = 0;  // kLeaseExpire: the store's own (any number)
-  Outcome outcome = Outcome::kUnknown;
-  // kTxn inputs.
-  std::vector<KvStoreCompare> compares;
-  std::vector<KvStoreRequest> success;
-  std::vector<KvStoreRequest> failure;
-  // Outputs (kOk).
-  bool succeeded = false;        // kTxn: which branch ran
-  bool lease_not_found = false;  // kTxn: refused for a put's missing lease; keep-alive, revoke: no such lease
-  // Whether the store-wide revisions were recorded (the header revision
-  // and entries' create/mod revisions); false: they are not checked.
-  bool revisions = true;
-  // The header revision after the op; kLeaseExpire: the revision its
-  // deletions took, 0 when the lease had no keys.
-  std::int64_t revision = 0;
-  KvStoreLease lease = 0;   // grant (the id given; 0 if unknown), keep-alive, revoke, expire
-  std::int64_t ttl_ns = 0;  // grant, keep-alive: the TTL granted
-  TimeNs call_ns = 0;
-  TimeNs return_ns = kNeverNs;  // kNeverNs when the outcome is unknown
-};
+// The history vocabulary (KvStoreOp and its parts) is in checker/history.h.
 
 std::string DescribeKvStoreOp(const KvStoreOp& op);
 

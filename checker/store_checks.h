@@ -24,4 +24,10 @@ void CheckStoreLinearizable(const History& history, const StoreCheckOptions& opt
                             Verdict& verdict);
 void CheckStoreLinearizable(const HistoryIndex& index, const StoreCheckOptions& options, Verdict& verdict);
 
+// The KV stores' operations (History::kv_ops), each store on its own,
+// against the KV model (checker/kv_store_model.h): a `not_linearizable`
+// violation naming the store, or linearizability_unknown (with a note) when
+// the budget ran out. Nothing when the history has no KV operations.
+void CheckKvStoresLinearizable(const History& history, const LinOptions& options, Verdict& verdict);
+
 }  // namespace leasesim::checker

@@ -4,13 +4,16 @@
 // etcd) each implement it in backends/. Calls block the calling task; in
 // simulation a task is a fiber, so blocking is deterministic.
 
+#include <cassert>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/fault_points.h"
+#include "core/kv_store.h"
 #include "core/lease_record.h"
 #include "core/probes.h"
 
@@ -146,6 +149,16 @@ class Env {
   virtual StoreClient& store() = 0;
   virtual LedgerClient& ledger() = 0;
   virtual EventSink& events() = 0;
+  // The KV stores the world offers (core/kv_store.h: etcd v3's data model),
+  // each an independent single store, numbered 0..kv_servers()-1: etcd's
+  // election needs one, Redlock N of them. A world that offers none (the
+  // default) has 0, and kv() may not be called there.
+  virtual int kv_servers() const { return 0; }
+  virtual KvClient& kv(int server) {
+    (void)server;
+    assert(false && "kv(): this world offers no KV store (kv_servers() == 0)");
+    std::abort();
+  }
   // Randomness for jitter only (never for correctness).
   virtual std::uint64_t Random() = 0;
   // A named point where a test world may strike (pause, crash, ...).

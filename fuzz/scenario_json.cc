@@ -83,6 +83,16 @@ Json RegionsJson(const runner::RegionsSpec& regions) {
   return json;
 }
 
+// The KV store hosts ("kv"), every field written (docs/SCENARIOS.md).
+Json KvJson(const runner::KvSpec& kv) {
+  return Json{{"servers", kv.servers},
+              {"ttl_clock", kv.server.ttl_clock == backends::KvTtlClock::kWall ? "wall" : "monotonic"},
+              {"expire_on_access", kv.server.expire_on_access},
+              {"expiry_period_ms", Ms(kv.server.expiry_period)},
+              {"compaction_window", kv.server.state.history_revisions},
+              {"latency_ms", Latency(kv.server.service)}};
+}
+
 // The store: its kind, that kind's own fields, and its latency.
 Json StoreJson(const runner::Scenario& s) {
   Json store = {{"kind", s.store_kind}, {"latency_ms", Latency(s.store.service)}};
@@ -145,6 +155,7 @@ Json ScenarioToJson(const runner::Scenario& s) {
                         {"poll_ms", Ms(s.settlement_poll)}};
   if (s.replicated.regions.enabled()) json["regions"] = RegionsJson(s.replicated.regions);
   json["store"] = StoreJson(s);
+  if (s.kv.servers > 0) json["kv"] = KvJson(s.kv);
   Json network = {{"latency_ms", Latency(s.network.latency)}};
   if (s.network.loss_ppm > 0) network["loss"] = Probability(s.network.loss_ppm);
   if (s.network.duplicate_ppm > 0) network["duplicate"] = Probability(s.network.duplicate_ppm);

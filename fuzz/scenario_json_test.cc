@@ -69,8 +69,9 @@ std::vector<Fault> RoundTrip(Scenario scenario, const std::vector<Fault>& faults
 TEST(ScenarioJson, EveryKindArmedOrNotReadsBackAsWritten) {
   const Scenario plain = Parse(runner::testing::ScenarioJson());
   const Scenario replicated = Parse(runner::testing::ReplicatedScenarioJson());
+  const Scenario with_kv = Parse(runner::testing::ScenarioJson(R"("kv": {"servers": 2, "ttl_clock": "wall"})"));
   std::set<FaultKind> kinds;
-  for (const Scenario* world : {&plain, &replicated}) {
+  for (const Scenario* world : {&plain, &replicated, &with_kv}) {
     std::vector<Fault> faults = DrawEveryKind(*world);
     AddArmedCopies(faults);
     for (const Fault& fault : faults) kinds.insert(fault.kind);

@@ -151,6 +151,9 @@ void AddValues(FaultField field, const Cell& cell, const Fault& fault, Faults& o
         with([r](Fault& f) { f.region = static_cast<int>(r); });
       }
       return;
+    case F::kKv:  // every KV store host
+      for (int kv = 1; kv <= cell.scenario.kv.servers; ++kv) with([kv](Fault& f) { f.kv = kv; });
+      return;
   }
 }
 

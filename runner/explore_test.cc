@@ -95,10 +95,12 @@ TEST(Explore, DefaultMenuDrawsEveryAdmittedKindOnceEachWithoutDuplicates) {
   for (const MenuItem& item : items) kinds.insert(item.fault.kind);
   const std::vector<FaultKind> admitted = AdmittedKinds(scenario);
   EXPECT_EQ(kinds, std::set<FaultKind>(admitted.begin(), admitted.end()));
-  // A single store and no regions: no replica or region kind is admitted; every other kind is.
+  // A single store, no regions, no KV store hosts: no replica, region or
+  // KV host kind is admitted; every other kind is.
   for (const FaultKindSpec& spec : FaultCatalogue()) {
-    const bool replicated = spec.target == FaultTarget::kReplica || spec.target == FaultTarget::kRegion;
-    EXPECT_EQ(kinds.contains(spec.kind), !replicated) << spec.name;
+    const bool elsewhere = spec.target == FaultTarget::kReplica || spec.target == FaultTarget::kRegion ||
+                           spec.target == FaultTarget::kKv;
+    EXPECT_EQ(kinds.contains(spec.kind), !elsewhere) << spec.name;
   }
   std::set<std::string> labels;
   for (const MenuItem& item : items) EXPECT_TRUE(labels.insert(item.label).second) << item.label;

@@ -8,7 +8,8 @@
 // says how to add an entry.
 //
 // The per-kind code lives with its seam: runner/faults_node.cc,
-// faults_network.cc, faults_clock.cc, faults_store.cc, faults_replicated.cc.
+// faults_network.cc, faults_clock.cc, faults_store.cc, faults_replicated.cc,
+// faults_kv.cc.
 
 #include <array>
 #include <cstddef>
@@ -35,6 +36,7 @@ enum class FaultTarget {
   kStore,    // the single store server
   kReplica,  // one replica of the replicated store, `replica`
   kRegion,   // every host in a region, `region`
+  kKv,       // one KV store host, `kv`
 };
 
 // The fields a kind takes beside at_ms, kind and the arming fields
@@ -55,8 +57,9 @@ enum class FaultField {
   kReplica,        // "replica": a number, "store_leader" or "store_follower"
   kReplicaNumber,  // "replica": a number
   kRegion,         // "region": a region name
+  kKv,             // "kv": a KV store host's name
 };
-inline constexpr int kFaultFieldCount = static_cast<int>(FaultField::kRegion) + 1;
+inline constexpr int kFaultFieldCount = static_cast<int>(FaultField::kKv) + 1;
 
 // A kind's fields, in the order they are parsed (and errors reported).
 class FaultFields {

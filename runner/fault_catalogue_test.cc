@@ -92,12 +92,14 @@ std::vector<Fault> DrawOnly(Scenario scenario, std::string_view kind) {
 TEST(Generator, EveryKindCanBeDrawnAndEveryArmableOneArmed) {
   const Scenario plain = Parse(ScenarioJson());
   const Scenario replicated = Parse(ReplicatedScenarioJson());
+  const Scenario with_kv = Parse(ScenarioJson(R"("kv": {"servers": 3})"));
   std::set<FaultKind> drawn;
   std::set<FaultKind> armed;
   for (std::string_view kind : NemesisKinds()) {
     const FaultKindSpec& spec = *FindFaultKind(kind);
     const bool needs_replicas = spec.target == FaultTarget::kReplica || spec.target == FaultTarget::kRegion;
-    const std::vector<Fault> faults = DrawOnly(needs_replicas ? replicated : plain, kind);
+    const Scenario& world = needs_replicas ? replicated : spec.target == FaultTarget::kKv ? with_kv : plain;
+    const std::vector<Fault> faults = DrawOnly(world, kind);
     EXPECT_FALSE(faults.empty()) << kind;
     for (const Fault& fault : faults) {
       drawn.insert(fault.kind);

@@ -96,6 +96,20 @@ void ParseNodeNumber(ObjectReader& reader, const Scenario& scenario, Fault& faul
   if (fault.node.is_role()) throw Failure{reader.PathOf("node"), "a restart must name a node number"};
 }
 
+void ParseKvHost(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
+  if (scenario.kv.servers == 0) throw Failure{reader.PathOf("kv"), "the scenario has no KV store hosts (\"kv\")"};
+  const std::string name = reader.String("kv");
+  std::string names;
+  for (int server = 1; server <= scenario.kv.servers; ++server) {
+    if (KvHostName(server, scenario.kv.servers) == name) {
+      fault.kv = server;
+      return;
+    }
+    names += (names.empty() ? "" : ", ") + KvHostName(server, scenario.kv.servers);
+  }
+  throw Failure{reader.PathOf("kv"), "no KV store host \"" + name + "\" (the scenario has " + names + ")"};
+}
+
 Json ReplicaJson(int replica) { return replica > 0 ? Json(replica) : Json(ReplicaRefName(replica)); }
 
 // One entry per FaultField, in enum order (checked below).
@@ -147,6 +161,8 @@ constexpr FaultFieldSpec kFields[] = {
      [](const Fault& f, const Scenario& s, Json& j) {
        j["region"] = s.replicated.regions.names.at(static_cast<std::size_t>(f.region));
      }},
+    {F::kKv, "kv", "a KV store host: \"kv\" (one store) or \"kv1\", \"kv2\".. (several)", &ParseKvHost,
+     [](const Fault& f, const Scenario& s, Json& j) { j["kv"] = KvHostName(f.kv, s.kv.servers); }},
 };
 
 constexpr bool OneEntryPerFieldInOrder() {

@@ -43,6 +43,9 @@ Heal StrikeClockDrift(Injector& injector, const Fault& fault, int node, checker:
 Heal StrikeClockStep(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
 void DrawClockDrift(FaultDrawContext& context, Fault fault);
 void DrawClockStep(FaultDrawContext& context, Fault fault);
+// What a clock fault draws, whose clock it is (a node's, a KV store host's).
+std::int64_t DrawDriftPpm(FaultDrawContext& context, bool& beyond);
+Nanos DrawWallStep(FaultDrawContext& context);
 
 // The single store server (faults_store.cc).
 Heal StrikeStoreOutage(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
@@ -61,5 +64,20 @@ void DrawReplicaPause(FaultDrawContext& context, Fault fault);
 void DrawIsolateRegion(FaultDrawContext& context, Fault fault);
 bool HasReplicatedStore(const Scenario& scenario, const NemesisConfig& config);
 bool HasRegions(const Scenario& scenario, const NemesisConfig& config);
+
+// KV store hosts (faults_kv.cc; kv_isolate with the network's, faults_network.cc).
+Heal StrikeKvPause(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+Heal StrikeKvCrash(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+Heal StrikeKvClockDrift(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+Heal StrikeKvClockStep(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+Heal StrikeKvOutage(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+Heal StrikeKvLatency(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+Heal StrikeKvIsolate(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
+void DrawKvStop(FaultDrawContext& context, Fault fault);  // kv_pause, kv_crash, kv_isolate
+void DrawKvClockDrift(FaultDrawContext& context, Fault fault);
+void DrawKvClockStep(FaultDrawContext& context, Fault fault);
+void DrawKvOutage(FaultDrawContext& context, Fault fault);
+void DrawKvLatency(FaultDrawContext& context, Fault fault);
+bool HasKvStores(const Scenario& scenario, const NemesisConfig& config);
 
 }  // namespace leasesim::runner::fault_kinds

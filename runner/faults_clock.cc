@@ -38,21 +38,30 @@ Heal StrikeClockStep(Injector& injector, const Fault& fault, int node, checker::
   return {};
 }
 
+std::int64_t DrawDriftPpm(FaultDrawContext& context, bool& beyond) {
+  const std::int64_t bound = context.timing.drift_bound_ppm;
+  beyond = context.Beyond();
+  const std::int64_t magnitude = beyond ? BeyondDriftPpm(context.draw, bound) : WithinDriftPpm(context.draw, bound);
+  return context.draw.Percent(50) ? magnitude : -magnitude;
+}
+
+Nanos DrawWallStep(FaultDrawContext& context) {
+  const Nanos step = context.draw.Millis(kSecond, 6 * context.timing.lease_duration);
+  return context.draw.Percent(50) ? step : -step;
+}
+
 void DrawClockDrift(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
-  const std::int64_t bound = context.timing.drift_bound_ppm;
-  const bool beyond = context.Beyond();
-  const std::int64_t magnitude = beyond ? BeyondDriftPpm(context.draw, bound) : WithinDriftPpm(context.draw, bound);
-  fault.drift_ppm = context.draw.Percent(50) ? magnitude : -magnitude;
-  if (!beyond && context.Edge()) fault.drift_ppm = EdgeDriftPpm(context.draw, fault.node, bound);
+  bool beyond = false;
+  fault.drift_ppm = DrawDriftPpm(context, beyond);
+  if (!beyond && context.Edge()) fault.drift_ppm = EdgeDriftPpm(context.draw, fault.node, context.timing.drift_bound_ppm);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }
 
 void DrawClockStep(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
-  const Nanos step = context.draw.Millis(kSecond, 6 * context.timing.lease_duration);
-  fault.step = context.draw.Percent(50) ? step : -step;
+  fault.step = DrawWallStep(context);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }

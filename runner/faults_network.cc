@@ -1,5 +1,6 @@
 // Network faults of the catalogue: partition, partition_oneway, clog,
-// isolate, isolate_from_store — how each strikes and heals, and how the
+// isolate, isolate_from_store, and kv_isolate (a KV store host cut off) —
+// how each strikes and heals, and how the
 // generator draws it.
 
 #include <algorithm>
@@ -101,15 +102,29 @@ Heal StrikeClog(Injector& injector, const Fault& fault, int, checker::FaultRecor
   return {};
 }
 
-Heal StrikeIsolate(Injector& injector, const Fault&, int node, checker::FaultRecord&) {
-  const sim::HostId host = injector.HostOf(node);
+namespace {
+
+// Every link into and out of `host`.
+Links AllLinksOf(Injector& injector, sim::HostId host) {
   Links links;
   for (sim::HostId other = 0; other < injector.world().host_count(); ++other) {
     if (other == host) continue;
     links.emplace_back(host, other);
     links.emplace_back(other, host);
   }
-  return Block(injector, std::move(links));
+  return links;
+}
+
+}  // namespace
+
+Heal StrikeIsolate(Injector& injector, const Fault&, int node, checker::FaultRecord&) {
+  return Block(injector, AllLinksOf(injector, injector.HostOf(node)));
+}
+
+Heal StrikeKvIsolate(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
+  const sim::HostId host = injector.parts().kv_host(fault.kv - 1);
+  record.description = injector.world().host_name(host) + " isolated";
+  return Block(injector, AllLinksOf(injector, host));
 }
 
 Heal StrikeIsolateFromStore(Injector& injector, const Fault&, int node, checker::FaultRecord&) {

@@ -60,6 +60,13 @@ std::map<std::string, std::int64_t> Figures(const checker::HistoryIndex& index, 
     if (probes[i] > 0) figures[std::string(kProbeFigurePrefix) + std::string(core::kProbeNames[i])] = probes[i];
   }
   if (world.replicated()) world.replicated()->AddFigures(figures);
+  // Only worlds with KV stores have these (others' figures stay as they were).
+  if (!index.history().kv_ops.empty()) {
+    figures["kv_ops"] = static_cast<std::int64_t>(index.history().kv_ops.size());
+    figures["kv_lease_expiries"] = std::count_if(
+        index.history().kv_ops.begin(), index.history().kv_ops.end(),
+        [](const checker::KvStoreOp& op) { return op.kind == checker::KvStoreOp::Kind::kLeaseExpire; });
+  }
   return figures;
 }
 
@@ -89,6 +96,7 @@ RunResult Judge(RunWorld& world, const RunOptions& options) {
   result.scenario = scenario.name;
   result.seed = world.world().master_seed();
   checker::History history = world.recorder().Finish(AssumptionsOf(scenario), DueWindows(scenario));
+  history.kv_ops = world.TakeKvOps();
   // The checks and the figures look up the same things: indexed once.
   const checker::HistoryIndex index(history);
   result.verdict = checker::CheckHistory(index);

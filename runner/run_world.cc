@@ -1,6 +1,8 @@
 #include "runner/run_world.h"
 
 #include <cassert>
+#include <iterator>
+#include <string>
 #include <utility>
 
 #include "backends/sim_node.h"
@@ -35,6 +37,7 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
       backends::LedgerOptions{.check_fence = protocol_.ledger_checks_fence});
   replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_,
                                     kWallClockBase);
+  AddKvStores();
 }
 
 RunWorld::~RunWorld() {
@@ -61,6 +64,35 @@ void RunWorld::AddHosts() {
   ledger_host_ = world_.AddHost({.name = "ledger", .wall_start = kWallClockBase});
 }
 
+void RunWorld::AddKvStores() {
+  // Hosts after every other (a world without KV stores keeps its host ids),
+  // and their own PRNG streams, so nothing else in the world draws differently.
+  sim::Prng clocks = world_.MakePrng("kv_clocks");
+  for (int server = 1; server <= scenario_.kv.servers; ++server) {
+    const std::string name = KvHostName(server, scenario_.kv.servers);
+    const sim::HostId host = world_.AddHost({.name = name,
+                                             .monotonic_start = clocks.UniformRange(sim::Seconds(1), sim::Seconds(1'000'000)),
+                                             .wall_start = kWallClockBase});
+    kv_recorders_.push_back(std::make_unique<KvRecorder>(world_, name));
+    kv_servers_.push_back(std::make_unique<backends::SimKvServer>(world_, host, world_.MakePrng(name),
+                                                                  scenario_.kv.server, *kv_recorders_.back()));
+    // The store runs on every incarnation of its host (a kv_crash restarts it).
+    world_.SetBoot(host, [server = kv_servers_.back().get()](sim::HostId, std::uint64_t) {
+      server->Start();
+      return std::unique_ptr<sim::ProcessState>();
+    });
+  }
+}
+
+std::vector<checker::KvStoreOp> RunWorld::TakeKvOps() {
+  std::vector<checker::KvStoreOp> ops;
+  for (const std::unique_ptr<KvRecorder>& recorder : kv_recorders_) {
+    std::vector<checker::KvStoreOp> store_ops = recorder->TakeOps();
+    ops.insert(ops.end(), std::make_move_iterator(store_ops.begin()), std::make_move_iterator(store_ops.end()));
+  }
+  return ops;
+}
+
 const core::TimingConfig& RunWorld::TimingOf(int node) const {
   for (const NodeTiming& timing : scenario_.timing_by_node) {
     if (timing.node == node) return timing.timing;
@@ -72,6 +104,7 @@ void RunWorld::Start() {
   world_.Start(store_host_);
   world_.Start(ledger_host_);
   if (replicated_) replicated_->Start();
+  for (const std::unique_ptr<backends::SimKvServer>& server : kv_servers_) world_.Start(server->host());
   for (const ClockSetting& setting : scenario_.clocks) {
     if (setting.ntp.poll == 0) continue;
     time_syncs_.push_back(std::make_unique<sim::TimeSync>(world_, HostOf(setting.node), kWallClockBase, setting.ntp));
@@ -92,6 +125,7 @@ void RunWorld::StartNode(int node) {
   config.setup.settlement.batch_items = scenario_.batch_items;
   config.setup.settlement.poll = scenario_.settlement_poll;
   config.replicated_store = replicated_ ? replicated_->store() : nullptr;
+  for (const std::unique_ptr<backends::SimKvServer>& server : kv_servers_) config.kv_servers.push_back(server.get());
   config.setup.settlement.request_timeout = scenario_.timing.request_timeout;
   world_.SetBoot(host, [this, config](sim::HostId id, std::uint64_t) {
     return std::make_unique<backends::SimNodeProcess>(world_, *network_, id, config, *store_, *ledger_,

@@ -10,7 +10,9 @@
 #include <memory>
 #include <vector>
 
+#include "backends/sim_kv_server.h"
 #include "backends/sim_services.h"
+#include "runner/kv_recorder.h"
 #include "runner/recorder.h"
 #include "runner/replicated_setup.h"
 #include "runner/run.h"
@@ -43,11 +45,19 @@ class RunWorld {
   sim::HostId HostOf(int node) const { return node_hosts_.at(static_cast<std::size_t>(node - 1)); }
   sim::HostId store_host() const { return store_host_; }
   sim::HostId ledger_host() const { return ledger_host_; }
+  // The KV store hosts (scenario "kv"), in server order: servers, their
+  // hosts ("kv" when one, else "kv1".."kvN") and their recorders.
+  int kv_count() const { return static_cast<int>(kv_servers_.size()); }
+  backends::SimKvServer& kv_server(int server) { return *kv_servers_.at(static_cast<std::size_t>(server)); }
+  sim::HostId kv_host(int server) const { return kv_servers_.at(static_cast<std::size_t>(server))->host(); }
+  // Every KV store's recorded operations, store after store (the recorders hold none after).
+  std::vector<checker::KvStoreOp> TakeKvOps();
   // The node's lease timing: the scenario's, or its lease.by_node override.
   const core::TimingConfig& TimingOf(int node) const;
 
  private:
   void AddHosts();
+  void AddKvStores();
   void StartNode(int node);
 
   const Scenario& scenario_;
@@ -61,6 +71,8 @@ class RunWorld {
   std::unique_ptr<backends::SimStoreServer> store_;
   std::unique_ptr<backends::SimLedgerServer> ledger_;
   std::unique_ptr<ReplicatedRun> replicated_;
+  std::vector<std::unique_ptr<KvRecorder>> kv_recorders_;
+  std::vector<std::unique_ptr<backends::SimKvServer>> kv_servers_;
   std::vector<std::unique_ptr<sim::TimeSync>> time_syncs_;  // the nodes' NTP clients  // regions and the replicated store, when the scenario has them
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim_kv_server.h"
 #include "backends/sim_services.h"
 #include "core/protocol.h"
 #include "core/timing.h"
@@ -53,12 +54,21 @@ enum class FaultKind {
   kReplicaRestart,    // replica (a number)
   kReplicaPause,      // replica, duration
   kIsolateRegion,     // region, duration: no messages in or out of the region
+  // A KV store host (the scenario's "kv"), `kv`: its process, clocks,
+  // service and links; the TTLs it judges feel every one.
+  kKvPause,           // kv, duration: stop-the-world; the expiry loop and requests queue
+  kKvCrash,           // kv, duration: down, then up again (keys and leases kept, TTLs restarted)
+  kKvClockDrift,      // kv, drift_ppm: the host's oscillator rate from now on
+  kKvClockStep,       // kv, step: the host's wall clock jumps
+  kKvOutage,          // kv, outage, duration: the store rejects or ignores requests
+  kKvLatency,         // kv, extra, duration: every request takes `extra` longer
+  kKvIsolate,         // kv, duration: the host can reach no other host, nor they it
 };
 // The number of kinds: the last enumerator + 1. The fault catalogue
 // (runner/fault_catalogue.h) checks at compile time that it has one entry
 // per kind, in this order; the enumerators' values are in every trace, so
 // new kinds go at the end.
-inline constexpr int kFaultKindCount = static_cast<int>(FaultKind::kIsolateRegion) + 1;
+inline constexpr int kFaultKindCount = static_cast<int>(FaultKind::kKvIsolate) + 1;
 
 // The kind's name in scenario files ("crash", "store_latency", ...).
 const char* FaultKindName(FaultKind kind);
@@ -92,6 +102,7 @@ struct Fault {
   Nanos lease_remaining_below = 0;  // > 0: only arrivals with less lease left (the node's own clock) qualify
   int replica = 0;   // replica_*: see FaultKind
   int region = -1;   // isolate_region
+  int kv = 1;        // kv_*: the KV store host, 1-based (KvHostName)
   bool operator==(const Fault&) const = default;
 };
 
@@ -134,6 +145,21 @@ struct NemesisConfig {
   bool timed_strikes = false;
 };
 
+// The KV store hosts a scenario offers its protocol (core::Env::kv; the
+// "kv" object, docs/SCENARIOS.md): `servers` independent single-server
+// stores on hosts of their own, each as `server` configures it. None by
+// default: a world without them is built and costs exactly as before.
+struct KvSpec {
+  int servers = 0;
+  backends::KvServerConfig server;  // service latency, TTL clock, expiry loop, compaction window
+};
+
+// A KV store host's name: "kv" when the world has one store, else
+// "kv1".."kvN" (`server` 1-based).
+inline std::string KvHostName(int server, int servers) {
+  return servers == 1 ? std::string("kv") : "kv" + std::to_string(server);
+}
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -157,6 +183,7 @@ struct Scenario {
   NemesisConfig nemesis;
   BuggifyConfig buggify;      // off by default
   ReplicatedSpec replicated;  // store kind "replicated", and "regions"
+  KvSpec kv;                  // "kv": KV store hosts for the protocol (none by default)
   // expect.fault_points: every run must reach each of these named points at
   // least once, or it fails with a fault_point_not_reached violation.
   std::vector<std::string> expect_fault_points;

@@ -26,6 +26,7 @@ using Json = nlohmann::json;
 
 constexpr int kNodesMax = 64;
 constexpr std::size_t kFaultsMax = 10'000;
+constexpr int kKvServersMax = 16;  // Redlock uses 5; a bound keeps a typo from building thousands of hosts
 constexpr std::size_t kScenariosMax = 10'000;
 
 sim::LatencyModel ParseLatency(ObjectReader& parent, const std::string& key) {
@@ -158,6 +159,26 @@ void ParseStore(ObjectReader& reader, Scenario& scenario) {
   store.Finish();
 }
 
+// "kv": the KV store hosts (scenario.h KvSpec; docs/SCENARIOS.md).
+void ParseKv(ObjectReader& reader, Scenario& scenario) {
+  ObjectReader kv(reader.Field("kv"), reader.PathOf("kv"));
+  KvSpec& spec = scenario.kv;
+  spec.servers = static_cast<int>(kv.Integer("servers", 1, kKvServersMax));
+  const std::string clock = kv.Has("ttl_clock") ? kv.String("ttl_clock") : "monotonic";
+  if (clock == "monotonic") {
+    spec.server.ttl_clock = backends::KvTtlClock::kMonotonic;
+  } else if (clock == "wall") {
+    spec.server.ttl_clock = backends::KvTtlClock::kWall;
+  } else {
+    throw Failure{kv.PathOf("ttl_clock"), "must be \"monotonic\" (etcd, ZooKeeper) or \"wall\" (Redis)"};
+  }
+  if (kv.Has("expire_on_access")) spec.server.expire_on_access = kv.Boolean("expire_on_access");
+  spec.server.expiry_period = kv.IntegerOr("expiry_period_ms", 1, 3'600'000, 500) * sim::kNanosPerMilli;
+  spec.server.state.history_revisions = kv.IntegerOr("compaction_window", 1, 1'000'000'000, 1000);
+  spec.server.service = kv.Has("latency_ms") ? ParseLatency(kv, "latency_ms") : scenario.store.service;
+  kv.Finish();
+}
+
 void ParseNetwork(ObjectReader& reader, Scenario& scenario) {
   ObjectReader network(reader.Field("network"), reader.PathOf("network"));
   scenario.network.latency = ParseLatency(network, "latency_ms");
@@ -256,6 +277,7 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   ParseSettlement(reader, scenario);
   if (reader.Has("regions")) ParseRegions(reader.Field("regions"), reader.PathOf("regions"), scenario);
   ParseStore(reader, scenario);
+  if (reader.Has("kv")) ParseKv(reader, scenario);
   ParseNetwork(reader, scenario);
   if (reader.Has("clocks")) ParseClocks(reader, scenario);
   if (reader.Has("faults")) ParseFaults(reader, scenario);

@@ -4,7 +4,7 @@
 // (checker/kv_store_model.*) must find linearizable; the same history with
 // one recorded fact changed must not be. Here, not in backends/ or
 // checker/, because it needs both (neither may see the other); the
-// recorder below is what the runner will own once scenarios use this store.
+// recorder is the runner's (runner/kv_recorder.h), as runs use it.
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -18,127 +18,10 @@
 
 #include "backends/sim_kv_server.h"
 #include "checker/kv_store_model.h"
+#include "runner/kv_recorder.h"
 
 namespace leasesim {
 namespace {
-
-checker::KvStoreEntry ToEntry(const core::KvEntry& entry) {
-  return checker::KvStoreEntry{entry.key, entry.value, entry.create_revision, entry.mod_revision, entry.version,
-                               entry.lease};
-}
-
-// The two vocabularies name the same things in the same order.
-static_assert(static_cast<int>(core::KvRequestOp::Kind::kDelete) ==
-              static_cast<int>(checker::KvStoreRequest::Kind::kDelete));
-static_assert(static_cast<int>(core::KvCompareTarget::kModRevision) ==
-              static_cast<int>(checker::KvStoreCompareTarget::kModRevision));
-static_assert(static_cast<int>(core::KvCompareResult::kGreater) ==
-              static_cast<int>(checker::KvStoreCompareResult::kGreater));
-
-checker::KvStoreOp::Kind ToKind(backends::KvRequest::Kind kind) {
-  switch (kind) {
-    case backends::KvRequest::Kind::kTxn: return checker::KvStoreOp::Kind::kTxn;
-    case backends::KvRequest::Kind::kLeaseGrant: return checker::KvStoreOp::Kind::kLeaseGrant;
-    case backends::KvRequest::Kind::kLeaseKeepAlive: return checker::KvStoreOp::Kind::kLeaseKeepAlive;
-    case backends::KvRequest::Kind::kLeaseRevoke: return checker::KvStoreOp::Kind::kLeaseRevoke;
-  }
-  return checker::KvStoreOp::Kind::kTxn;
-}
-
-checker::KvStoreRequest ToRequest(const core::KvRequestOp& op) {
-  checker::KvStoreRequest request;
-  request.kind = static_cast<checker::KvStoreRequest::Kind>(op.kind);
-  request.key = op.keys.key;
-  request.end = op.keys.end;
-  request.value = op.value;
-  request.lease = op.lease;
-  request.prev_kv = op.prev_kv;
-  request.sort_by_create = op.sort_by == core::KvSortBy::kCreateRevision;
-  request.limit = op.limit;
-  return request;
-}
-
-std::vector<checker::KvStoreRequest> ToRequests(const std::vector<core::KvRequestOp>& ops) {
-  std::vector<checker::KvStoreRequest> requests;
-  for (const core::KvRequestOp& op : ops) requests.push_back(ToRequest(op));
-  return requests;
-}
-
-// Builds the checker's history from what the simulated store reports.
-class KvHistoryRecorder : public backends::KvObserver {
- public:
-  explicit KvHistoryRecorder(sim::World& world) : world_(world) {}
-
-  std::int64_t KvInvoked(int node, const backends::KvRequest& request) override {
-    checker::KvStoreOp op;
-    op.kind = ToKind(request.kind);
-    op.process = node;
-    op.lease = request.lease;
-    op.ttl_ns = request.ttl;
-    for (const core::KvCompare& compare : request.txn.compares) {
-      op.compares.push_back(checker::KvStoreCompare{compare.key,
-                                                    static_cast<checker::KvStoreCompareTarget>(compare.target),
-                                                    static_cast<checker::KvStoreCompareResult>(compare.result),
-                                                    compare.number, compare.value});
-    }
-    op.success = ToRequests(request.txn.success);
-    op.failure = ToRequests(request.txn.failure);
-    op.call_ns = world_.now();
-    ops.push_back(std::move(op));
-    applied_.emplace_back();
-    return static_cast<std::int64_t>(ops.size() - 1);
-  }
-  void KvApplied(std::int64_t op, const backends::KvReply& reply) override {
-    applied_[static_cast<std::size_t>(op)] = reply;
-  }
-  void KvCompleted(std::int64_t index, const backends::KvReply& reply) override {
-    checker::KvStoreOp& op = ops[static_cast<std::size_t>(index)];
-    const bool txn = op.kind == checker::KvStoreOp::Kind::kTxn;
-    const core::KvStatus status = txn ? reply.txn.status : reply.lease.status;
-    if (status == core::KvStatus::kTimeout) {
-      op.outcome = checker::Outcome::kUnknown;
-      // The store may have granted it: the id the store gave, if it did.
-      const auto& applied = applied_[static_cast<std::size_t>(index)];
-      if (op.kind == checker::KvStoreOp::Kind::kLeaseGrant && applied) op.lease = applied->lease.id;
-      return;
-    }
-    op.return_ns = world_.now();
-    const bool answered = status == core::KvStatus::kOk || status == core::KvStatus::kLeaseNotFound;
-    op.outcome = answered ? checker::Outcome::kOk : checker::Outcome::kFail;
-    op.lease_not_found = status == core::KvStatus::kLeaseNotFound;
-    if (!txn) {
-      op.lease = reply.lease.id;
-      op.ttl_ns = reply.lease.ttl;
-      op.revision = reply.lease.revision;
-      return;
-    }
-    op.succeeded = reply.txn.succeeded;
-    op.revision = reply.txn.revision;
-    std::vector<checker::KvStoreRequest>& branch = op.succeeded ? op.success : op.failure;
-    for (std::size_t i = 0; i < reply.txn.responses.size(); ++i) {
-      for (const core::KvEntry& entry : reply.txn.responses[i].kvs) branch[i].kvs.push_back(ToEntry(entry));
-      branch[i].count = reply.txn.responses[i].count;
-      branch[i].more = reply.txn.responses[i].more;
-    }
-  }
-  void KvLeaseExpired(const backends::KvExpiry& expiry) override {
-    checker::KvStoreOp op;
-    op.kind = checker::KvStoreOp::Kind::kLeaseExpire;
-    op.outcome = checker::Outcome::kOk;
-    op.lease = expiry.lease;
-    op.revision = expiry.revision;
-    op.call_ns = world_.now();
-    op.return_ns = world_.now();
-    ops.push_back(std::move(op));
-    applied_.emplace_back();
-  }
-
-  std::vector<checker::KvStoreOp> ops;
-
- private:
-  sim::World& world_;
-  std::vector<std::optional<backends::KvReply>> applied_;
-};
 
 // One client of an election-like workload: campaigns for keys on its own
 // lease, keeps it alive (or not), reads the candidates, resigns.
@@ -181,7 +64,7 @@ struct Election {
       : world(seed, false),
         network(world, world.MakePrng("net"),
                 {.latency = {.base_ns = sim::Millis(1), .jitter_ns = sim::Millis(4)}, .loss_ppm = loss_ppm}),
-        recorder(world) {
+        recorder(world, "store") {
     const sim::HostId store_host = world.AddHost({.name = "store", .drift_ppm = 100});
     world.Start(store_host);
     server = std::make_unique<backends::SimKvServer>(world, store_host, world.MakePrng("store"), config, recorder);
@@ -198,7 +81,7 @@ struct Election {
 
   sim::World world;
   sim::Network network;
-  KvHistoryRecorder recorder;
+  runner::KvRecorder recorder;
   std::unique_ptr<backends::SimKvServer> server;
   std::vector<std::unique_ptr<backends::SimKvClient>> clients;
 };
@@ -224,7 +107,7 @@ TEST(KvHistory, AnElectionOnTheSimulatedStoreIsLinearizable) {
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       Election election(StoreConfig(redis), seed, 30'000);
       election.world.RunUntil(sim::Seconds(20));
-      const std::vector<checker::KvStoreOp>& ops = election.recorder.ops;
+      const std::vector<checker::KvStoreOp> ops = election.recorder.TakeOps();
       ASSERT_GT(CountExpiriesWithDeletions(ops), 0u) << "the workload must let leases run out";
       ASSERT_TRUE(std::any_of(ops.begin(), ops.end(), [](const checker::KvStoreOp& op) {
         return op.outcome == checker::Outcome::kUnknown;
@@ -242,7 +125,7 @@ RC_GTEST_PROP(KvHistoryProperty, ElectionsOnTheSimulatedStoreAreLinearizable, ()
   const auto redis = *rc::gen::arbitrary<bool>();
   Election election(StoreConfig(redis), seed, 30'000);
   election.world.RunUntil(sim::Seconds(10));
-  const checker::LinResult result = checker::CheckKvStore(election.recorder.ops);
+  const checker::LinResult result = checker::CheckKvStore(election.recorder.TakeOps());
   RC_ASSERT(result.verdict == checker::LinVerdict::kLinearizable);
 }
 
@@ -251,7 +134,8 @@ TEST(KvHistory, ForgettingAnExpiryOrChangingAReadBreaksIt) {
   // is taken away.
   Election election(StoreConfig(false), 3, 0);
   election.world.RunUntil(sim::Seconds(20));
-  std::vector<checker::KvStoreOp> forgot = election.recorder.ops;
+  const std::vector<checker::KvStoreOp> recorded = election.recorder.TakeOps();
+  std::vector<checker::KvStoreOp> forgot = recorded;
   const auto expiry = std::find_if(forgot.begin(), forgot.end(), [](const checker::KvStoreOp& op) {
     return op.kind == checker::KvStoreOp::Kind::kLeaseExpire && op.revision > 0;
   });
@@ -259,7 +143,7 @@ TEST(KvHistory, ForgettingAnExpiryOrChangingAReadBreaksIt) {
   forgot.erase(expiry);  // its deletions now happen nowhere
   EXPECT_EQ(checker::CheckKvStore(forgot).verdict, checker::LinVerdict::kNotLinearizable);
 
-  std::vector<checker::KvStoreOp> misread = election.recorder.ops;
+  std::vector<checker::KvStoreOp> misread = recorded;
   const auto read = std::find_if(misread.begin(), misread.end(), [](const checker::KvStoreOp& op) {
     return op.outcome == checker::Outcome::kOk && op.kind == checker::KvStoreOp::Kind::kTxn && !op.succeeded &&
            !op.failure.empty() && !op.failure[0].kvs.empty();
