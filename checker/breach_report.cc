@@ -32,6 +32,10 @@ void BreachReport::Breach(ViolationKind kind, TimeNs at, std::vector<int> nodes,
                                           .nodes = std::move(nodes)});
 }
 
+void BreachReport::Excused(const std::string& what, const std::string& why) {
+  if (++excused_ <= kMaxBreachesSpelledOut) verdict_.notes.push_back(contract_ + " broken, excused: " + what + "; " + why + ".");
+}
+
 BreachReport::~BreachReport() {
   if (found_ > kMaxBreachesSpelledOut) {
     verdict_.notes.push_back(std::to_string(found_ - kMaxBreachesSpelledOut) + " further breaches of the " +

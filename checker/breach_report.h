@@ -27,6 +27,9 @@ class BreachReport {
 
   // `what` says what happened, as a sentence without its end.
   void Breach(ViolationKind kind, TimeNs at, std::vector<int> nodes, const std::string& what);
+  // A breach the history explains otherwise (`why`, a sentence without its
+  // end): a note, never a violation.
+  void Excused(const std::string& what, const std::string& why);
 
  private:
   static constexpr int kMaxBreachesSpelledOut = 5;

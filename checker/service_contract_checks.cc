@@ -341,14 +341,18 @@ bool NeverGoesBack(std::string_view name) {
 }
 
 // A pause or a suspend of `node` under way at `at`: nothing of it answers
-// then; its end, or kNeverNs.
+// then; the latest end of those under way, or kNeverNs. (One pause may end
+// at the very instant the next strikes, at the fault point the process
+// reached on resuming: it never ran in between.)
 TimeNs PauseCovering(const History& history, int node, TimeNs at) {
+  TimeNs resumed = kNeverNs;
   for (const FaultRecord& f : history.faults) {
     if (f.kind != "pause" && f.kind != "suspend") continue;
     if (!Hits(f, node)) continue;
-    if (f.start_ns <= at && at <= f.end_ns) return f.end_ns;
+    if (f.start_ns > at || at > f.end_ns) continue;
+    resumed = resumed == kNeverNs ? f.end_ns : std::max(resumed, f.end_ns);
   }
-  return kNeverNs;
+  return resumed;
 }
 
 // The first crash of `node` at or after `at` (the process is gone), or kNeverNs.
@@ -360,6 +364,16 @@ TimeNs CrashFrom(const History& history, int node, TimeNs at) {
     first = std::min(first, f.start_ns);
   }
   return first;
+}
+
+// A change of `node`'s clock rate in the lease duration before `at`, or null.
+const FaultRecord* DriftChangeBefore(const History& history, int node, TimeNs at) {
+  const TimeNs since = at - history.assumptions.lease_duration_ns;
+  for (const FaultRecord& f : history.faults) {
+    if (f.kind != "clock_drift" || !Hits(f, node)) continue;
+    if (f.start_ns >= since && f.start_ns <= at) return &f;
+  }
+  return nullptr;
 }
 
 // How long `node` was suspended in the lease duration before `end`: a
@@ -458,11 +472,19 @@ class MetricsJudge {
     const auto& beliefs = found == beliefs_.end() ? kNone : found->second;
     const TimeNs at = FirstInstantNotLeading(history_, beliefs, s.node, s.at_ns, until);
     if (at == kNeverNs) return;
-    report_.Breach(ViolationKind::kLeaderGaugeStale, at, {s.node},
-                   "the " + s.name + " answer of " + Who(s.process, s.node) + " said it leads from " +
-                       FormatTime(s.at_ns) + " to " + FormatTime(until) + ", but from " + FormatTime(at) +
-                       " on it held no valid lease (its host not paused): " + FormatDuration(until - at) +
-                       " of a leader that was none");
+    const std::string what = "the " + s.name + " answer of " + Who(s.process, s.node) + " said it leads from " +
+                             FormatTime(s.at_ns) + " to " + FormatTime(until) + ", but from " + FormatTime(at) +
+                             " on it held no valid lease (its host not paused): " + FormatDuration(until - at) +
+                             " of a leader that was none";
+    // The simulator does not yet move a timer already set when a clock's
+    // rate changes (sim/: a known limit, see docs/CHECKER.md): a protocol
+    // asleep through a drift change may wake late through no fault of its own.
+    if (const FaultRecord* drift = DriftChangeBefore(history_, s.node, at)) {
+      report_.Excused(what, "its clock's rate changed at " + FormatTime(drift->start_ns) +
+                                " while it slept, and the simulator does not move a timer already set");
+      return;
+    }
+    report_.Breach(ViolationKind::kLeaderGaugeStale, at, {s.node}, what);
   }
 
   const History& history_;

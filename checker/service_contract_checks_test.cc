@@ -197,6 +197,35 @@ TEST(ServiceContract, ALeaderGaugeUpPastTheLeaseIsCaught) {
   EXPECT_TRUE(Kinds(h).empty());
 }
 
+// A pause may end at the very instant the next one strikes (the process
+// reached another fault point on resuming): it never ran in between, so the
+// gauge may stay up through both, in either order of the fault records.
+TEST(ServiceContract, ALeaderGaugeStaysUpThroughBackToBackPauses) {
+  History h = OneLeadership();
+  h.metrics[3].at_ns = 1800 * kMs;
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1600 * kMs});
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1600 * kMs, .end_ns = 1800 * kMs});
+  EXPECT_TRUE(Kinds(h).empty());
+  std::swap(h.faults[h.faults.size() - 2], h.faults.back());
+  EXPECT_TRUE(Kinds(h).empty());
+  h.faults.back().end_ns = 1550 * kMs;  // a gap between them: it ran, and could have lowered it
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+}
+
+// The simulator does not move a timer already set when a clock's rate
+// changes: a gauge late after a drift change in the lease is only a note.
+TEST(ServiceContract, ALeaderGaugeLateAfterADriftChangeIsANote) {
+  History h = OneLeadership();
+  h.metrics[3].at_ns = 1800 * kMs;
+  h.assumptions.lease_duration_ns = 1000 * kMs;
+  h.faults.push_back(FaultRecord{.kind = "clock_drift", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1000 * kMs});
+  Verdict verdict;
+  CheckServiceMetrics(h, verdict);
+  EXPECT_TRUE(verdict.violations.empty());
+  ASSERT_EQ(verdict.notes.size(), 1u);
+  EXPECT_NE(verdict.notes[0].find("rate changed"), std::string::npos) << verdict.notes[0];
+}
+
 TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   // A suspend of 300 ms ended before the deadline: the monotonic clock
   // stood still, so the elector's timer fires 300 ms late, and no later.
