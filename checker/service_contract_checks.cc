@@ -344,13 +344,17 @@ bool NeverGoesBack(std::string_view name) {
 // then; the latest end of those under way, or kNeverNs. (One pause may end
 // at the very instant the next strikes, at the fault point the process
 // reached on resuming: it never ran in between.)
-TimeNs PauseCovering(const History& history, int node, TimeNs at) {
+// `suspended` says whether that latest end is a suspend's.
+TimeNs PauseCovering(const History& history, int node, TimeNs at, bool& suspended) {
   TimeNs resumed = kNeverNs;
+  suspended = false;
   for (const FaultRecord& f : history.faults) {
     if (f.kind != "pause" && f.kind != "suspend") continue;
     if (!Hits(f, node)) continue;
     if (f.start_ns > at || at > f.end_ns) continue;
-    resumed = resumed == kNeverNs ? f.end_ns : std::max(resumed, f.end_ns);
+    if (resumed != kNeverNs && f.end_ns <= resumed) continue;
+    resumed = f.end_ns;
+    suspended = f.kind == "suspend";
   }
   return resumed;
 }
@@ -409,10 +413,13 @@ TimeNs FirstInstantNotLeading(const History& history, const std::vector<const Le
       lease_ended_here = true;
       continue;
     }
-    const TimeNs resumed = PauseCovering(history, node, at);
+    bool suspended = false;
+    const TimeNs resumed = PauseCovering(history, node, at, suspended);
     if (resumed != kNeverNs && resumed > at) {
+      // After a pause the process's timers are due at once; after a suspend
+      // (its monotonic clock stood still) a lease's end may still lag.
       at = resumed;
-      lease_ended_here = false;
+      lease_ended_here = lease_ended_here && suspended;
       continue;
     }
     if (!lease_ended_here) return at;

@@ -77,6 +77,10 @@ TEST(ExploreCommand, EveryMenuItemOfEveryKindRoundTripsThroughTheScenarioFile) {
   ExpectRoundTrips(Load(ExploreFile(), "two-nodes"), kinds);
   // A replicated store in regions admits the replica and region kinds.
   ExpectRoundTrips(Load(SourceDir() + "/scenarios/regions.json", "region-isolated"), kinds);
+  // KV store hosts admit the kv_* kinds, each aimed at every host.
+  runner::Scenario kv_world = Load(ExploreFile(), "two-nodes");
+  kv_world.kv.servers = 2;
+  ExpectRoundTrips(kv_world, kinds);
   for (const runner::FaultKindSpec& spec : runner::FaultCatalogue()) EXPECT_TRUE(kinds.contains(spec.kind)) << spec.name;
 }
 

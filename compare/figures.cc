@@ -20,7 +20,7 @@ constexpr Direction kNeutral = Direction::kNeutral;
 // Every figure `run` and `live` write (docs/REPORTS.md, docs/LIVE.md).
 // Neutral ones count what the fault script did to the protocol (a crash
 // demotes its leader whatever the protocol), coverage, or simulator work.
-constexpr std::array<Entry, 50> kTable = {{
+constexpr std::array<Entry, 53> kTable = {{
     {"leaderless_ms", kLower},
     {"recovery_ms", kLower, true},
     {"leader_terms", kLower},
@@ -40,6 +40,9 @@ constexpr std::array<Entry, 50> kTable = {{
     {"stale_arrival_lost_by_min_ms", kNeutral},
     {"lease_end_margin_min_ms", kNeutral},
     {"takeover_margin_min_ms", kNeutral},
+    {"write_lease_margin_min_ms", kNeutral},
+    {"kv_ops", kNeutral},
+    {"kv_lease_expiries", kNeutral},
     // Stale writes that reached the ledger: each one the fence had to stop.
     {"stale_arrivals", kLower},
     {"stale_arrivals_unsettled", kLower},
