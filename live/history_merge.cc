@@ -194,8 +194,13 @@ std::int64_t DeadlineOnMonotonic(const Json& json) {
 }
 
 bool Merger::Observation(FileState& state, const std::string& event, const Json& json, std::int64_t when) {
+  const bool contract_event = event == "metric" || event == "leading_started" || event == "leading_stopped" ||
+                              event == "job_step" || event == "new_leader_reported";
+  if (contract_event && !input_.contract_events) return true;  // read, not judged (see MergeInput)
   const int node = state.file->node;
-  const std::string process = json.value("holder", state.identity);
+  // Metric and callback events carry no holder of their own: the process's.
+  std::string process = json.value("holder", std::string());
+  if (process.empty()) process = state.identity;
   if (event == "metric") {
     out_.history.metrics.push_back(checker::MetricSample{.node = node,
                                                          .process = process,

@@ -157,6 +157,7 @@ TEST_F(MergeTest, CallbacksAndMetricsBecomeRecordsTheCheckerJudges) {
   input.node_count = 2;
   input.journals = {{2, 1, n2.path()}};
   input.assumptions.callback_bound_ns = 100 * kMs;
+  input.contract_events = true;
   const checker::History h = MergeJournals(input).history;
   ASSERT_EQ(h.callbacks.size(), 3u);
   EXPECT_EQ(h.callbacks[0].kind, checker::CallbackKind::kStarted);
