@@ -81,16 +81,18 @@ ProtocolRegistry& Protocols() {
   return registry;
 }
 
+std::unique_ptr<ProtocolNode> BuildLeaseNode(Env& env, const NodeSetup& setup, const ProtocolRules& rules) {
+  return std::make_unique<LeaseNode>(
+      env,
+      ElectorConfig{.key = setup.key, .identity = setup.identity, .node_name = setup.node_name, .timing = setup.timing},
+      setup.settlement, rules);
+}
+
 Protocol LeasesimProtocol() {
   return Protocol{
       .name = std::string(kLeasesimProtocol),
       .summary = "leasesim's own protocol (core/): CAS-renewed lease record, term as fencing token",
-      .build = [](Env& env, const NodeSetup& setup) -> std::unique_ptr<ProtocolNode> {
-        return std::make_unique<LeaseNode>(
-            env, ElectorConfig{.key = setup.key, .identity = setup.identity, .node_name = setup.node_name,
-                               .timing = setup.timing},
-            setup.settlement);
-      },
+      .build = [](Env& env, const NodeSetup& setup) { return BuildLeaseNode(env, setup, CorrectRules()); },
   };
 }
 

@@ -128,6 +128,9 @@ ProtocolRegistry& Protocols();
 
 // leasesim's own protocol (core/lease_node.h), as the registry holds it.
 Protocol LeasesimProtocol();
+// A LeaseNode for `setup` running `rules` (which must outlive it): what
+// LeasesimProtocol builds with the correct rules, and the zoo with its own.
+std::unique_ptr<ProtocolNode> BuildLeaseNode(Env& env, const NodeSetup& setup, const ProtocolRules& rules);
 inline constexpr std::string_view kLeasesimProtocol = "leasesim";
 
 }  // namespace leasesim::core

@@ -5,7 +5,6 @@
 #include <memory>
 #include <utility>
 
-#include "core/lease_node.h"
 
 #include "zoo/mistakes.h"
 
@@ -86,13 +85,7 @@ core::Protocol ProtocolOf(std::string name, const Combination& combination, std:
   return core::Protocol{
       .name = std::move(name),
       .summary = mistake.empty() ? "leasesim's protocol" : "leasesim's protocol with one mistake: " + mistake,
-      .build = [rules](core::Env& env, const core::NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
-        return std::make_unique<core::LeaseNode>(
-            env,
-            core::ElectorConfig{
-                .key = setup.key, .identity = setup.identity, .node_name = setup.node_name, .timing = setup.timing},
-            setup.settlement, *rules);
-      },
+      .build = [rules](core::Env& env, const core::NodeSetup& setup) { return core::BuildLeaseNode(env, setup, *rules); },
       .ledger_checks_fence = combination.ledger.checks_fence,
       .mistake = std::move(mistake),
   };
