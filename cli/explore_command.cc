@@ -20,6 +20,7 @@
 #include "runner/scenario_parser.h"
 #include "base/program_name.h"
 #include "cli/protocol_option.h"
+#include "runner/protocol_stores.h"
 
 namespace leasesim::cli {
 namespace {
@@ -76,7 +77,7 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   if (auto refusal = runner::ExploreRefusal(request.scenario)) return *refusal;
   const ProtocolChoice protocol = ReadProtocol(args);
   if (!protocol.error.empty()) return protocol.error;
-  if (protocol.name) request.scenario.protocol = *protocol.name;
+  if (protocol.name) runner::SetScenarioProtocol(request.scenario, *protocol.name);
   runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);
   if (auto path = args.value("--menu")) {
     auto parsed = runner::LoadMenuFile(*path, request.scenario);

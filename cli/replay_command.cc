@@ -9,6 +9,7 @@
 #include "runner/seeds.h"
 #include "runner/sweep_timeline.h"
 #include "cli/protocol_option.h"
+#include "runner/protocol_stores.h"
 
 namespace leasesim::cli {
 
@@ -92,7 +93,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     err << "leasesim replay: " << protocol.error << "\n";
     return kExitBadInput;
   }
-  if (protocol.name) scenario->protocol = *protocol.name;
+  if (protocol.name) runner::SetScenarioProtocol(*scenario, *protocol.name);
   const std::optional<std::string> trace_path = args.value("--trace");
   const runner::RunResult result =
       runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});

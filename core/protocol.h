@@ -64,6 +64,23 @@ class ProtocolNode {
   virtual const LeadershipTap* exposed_tap() const { return nullptr; }
 };
 
+// Which real store a protocol's KV stores play (core/kv_store.h is the
+// seam; the simulated store takes each model's documented choices:
+// runner/protocol_stores.h, docs/STORE_MODEL.md).
+enum class KvStoreModel {
+  kEtcd,       // TTL on the monotonic clock, expiry loop every 500 ms
+  kRedis,      // TTL on the host's wall clock, expired on access and 10 times a second
+  kZooKeeper,  // sessions on the elapsed-time clock, expired every tickTime
+};
+
+// The KV stores a protocol needs a world to offer (Env::kv): `servers`
+// independent single-server stores playing `model`. A world whose scenario
+// has no "kv" block of its own gets them; 0 = the design needs none.
+struct KvStoreNeeds {
+  int servers = 0;
+  KvStoreModel model = KvStoreModel::kEtcd;
+};
+
 using ProtocolBuilder = std::function<std::unique_ptr<ProtocolNode>(Env& env, const NodeSetup& setup)>;
 
 // A registered protocol: its name, one line on what it is, and its builder.
@@ -74,6 +91,8 @@ struct Protocol {
   // The fenced ledger the protocol writes to compares each write's token
   // with its fence (true for every design but the bug zoo's "no-fencing").
   bool ledger_checks_fence = true;
+  // The KV stores its nodes use (Env::kv), when it uses any.
+  KvStoreNeeds kv_stores;
   // Not empty: a known-broken protocol kept to measure the search (a bug-zoo
   // entry), and its mistake in one sentence; `leasesim zoo` hunts these.
   std::string mistake;

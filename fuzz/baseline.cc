@@ -5,6 +5,7 @@
 
 #include "fuzz/shrink.h"
 #include "core/protocol.h"
+#include "runner/protocol_stores.h"
 
 namespace leasesim::fuzz {
 namespace {
@@ -31,7 +32,7 @@ std::vector<checker::Violation> Beyond(const std::string& property, const runner
 }
 
 runner::RunResult RunAs(runner::Scenario scenario, const std::string& protocol, std::uint64_t seed) {
-  scenario.protocol = protocol;
+  runner::SetScenarioProtocol(scenario, protocol);
   return runner::RunScenario(scenario, seed);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runner/fault_generator.h"
+#include "runner/protocol_stores.h"
 
 namespace leasesim::runner {
 namespace {
@@ -34,7 +35,7 @@ Scenario GenerateCase(FaultDraw& draw, const std::string& protocol, const CaseLi
   WorldLimits world = limits.world;
   world.beyond_assumptions = world.beyond_assumptions && beyond;
   Scenario scenario = GenerateWorld(draw, world);
-  scenario.protocol = protocol;
+  SetScenarioProtocol(scenario, protocol);
   NemesisConfig config;
   config.enabled = true;
   config.faults_max = limits.faults_max;

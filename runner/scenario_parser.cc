@@ -17,6 +17,7 @@
 #include "runner/fault_parse.h"
 #include "runner/nemesis.h"
 #include "runner/object_reader.h"
+#include "runner/protocol_stores.h"
 #include "runner/replicated_parse.h"
 
 namespace leasesim::runner {
@@ -164,18 +165,28 @@ void ParseKv(ObjectReader& reader, Scenario& scenario) {
   ObjectReader kv(reader.Field("kv"), reader.PathOf("kv"));
   KvSpec& spec = scenario.kv;
   spec.servers = static_cast<int>(kv.Integer("servers", 1, kKvServersMax));
-  const std::string clock = kv.Has("ttl_clock") ? kv.String("ttl_clock") : "monotonic";
-  if (clock == "monotonic") {
-    spec.server.ttl_clock = backends::KvTtlClock::kMonotonic;
-  } else if (clock == "wall") {
-    spec.server.ttl_clock = backends::KvTtlClock::kWall;
-  } else {
-    throw Failure{kv.PathOf("ttl_clock"), "must be \"monotonic\" (etcd, ZooKeeper) or \"wall\" (Redis)"};
+  // "model" gives the real store's documented choices; the fields after it
+  // override them one by one.
+  core::KvStoreModel model = core::KvStoreModel::kEtcd;
+  if (kv.Has("model") && !KvStoreModelNamed(kv.String("model"), model)) {
+    throw Failure{kv.PathOf("model"), "must be \"etcd\", \"redis\" or \"zookeeper\""};
+  }
+  spec.server = KvServerOf(model, kv.Has("latency_ms") ? ParseLatency(kv, "latency_ms") : scenario.store.service);
+  if (kv.Has("ttl_clock")) {
+    const std::string clock = kv.String("ttl_clock");
+    if (clock == "monotonic") {
+      spec.server.ttl_clock = backends::KvTtlClock::kMonotonic;
+    } else if (clock == "wall") {
+      spec.server.ttl_clock = backends::KvTtlClock::kWall;
+    } else {
+      throw Failure{kv.PathOf("ttl_clock"), "must be \"monotonic\" (etcd, ZooKeeper) or \"wall\" (Redis)"};
+    }
   }
   if (kv.Has("expire_on_access")) spec.server.expire_on_access = kv.Boolean("expire_on_access");
-  spec.server.expiry_period = kv.IntegerOr("expiry_period_ms", 1, 3'600'000, 500) * sim::kNanosPerMilli;
+  spec.server.expiry_period =
+      kv.IntegerOr("expiry_period_ms", 1, 3'600'000, spec.server.expiry_period / sim::kNanosPerMilli) *
+      sim::kNanosPerMilli;
   spec.server.state.history_revisions = kv.IntegerOr("compaction_window", 1, 1'000'000'000, 1000);
-  spec.server.service = kv.Has("latency_ms") ? ParseLatency(kv, "latency_ms") : scenario.store.service;
   kv.Finish();
 }
 
@@ -259,14 +270,14 @@ void ParseProtocol(ObjectReader& reader, Scenario& scenario) {
   }
   const char* field = reader.Has("variant") ? "variant" : "protocol";
   if (!reader.Has(field)) {
-    scenario.protocol = core::Protocols().default_name();
+    SetScenarioProtocol(scenario, core::Protocols().default_name());
     return;
   }
   const std::string name = reader.String(field);
   if (const std::string problem = core::Protocols().Find(name).error; !problem.empty()) {
     throw Failure{reader.PathOf(field), problem};
   }
-  scenario.protocol = name;
+  SetScenarioProtocol(scenario, name);
 }
 
 Scenario ParseScenario(const Json& json, const std::string& path) {
@@ -278,10 +289,10 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
   if (reader.Has("regions")) ParseRegions(reader.Field("regions"), reader.PathOf("regions"), scenario);
   ParseStore(reader, scenario);
   if (reader.Has("kv")) ParseKv(reader, scenario);
+  ParseProtocol(reader, scenario);  // after "kv" (its own stores win), before the faults that name them
   ParseNetwork(reader, scenario);
   if (reader.Has("clocks")) ParseClocks(reader, scenario);
   if (reader.Has("faults")) ParseFaults(reader, scenario);
-  ParseProtocol(reader, scenario);
   if (reader.Has("nemesis")) scenario.nemesis = ParseNemesis(reader, scenario);
   if (reader.Has("buggify")) scenario.buggify = ParseBuggify(reader);
   if (reader.Has("expect")) ParseExpect(reader, scenario);

@@ -14,6 +14,7 @@
 #include "runner/sweep_divergence.h"
 #include "runner/sweep_timeline.h"
 #include "sim/trace.h"
+#include "runner/protocol_stores.h"
 
 namespace leasesim::runner {
 namespace {
@@ -162,7 +163,7 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
     overridden.reserve(scenarios.size());
     for (const Scenario* scenario : scenarios) {
       overridden.push_back(*scenario);
-      overridden.back().protocol = options.protocol;
+      SetScenarioProtocol(overridden.back(), options.protocol);
     }
     for (std::size_t i = 0; i < overridden.size(); ++i) chosen[i] = &overridden[i];
   }
