@@ -370,16 +370,6 @@ TimeNs CrashFrom(const History& history, int node, TimeNs at) {
   return first;
 }
 
-// A change of `node`'s clock rate in the lease duration before `at`, or null.
-const FaultRecord* DriftChangeBefore(const History& history, int node, TimeNs at) {
-  const TimeNs since = at - history.assumptions.lease_duration_ns;
-  for (const FaultRecord& f : history.faults) {
-    if (f.kind != "clock_drift" || !Hits(f, node)) continue;
-    if (f.start_ns >= since && f.start_ns <= at) return &f;
-  }
-  return nullptr;
-}
-
 // How long `node` was suspended in the lease duration before `end`: a
 // timer set on its monotonic clock (which stands still meanwhile) to fire
 // at `end` fires that much later.
@@ -483,14 +473,6 @@ class MetricsJudge {
                              FormatTime(s.at_ns) + " to " + FormatTime(until) + ", but from " + FormatTime(at) +
                              " on it held no valid lease (its host not paused): " + FormatDuration(until - at) +
                              " of a leader that was none";
-    // The simulator does not yet move a timer already set when a clock's
-    // rate changes (sim/: a known limit, see docs/CHECKER.md): a protocol
-    // asleep through a drift change may wake late through no fault of its own.
-    if (const FaultRecord* drift = DriftChangeBefore(history_, s.node, at)) {
-      report_.Excused(what, "its clock's rate changed at " + FormatTime(drift->start_ns) +
-                                " while it slept, and the simulator does not move a timer already set");
-      return;
-    }
     report_.Breach(ViolationKind::kLeaderGaugeStale, at, {s.node}, what);
   }
 
