@@ -139,7 +139,7 @@ TEST(SimKvServer, AWallStepForwardEndsAWallJudgedTtlEarly) {
     if (!wall) config.ttl_clock = KvTtlClock::kMonotonic;
     KvRig rig(config);
     rig.Client([&] { PutOnLease(rig, "lock", sim::Seconds(10)); });
-    rig.world.At(sim::Seconds(1), [&] { rig.world.clock(rig.store_host).StepWall(sim::Seconds(20)); });
+    rig.world.At(sim::Seconds(1), [&] { rig.world.StepWall(rig.store_host, sim::Seconds(20)); });
     rig.world.RunUntil(sim::Seconds(2));
     // Redis keeps expiry as a Unix time: 1 s into a 10 s TTL, the step ends it.
     EXPECT_EQ(rig.Holds("lock"), !wall) << (wall ? "wall" : "monotonic");

@@ -12,9 +12,13 @@ HistoryIndex::HistoryIndex(const History& history)
       applied_order_(StoreAppliedOrder(history.store_ops)),
       writes_(WritesThatTookEffect(history, applied_order_)) {
   for (const StoreOp& op : history.store_ops) {
+    const bool write = op.kind != StoreOpKind::kRead;
     if (op.applied_seq < 0) {
       if (op.outcome == Outcome::kOk) every_result_applied_ = false;
-    } else if (op.kind != StoreOpKind::kRead && op.applied_ns == kNeverNs) {
+      // A write that took effect with no place in the store's order (a live
+      // run's history): when it was applied is not known either.
+      if (op.outcome == Outcome::kOk && write) knows_apply_instants_ = false;
+    } else if (write && op.applied_ns == kNeverNs) {
       knows_apply_instants_ = false;
     }
   }

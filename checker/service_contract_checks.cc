@@ -238,13 +238,25 @@ class TimingJudge {
   TimeNs allowance_;
 };
 
+// The writes a new-leader report is judged against: with apply instants,
+// those that took effect, in applied order (HistoryIndex::writes()); without
+// (a live run: the store's order is not in the history), every write that
+// did not fail, in history order.
+std::vector<const StoreOp*> RecordCandidates(const HistoryIndex& index) {
+  if (index.knows_apply_instants()) return {index.writes().begin(), index.writes().end()};
+  std::vector<const StoreOp*> writes;
+  for (const StoreOp& op : index.history().store_ops) {
+    if (op.kind != StoreOpKind::kRead && op.outcome != Outcome::kFail) writes.push_back(&op);
+  }
+  return writes;
+}
+
 // Whether a record naming `holder` was the store's at some instant of
 // [from, to]: applied by `to`, and the next write to its key applied no
 // earlier than `from`. Without apply instants (a live run): whether
-// `holder` had written a record that took effect by `to`.
-bool NamedByRecordWithin(const HistoryIndex& index, const std::vector<std::size_t>& records_of_holder, TimeNs from,
-                         TimeNs to) {
-  const auto writes = index.writes();
+// `holder` had sent a write that did not fail by `to`.
+bool NamedByRecordWithin(const HistoryIndex& index, const std::vector<const StoreOp*>& writes,
+                         const std::vector<std::size_t>& records_of_holder, TimeNs from, TimeNs to) {
   for (const std::size_t i : records_of_holder) {
     const StoreOp& w = *writes[i];
     if (!index.knows_apply_instants()) {
@@ -264,14 +276,14 @@ bool NamedByRecordWithin(const HistoryIndex& index, const std::vector<std::size_
   return false;
 }
 
-// Positions in writes() of the records of each holder a new-leader report
+// Positions in `writes` of the records of each holder a new-leader report
 // named (one pass over the writes, however many reports).
-std::map<std::string, std::vector<std::size_t>> RecordsOfNamed(const HistoryIndex& index) {
+std::map<std::string, std::vector<std::size_t>> RecordsOfNamed(const HistoryIndex& index,
+                                                               const std::vector<const StoreOp*>& writes) {
   std::map<std::string, std::vector<std::size_t>> records;
   for (const CallbackRecord& c : index.history().callbacks) {
     if (c.kind == CallbackKind::kNewLeader && !c.leader.empty()) records[c.leader];
   }
-  const auto writes = index.writes();
   for (std::size_t i = 0; i < writes.size() && !records.empty(); ++i) {
     if (auto it = records.find(writes[i]->value.holder); it != records.end()) it->second.push_back(i);
   }
@@ -279,10 +291,11 @@ std::map<std::string, std::vector<std::size_t>> RecordsOfNamed(const HistoryInde
 }
 
 void JudgeNewLeaders(const HistoryIndex& index, BreachReport& report, TimeNs allowance) {
-  const std::map<std::string, std::vector<std::size_t>> records = RecordsOfNamed(index);
+  const std::vector<const StoreOp*> writes = RecordCandidates(index);
+  const std::map<std::string, std::vector<std::size_t>> records = RecordsOfNamed(index, writes);
   for (const CallbackRecord& c : index.history().callbacks) {
     if (c.kind != CallbackKind::kNewLeader || c.leader.empty()) continue;
-    if (NamedByRecordWithin(index, records.at(c.leader), c.at_ns - allowance, c.at_ns)) continue;
+    if (NamedByRecordWithin(index, writes, records.at(c.leader), c.at_ns - allowance, c.at_ns)) continue;
     report.Breach(ViolationKind::kNewLeaderNotHolder, c.at_ns, {c.node},
                   Who(c.process, c.node) + " was told at " + FormatTime(c.at_ns) + " that the new leader is " +
                       c.leader + ", but no lease record " +
@@ -368,16 +381,6 @@ TimeNs CrashFrom(const History& history, int node, TimeNs at) {
     first = std::min(first, f.start_ns);
   }
   return first;
-}
-
-// A change of `node`'s clock rate in the lease duration before `at`, or null.
-const FaultRecord* DriftChangeBefore(const History& history, int node, TimeNs at) {
-  const TimeNs since = at - history.assumptions.lease_duration_ns;
-  for (const FaultRecord& f : history.faults) {
-    if (f.kind != "clock_drift" || !Hits(f, node)) continue;
-    if (f.start_ns >= since && f.start_ns <= at) return &f;
-  }
-  return nullptr;
 }
 
 // How long `node` was suspended in the lease duration before `end`: a
@@ -483,14 +486,6 @@ class MetricsJudge {
                              FormatTime(s.at_ns) + " to " + FormatTime(until) + ", but from " + FormatTime(at) +
                              " on it held no valid lease (its host not paused): " + FormatDuration(until - at) +
                              " of a leader that was none";
-    // The simulator does not yet move a timer already set when a clock's
-    // rate changes (sim/: a known limit, see docs/CHECKER.md): a protocol
-    // asleep through a drift change may wake late through no fault of its own.
-    if (const FaultRecord* drift = DriftChangeBefore(history_, s.node, at)) {
-      report_.Excused(what, "its clock's rate changed at " + FormatTime(drift->start_ns) +
-                                " while it slept, and the simulator does not move a timer already set");
-      return;
-    }
     report_.Breach(ViolationKind::kLeaderGaugeStale, at, {s.node}, what);
   }
 

@@ -159,12 +159,16 @@ LeaseRecord LeaseElector::RecordFor(std::int64_t term) const {
 }
 
 void LeaseElector::Emit(EventKind kind, std::string reason, std::string other) {
+  EmitAt(env_.MonotonicNow(), kind, std::move(reason), std::move(other));
+}
+
+void LeaseElector::EmitAt(Nanos monotonic, EventKind kind, std::string reason, std::string other) {
   LeaseEvent event;
   event.kind = kind;
   event.holder = config_.identity;
   event.term = term_;
   event.version = version_;
-  event.monotonic_ns = env_.MonotonicNow();
+  event.monotonic_ns = monotonic;
   if (kind == EventKind::kAcquired || kind == EventKind::kRenewed) {
     event.boot_ns = env_.BootNow();
     event.valid_until_ns = valid_until_;
@@ -185,38 +189,41 @@ void LeaseElector::BecomeLeader(std::int64_t term, std::int64_t version, Nanos s
   acquired_wall_ = acquired_wall;
   Sample();
   metrics_.acquisitions += 1;
-  SetTermGauge(term);
-  SetLeaderGauge(true);
-  Emit(EventKind::kAcquired);
+  const Nanos now = env_.MonotonicNow();
+  SetTermGauge(term, now);
+  SetLeaderGauge(true, now);
+  EmitAt(now, EventKind::kAcquired);
 }
 
 void LeaseElector::Demote(DemotionReason reason) {
   if (!leading_) return;
   leading_ = false;
   metrics_.CountDemotion(reason);
-  SetLeaderGauge(false);
-  Emit(EventKind::kDemoted, DemotionReasonName(reason));
+  const Nanos now = env_.MonotonicNow();
+  SetLeaderGauge(false, now);
+  EmitAt(now, EventKind::kDemoted, DemotionReasonName(reason));
 }
 
-void LeaseElector::SetLeaderGauge(bool leader) {
+void LeaseElector::SetLeaderGauge(bool leader, Nanos monotonic) {
   if (metrics_.is_leader == leader) return;
   metrics_.is_leader = leader;
-  EmitMetric("is_leader", leader ? 1 : 0);
-  ForEachCounter(metrics_, [this](const char* name, std::int64_t value) { EmitMetric(name, value); });
+  EmitMetric("is_leader", leader ? 1 : 0, monotonic);
+  ForEachCounter(metrics_,
+                 [this, monotonic](const char* name, std::int64_t value) { EmitMetric(name, value, monotonic); });
 }
 
-void LeaseElector::SetTermGauge(std::int64_t term) {
+void LeaseElector::SetTermGauge(std::int64_t term, Nanos monotonic) {
   if (metrics_.term == term) return;
   metrics_.term = term;
-  EmitMetric("term", term);
+  EmitMetric("term", term, monotonic);
 }
 
-void LeaseElector::EmitMetric(const char* name, std::int64_t value) {
+void LeaseElector::EmitMetric(const char* name, std::int64_t value, Nanos monotonic) {
   LeaseEvent event;
   event.kind = EventKind::kMetric;
   event.holder = config_.identity;
   event.term = term_;
-  event.monotonic_ns = env_.MonotonicNow();
+  event.monotonic_ns = monotonic;
   event.metric = name;
   event.value = value;
   env_.events().Emit(event);
@@ -269,7 +276,7 @@ bool LeaseElector::ConsiderRecord(const VersionedRecord& seen, Observation& watc
     // nobody took: confirm it by CAS; validity counts from this send.
     return TryTake(seen, seen.record.term, Probe::kOwnRecordReadopted);
   }
-  SetTermGauge(std::max(metrics_.term, seen.record.term));
+  SetTermGauge(std::max(metrics_.term, seen.record.term), env_.MonotonicNow());
   if (!base::SameText(seen.record.holder, last_observed_holder_)) {
     last_observed_holder_ = seen.record.holder;
     metrics_.leader_changes_observed += 1;

@@ -100,12 +100,17 @@ class LeaseElector {
   // CAS, naming the preferred successor Release() was given.
   void WriteRelease(std::int64_t term, std::int64_t version);
   void Emit(EventKind kind, std::string reason = {}, std::string other = {});
+  // As Emit, stamped with a reading taken for the whole step.
+  void EmitAt(Nanos monotonic, EventKind kind, std::string reason = {}, std::string other = {});
   // The is_leader and term gauges: each change is reported as a metric
   // event, and a change of is_leader with a snapshot of the counters, so a
-  // checker knows every value they had at every instant.
-  void SetLeaderGauge(bool leader);
-  void SetTermGauge(std::int64_t term);
-  void EmitMetric(const char* name, std::int64_t value);
+  // checker knows every value they had at every instant. `monotonic` is
+  // the step's one reading: on a real host the clock moves between the
+  // events of a step, and a gauge stamped before the acquisition it
+  // follows would say "leader" before the belief it reports began.
+  void SetLeaderGauge(bool leader, Nanos monotonic);
+  void SetTermGauge(std::int64_t term, Nanos monotonic);
+  void EmitMetric(const char* name, std::int64_t value, Nanos monotonic);
   LeaseRecord RecordFor(std::int64_t term) const;
   Nanos JitteredRetry();
   Nanos Backoff(int failures);

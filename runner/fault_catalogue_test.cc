@@ -224,5 +224,22 @@ TEST(Catalogue, TheFaultsSectionOfTheScenarioDocsListsEveryKind) {
   }
 }
 
+// The README promises that the CI suite, scenarios/ci.json, strikes every
+// fault kind: a kind added to the catalogue fails here until a scenario of
+// the suite uses it.
+TEST(Catalogue, EveryKindIsInTheCiSuite) {
+  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
+  ASSERT_NE(root, nullptr);
+  auto parsed = LoadScenarioFile(std::string(root) + "/scenarios/ci.json");
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  std::set<FaultKind> used;
+  for (const Scenario& scenario : std::get<ScenarioFile>(parsed).scenarios) {
+    for (const Fault& fault : scenario.faults) used.insert(fault.kind);
+  }
+  for (const FaultKindSpec& spec : FaultCatalogue()) {
+    EXPECT_TRUE(used.contains(spec.kind)) << "fault kind " << spec.name << " is in no scenario of scenarios/ci.json";
+  }
+}
+
 }  // namespace
 }  // namespace leasesim::runner

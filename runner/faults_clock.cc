@@ -18,7 +18,7 @@ bool WithinDriftBound(const Fault& fault, const core::TimingConfig& timing) {
 }
 
 Heal StrikeClockDrift(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record) {
-  injector.world().clock(injector.HostOf(node)).SetDriftPpm(injector.world().now(), fault.drift_ppm);
+  injector.world().SetDriftPpm(injector.HostOf(node), fault.drift_ppm);
   // Within the bound a new rate is a clock's normal state: over at once
   // (the liveness checks judge from the last fault's end). Beyond it, it
   // lasts the rest of the run.

@@ -54,7 +54,7 @@ Heal StrikeKvCrash(Injector& injector, const Fault& fault, int, checker::FaultRe
 }
 
 Heal StrikeKvClockDrift(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
-  injector.world().clock(KvHost(injector, fault)).SetDriftPpm(injector.world().now(), fault.drift_ppm);
+  injector.world().SetDriftPpm(KvHost(injector, fault), fault.drift_ppm);
   // As a node's drift (faults_clock.cc): within the bound it is the clock's
   // normal state, over at once; beyond it, for the rest of the run.
   record.end_ns = WithinDriftBound(fault, injector.scenario().timing) ? record.start_ns : injector.scenario().duration;
@@ -63,7 +63,7 @@ Heal StrikeKvClockDrift(Injector& injector, const Fault& fault, int, checker::Fa
 }
 
 Heal StrikeKvClockStep(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
-  injector.world().clock(KvHost(injector, fault)).StepWall(fault.step);
+  injector.world().StepWall(KvHost(injector, fault), fault.step);
   record.end_ns = record.start_ns;
   record.description =
       KvName(injector, fault) + " wall clock stepped by " + std::to_string(fault.step / kMs) + " ms";

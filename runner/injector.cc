@@ -221,7 +221,7 @@ void Injector::NoteRestarted(int node) {
 }
 
 Nanos Injector::StepWallClock(int node, Nanos step) {
-  world().clock(HostOf(node)).StepWall(step);
+  world().StepWall(HostOf(node), step);
   wall_offset_[node] += step;
   return wall_offset_[node];
 }

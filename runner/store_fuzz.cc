@@ -232,8 +232,8 @@ void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
     case StoreFault::kPause: world_.Pause(host); break;
     case StoreFault::kClockDrift: {
       const std::int64_t magnitude = plan_.UniformRange(200'000, 800'000);
-      world_.clock(host).SetDriftPpm(world_.now(), plan_.ChancePpm(500'000) ? magnitude : -magnitude);
-      world_.At(heal, [this, host] { world_.clock(host).SetDriftPpm(world_.now(), 0); });
+      world_.SetDriftPpm(host, plan_.ChancePpm(500'000) ? magnitude : -magnitude);
+      world_.At(heal, [this, host] { world_.SetDriftPpm(host, 0); });
       break;
     }
     case StoreFault::kClientCut: {

@@ -21,15 +21,14 @@ void TimeSync::Poll() {
   if (!world_.running(host_)) return;  // the daemon runs on the host: not while it is stopped
   const Nanos offset = world_.WallNow(host_) - (reference_wall_at_zero_ + world_.now());
   if (offset == 0) return;
-  NodeClock& clock = world_.clock(host_);
   if (std::llabs(offset) > config_.step_threshold) {
-    clock.StepWall(-offset);
+    world_.StepWall(host_, -offset);
     ++steps_;
     world_.trace().Record(world_.now(), host_, "ntp_step", -offset / kNanosPerMicro);
     return;
   }
   if (!config_.slew_small_offsets) return;
-  clock.Slew(world_.now(), -offset, TimeSyncConfig::kSlewPpm);
+  world_.Slew(host_, -offset, TimeSyncConfig::kSlewPpm);
   ++slews_;
 }
 

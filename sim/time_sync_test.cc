@@ -50,7 +50,7 @@ TEST(TimeSync, AManualStepIsUndoneAtTheNextPollAndNotWhileTheHostIsStopped) {
   const HostId host = AddNode(world, 0);
   TimeSync sync(world, host, kReference, {.poll = Seconds(1)});
   sync.Start();
-  world.At(Millis(1'500), [&] { world.clock(host).StepWall(-Seconds(5)); });
+  world.At(Millis(1'500), [&] { world.StepWall(host, -Seconds(5)); });
   world.At(Millis(1'600), [&] { world.Pause(host); });
   world.At(Millis(4'600), [&] { world.Unpause(host); });
   world.RunUntil(Millis(4'500));

@@ -137,7 +137,7 @@ void World::FlushDeferred(HostId id) {
   }
 }
 
-World::Entry& World::Schedule(Nanos when) {
+std::uint32_t World::ScheduleSlot(Nanos when) {
   assert(when >= now_);
   assert(queue_.size() < kEventsQueuedMax);
   std::uint32_t slot = 0;
@@ -155,7 +155,7 @@ World::Entry& World::Schedule(Nanos when) {
   const EventQueue::Key key =
       (EventQueue::Key{static_cast<std::uint64_t>(when)} << 64) | ((sequence << kSlotBits) | slot);
   queue_.Push(key, when - now_);
-  return EntryAt(slot);
+  return slot;
 }
 
 void World::Defer(Host& host, Deed&& deed) {
@@ -181,12 +181,63 @@ void World::ArmLocalTimer(HostId id, std::uint64_t incarnation, Nanos local_dead
 World::Entry* World::LocalTimerEntry(Host& host, HostId id, Nanos local_deadline) {
   const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
   if (when == kNeverNanos) return nullptr;
-  Entry& entry = Schedule(when < now_ ? now_ : when);
+  const std::uint32_t slot = ScheduleSlot(when < now_ ? now_ : when);
+  ListTimer(host, slot, next_sequence_ - 1);
+  Entry& entry = EntryAt(slot);
   entry.gate = Entry::Gate::kLocalTimer;
   entry.host = id;
   entry.incarnation = host.incarnation;
   entry.local_deadline = local_deadline;
   return &entry;
+}
+
+void World::ListTimer(Host& host, std::uint32_t slot, std::uint64_t sequence) {
+  EntryAt(slot).timer_index = static_cast<std::uint32_t>(host.queued_timers.size());
+  host.queued_timers.push_back(Host::QueuedTimer{sequence, slot});
+}
+
+void World::UnlistTimer(std::uint32_t slot) {
+  const Entry& entry = EntryAt(slot);
+  std::vector<Host::QueuedTimer>& timers = Get(entry.host).queued_timers;
+  assert(entry.timer_index < timers.size());
+  assert(timers[entry.timer_index].slot == slot);
+  timers[entry.timer_index] = timers.back();
+  EntryAt(timers[entry.timer_index].slot).timer_index = entry.timer_index;
+  timers.pop_back();
+}
+
+void World::SetDriftPpm(HostId id, std::int64_t drift_ppm) {
+  Get(id).clock.SetDriftPpm(now_, drift_ppm);
+  RekeyLocalTimers(id);
+}
+
+void World::Slew(HostId id, Nanos correction, std::int64_t rate_ppm) {
+  Get(id).clock.Slew(now_, correction, rate_ppm);
+  RekeyLocalTimers(id);
+}
+
+void World::RekeyLocalTimers(HostId id) {
+  Host& host = Get(id);
+  std::vector<Host::QueuedTimer> timers = std::move(host.queued_timers);
+  host.queued_timers.clear();
+  // Armed again in the order first armed: timers due at one instant keep
+  // their order (sequence numbers are unique, so the sort is total).
+  std::sort(timers.begin(), timers.end(),
+            [](const Host::QueuedTimer& a, const Host::QueuedTimer& b) { return a.sequence < b.sequence; });
+  for (const Host::QueuedTimer& timer : timers) {
+    Entry& entry = EntryAt(timer.slot);
+    assert(entry.gate == Entry::Gate::kLocalTimer);
+    if (entry.incarnation != host.incarnation || DeadWakeUp(entry.deed)) {
+      // Would do nothing when it pops: left where it is.
+      ListTimer(host, timer.slot, timer.sequence);
+      continue;
+    }
+    Deed deed = std::move(entry.deed);
+    // The cancelled entry names no call and no wait: it pops as a dead wake-up.
+    entry.deed = Deed{};
+    entry.gate = Entry::Gate::kNone;
+    ArmLocalTimer(id, entry.incarnation, entry.local_deadline, std::move(deed));
+  }
 }
 
 void World::ArmWakeUp(HostId id, WaitToken token, Nanos local_deadline) {
@@ -372,6 +423,7 @@ void World::RunUntil(Nanos end) {
     now_ = TimeOf(key);
     const std::uint32_t slot = SlotOf(key);
     Entry& entry = EntryAt(slot);
+    if (entry.gate == Entry::Gate::kLocalTimer) UnlistTimer(slot);
     // Cancelled (its wait ended first, by a signal or a crash): dropped
     // unrun, as running it would have done nothing.
     if (!DeadWakeUp(entry.deed)) {

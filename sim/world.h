@@ -69,8 +69,16 @@ class World {
   HostId AddHost(const HostConfig& config);
   int host_count() const { return host_count_; }
   const std::string& host_name(HostId host) const { return Get(host).name; }
-  NodeClock& clock(HostId host) { return Get(host).clock; }
+  // Read-only: a change of the clock's rate goes through the world (below),
+  // which moves the host's pending timers with it.
   const NodeClock& clock(HostId host) const { return Get(host).clock; }
+  // Changes of the host's clocks from now on (see NodeClock). A timer armed
+  // for a monotonic deadline fires when the clock reads it, as timerfd and
+  // nanosleep on CLOCK_MONOTONIC do: a rate change re-keys the host's
+  // pending timers to the true instant the new rate reaches their deadline.
+  void SetDriftPpm(HostId host, std::int64_t drift_ppm);
+  void Slew(HostId host, Nanos correction, std::int64_t rate_ppm);
+  void StepWall(HostId host, Nanos delta) { Get(host).clock.StepWall(delta); }
   // What the host's CLOCK_MONOTONIC, CLOCK_BOOTTIME and CLOCK_REALTIME read now.
   // The clocks belong to the machine: a crash and restart keeps them.
   Nanos MonotonicNow(HostId host) const { return clock(host).Monotonic(now_); }
@@ -183,6 +191,13 @@ class World {
       Deed deed;
     };
     std::vector<FrozenTimer> frozen_timers;  // timers waiting for the clock to move
+    // The queued timers on this host's monotonic clock (kLocalTimer
+    // entries), so a rate change can find them; each entry knows its index.
+    struct QueuedTimer {
+      std::uint64_t sequence;
+      std::uint32_t slot;
+    };
+    std::vector<QueuedTimer> queued_timers;
   };
   struct FiberRecord {
     std::unique_ptr<Fiber> fiber;  // null once finished or destroyed
@@ -200,6 +215,7 @@ class World {
     enum class Gate : std::uint8_t { kNone, kOnHost, kLocalTimer };
     Gate gate = Gate::kNone;
     HostId host = 0;
+    std::uint32_t timer_index = 0;  // a kLocalTimer's place in its host's queued_timers
     std::uint64_t incarnation = 0;
     Nanos local_deadline = 0;
     Deed deed;
@@ -234,7 +250,15 @@ class World {
   void DestroyProcess(Host& host);
   void FlushDeferred(HostId host);
   // Takes a free slot for an event at `when`; the caller fills the entry.
-  Entry& Schedule(Nanos when);
+  Entry& Schedule(Nanos when) { return EntryAt(ScheduleSlot(when)); }
+  std::uint32_t ScheduleSlot(Nanos when);
+  // Keep a host's queued_timers in step with the queue.
+  void ListTimer(Host& host, std::uint32_t slot, std::uint64_t sequence);
+  void UnlistTimer(std::uint32_t slot);
+  // After a rate change of the host's clock: every live timer of its
+  // current incarnation is cancelled in place and armed again, in the order
+  // it was first armed.
+  void RekeyLocalTimers(HostId id);
   Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
   // Runs the entry's deed under its gate: not on a crashed host or another
   // incarnation; held while the host is paused or suspended.

@@ -91,7 +91,7 @@ TEST(World, TimersFollowASlew) {
   World world(1, false);
   const HostId host = world.AddHost({.name = "n"});
   world.Start(host);
-  world.clock(host).Slew(0, Millis(50), 500);  // +50 ms over the first 100 s
+  world.Slew(host, Millis(50), 500);  // +50 ms over the first 100 s
   Nanos woke = -1;
   world.Spawn(host, [&] {
     world.SleepUntilLocal(Seconds(150) + Millis(50));
@@ -99,6 +99,98 @@ TEST(World, TimersFollowASlew) {
   });
   world.RunUntil(Seconds(200));
   EXPECT_EQ(woke, Seconds(150));
+}
+
+// A timer fires when the clock reads its deadline, as timerfd does, however
+// the clock's rate changed after it was armed (issue 30): sooner when the
+// clock speeds up, later when it slows down, in the order the timers were armed.
+TEST(World, ARateChangeMovesTheTimersAlreadyArmed) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  std::vector<std::pair<std::string, Nanos>> woke;
+  for (const char* name : {"first", "second"}) {
+    world.Spawn(host, [&, name] {
+      world.SleepUntilLocal(Seconds(10));
+      woke.emplace_back(name, world.now());
+    });
+  }
+  Nanos slow_woke = -1;
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(Seconds(40));
+    slow_woke = world.now();
+  });
+  // 10% fast from 1 s: the 9 s left on the clock take 9 / 1.1 s, rounded up.
+  world.At(Seconds(1), [&] { world.SetDriftPpm(host, 100'000); });
+  // Half speed from the clock's 20 s on: the 20 s left take 40 s.
+  world.At(world.clock(host).TrueTimeAtMonotonic(Seconds(20)), [&] { world.SetDriftPpm(host, -500'000); });
+  world.RunUntil(Seconds(100));
+  const Nanos fast = Seconds(1) + (Seconds(9) * 1'000'000 + 1'099'999) / 1'100'000;
+  using Woke = std::vector<std::pair<std::string, Nanos>>;
+  EXPECT_EQ(woke, (Woke{{"first", fast}, {"second", fast}}));
+  EXPECT_EQ(world.clock(host).Monotonic(fast), Seconds(10));
+  EXPECT_EQ(world.clock(host).Monotonic(slow_woke), Seconds(40));
+  EXPECT_LT(world.clock(host).Monotonic(slow_woke - 1), Seconds(40));
+}
+
+TEST(World, ASlewStartedAfterArmingMovesTheTimer) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  Nanos woke = -1;
+  world.Spawn(host, [&] {
+    world.SleepUntilLocal(Seconds(150) + Millis(50));
+    woke = world.now();
+  });
+  world.At(0, [&] { world.Slew(host, Millis(50), 500); });  // +50 ms over the first 100 s
+  world.RunUntil(Seconds(200));
+  EXPECT_EQ(woke, Seconds(150));
+}
+
+// Moving the timers keeps their kinds apart: a wait's timeout stays a
+// timeout, a signal still wins, a crashed incarnation's timer stays dead,
+// and the cancelled entries are not counted as events.
+TEST(World, ARateChangeKeepsWaitsAndIncarnationsApart) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  std::vector<std::string> log;
+  auto waiter = [&](std::uint64_t incarnation, bool signal) {
+    const WaitToken token = world.PrepareWait();
+    if (signal) world.At(world.now() + Seconds(1), [&, token] { world.Signal(token); });
+    const bool signalled = world.Wait(token, world.MonotonicNow(host) + Seconds(4));
+    log.push_back(std::to_string(incarnation) + (signalled ? " signalled at " : " timed out at ") +
+                  std::to_string(world.now() / kNanosPerMilli));
+  };
+  world.SetBoot(host, [&](HostId id, std::uint64_t incarnation) {
+    world.Spawn(id, [&, incarnation] { waiter(incarnation, incarnation == 2); });
+    if (incarnation == 2) world.Spawn(id, [&] { waiter(2, false); });
+    return std::make_unique<ProcessState>();
+  });
+  world.Start(host);
+  // Incarnation 1's timeout, due at the clock's 4 s, dies with it at 2 s.
+  world.At(Seconds(1), [&] { world.SetDriftPpm(host, 500'000); });
+  world.At(Seconds(2), [&] {
+    world.Crash(host);
+    world.Restart(host);
+  });
+  // Incarnation 2 armed its timeouts for the clock's 6.5 s; at 2.5 s (the
+  // clock at 3.25 s) the clock slows to half speed: 3.25 s left take 6.5 s.
+  world.At(Seconds(2) + Millis(500), [&] { world.SetDriftPpm(host, -500'000); });
+  world.RunUntil(Seconds(20));
+  EXPECT_EQ(log, (std::vector<std::string>{"2 signalled at 3000", "2 timed out at 9000"}));
+}
+
+TEST(World, ACancelledTimerIsNoEvent) {
+  World world(1, false);
+  const HostId host = world.AddHost({.name = "n"});
+  world.Start(host);
+  world.Spawn(host, [&] { world.SleepUntilLocal(Seconds(10)); });
+  world.At(Seconds(1), [&] { world.SetDriftPpm(host, 100'000); });
+  world.At(Seconds(2), [&] { world.SetDriftPpm(host, -100'000); });
+  world.RunUntil(Seconds(30));
+  // The start, the two changes and one wake-up: the two entries the
+  // changes cancelled pop unrun.
+  EXPECT_EQ(world.events_processed(), 4u);
 }
 
 struct Counter : ProcessState {
@@ -135,7 +227,7 @@ TEST(World, ARestartKeepsTheMachinesClocks) {
   const HostId host = world.AddHost({.name = "n", .monotonic_start = Seconds(100), .drift_ppm = 1000});
   world.Start(host);
   world.At(Seconds(1), [&] {
-    world.clock(host).StepWall(Seconds(30));
+    world.StepWall(host, Seconds(30));
     world.Crash(host);
   });
   world.At(Seconds(2), [&] { world.Restart(host); });
