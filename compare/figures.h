@@ -1,29 +1,31 @@
 #pragma once
-// What each figure of summary.json means to a comparison: which way is
-// better (lower leaderless time, higher settlements applied, or neither:
-// counts of what the fault script did, coverage), whether -1 stands for
-// "never" (a run that never recovered is worse than any that did), and the
-// tolerance a regression must exceed (--tolerate FIGURE=+5%).
+// What each figure of summary.json means to a comparison, as the figure
+// registry (base/figures.h) defines it: which way is better (lower
+// leaderless time, higher settlements applied, or neither: counts of what
+// the fault script did, coverage), whether -1 stands for "never" (a run
+// that never recovered is worse than any that did); and the tolerance a
+// regression must exceed (--tolerate FIGURE=+5%).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/figures.h"
+
 namespace leasesim::compare {
 
-enum class Direction {
-  kLowerIsBetter,
-  kHigherIsBetter,
-  kNeutral,  // reported, never gated: what the faults caused, coverage, simulator work
-};
+// Which way a figure is better: the figure registry's (base/figures.h).
+using Direction = base::FigureDirection;
 
 struct FigureInfo {
   Direction direction = Direction::kNeutral;
   bool minus_one_is_never = false;  // -1 = it never happened (recovery_ms, store_first_leader_ms)
-  bool known = false;               // false: a figure this table does not name (neutral)
+  bool known = false;               // false: a figure the registry does not define (neutral)
 };
 
-// The figure's meaning, by exact name or by prefix (demotions_, renew_failed_, ...).
+// The figure's meaning to a comparison, from its definition in the figure
+// registry (base/figures.h): by exact name or by family (demotions_*, ...).
 FigureInfo DescribeFigure(const std::string& name);
 
 // "lower is better", "higher is better", "neutral".
@@ -34,7 +36,7 @@ const char* DirectionName(Direction direction);
 // tolerances are of the base side's median (when that median is 0, any
 // shift exceeds them); absolute ones in the figure's own unit.
 struct Tolerance {
-  std::string pattern;          // a figure name, or a prefix ending in '*'
+  std::string pattern;          // a figure name, or a family with one '*' (demotions_*)
   bool relative = true;
   std::int64_t milli_percent = 0;  // relative: 5% = 5000
   std::int64_t absolute = 0;       // !relative
@@ -50,7 +52,7 @@ inline constexpr std::int64_t kDefaultToleranceMilliPercent = 5000;
 std::optional<Tolerance> ParseTolerance(const std::string& text, std::string& error);
 
 // The tolerance for a figure: the last matching --tolerate (an exact name
-// wins over a prefix), or the default.
+// wins over a family), or the default.
 Tolerance ToleranceFor(const std::string& figure, const std::vector<Tolerance>& given);
 
 }  // namespace leasesim::compare

@@ -14,6 +14,7 @@ TEST(Figures, EveryFigureHasADirection) {
   EXPECT_EQ(DescribeFigure("probe_renewal_retried").direction, Direction::kNeutral);
   EXPECT_TRUE(DescribeFigure("recovery_ms").minus_one_is_never);
   EXPECT_TRUE(DescribeFigure("failover_ms_max").known);
+  EXPECT_TRUE(DescribeFigure("timing_calls_over_p99").known) << "timing's figures are in the registry too";
   EXPECT_FALSE(DescribeFigure("something_new").known);
   EXPECT_EQ(DescribeFigure("something_new").direction, Direction::kNeutral);
 }
@@ -39,7 +40,7 @@ TEST(Tolerance, ParsesPercentAndAbsolute) {
 
 TEST(Tolerance, RejectsWhatItCannotRead) {
   for (const char* bad : {"leaderless_ms", "=5%", "x=", "x=+%", "x=five%", "x=1.2345%", "x=2000%", "x=-5%", "x=1.5",
-                          "x=5.%"}) {
+                          "x=5.%", "a*b*=5%"}) {
     std::string error;
     EXPECT_FALSE(ParseTolerance(bad, error)) << bad;
     EXPECT_NE(error.find("FIGURE=+N%"), std::string::npos) << bad;
@@ -53,6 +54,10 @@ TEST(Tolerance, ExactNameWinsOverPrefixThenDefault) {
   EXPECT_EQ(ToleranceFor("demotions_deadline", given).milli_percent, 1000);
   EXPECT_EQ(ToleranceFor("demotions_conflict", given).milli_percent, 50'000);
   EXPECT_EQ(ToleranceFor("leaderless_ms", given).milli_percent, kDefaultToleranceMilliPercent);
+  // A family's '*' may stand inside the name, as the registry's do.
+  const std::vector<Tolerance> failover = {*ParseTolerance("timing_failover_*_ms=+10%", error)};
+  EXPECT_EQ(ToleranceFor("timing_failover_3_ms", failover).milli_percent, 10'000);
+  EXPECT_EQ(ToleranceFor("timing_failovers", failover).milli_percent, kDefaultToleranceMilliPercent);
 }
 
 }  // namespace

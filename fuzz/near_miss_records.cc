@@ -1,27 +1,27 @@
 #include "fuzz/near_miss_records.h"
 
-#include <array>
-#include <string_view>
+#include "base/figures.h"
 
 namespace leasesim::fuzz {
-namespace {
 
-// Amounts, where larger is closer: time with two leaders, writes sent while
-// two nodes led, writes after the lease, stale writes reaching the ledger.
-constexpr std::array<std::string_view, 4> kCloserWhenLarger = {"overlap_ms", "writes_during_overlap",
-                                                               "writes_after_lease", "stale_arrivals"};
-
-}  // namespace
+const std::vector<std::string_view>& DistancesToViolation() {
+  static const std::vector<std::string_view> distances = [] {
+    std::vector<std::string_view> names;
+    for (const base::FigureDefinition& definition : base::FigureDefinitions()) {
+      if (definition.near_miss == base::NearMiss::kSmallerIsCloser) names.push_back(definition.name);
+    }
+    return names;
+  }();
+  return distances;
+}
 
 bool NearMissRecords::Offer(const std::map<std::string, std::int64_t>& figures, std::size_t holder) {
   bool set = false;
   for (const auto& [name, value] : figures) {
     if (value <= 0) continue;
-    bool smaller = false;
-    bool larger = false;
-    for (std::string_view figure : kDistancesToViolation) smaller = smaller || figure == name;
-    for (std::string_view figure : kCloserWhenLarger) larger = larger || figure == name;
-    if (!smaller && !larger) continue;
+    const base::FigureDefinition* definition = base::FindFigure(name);
+    if (definition == nullptr || definition->near_miss == base::NearMiss::kNone) continue;
+    const bool smaller = definition->near_miss == base::NearMiss::kSmallerIsCloser;
     const auto it = records_.find(name);
     const bool closer = it == records_.end() || (smaller ? value < it->second.best : value > it->second.best);
     if (!closer) continue;

@@ -7,7 +7,6 @@
 // other case reached. The figures measure distance to two leaders or to a
 // stale write that wins; none names a protocol mistake.
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -18,14 +17,14 @@
 namespace leasesim::fuzz {
 
 // The figures that measure a distance to a violation, where smaller is
-// closer and 0 means nothing of the kind happened (checker/history_figures.cc):
-// the closest handover, the closest race a stale write lost at the ledger,
-// the least margins by which a holder's belief, a candidate's takeover and
-// a ledger write's send kept the lease contract.
-inline constexpr std::array<std::string_view, 5> kDistancesToViolation = {
-    "handover_gap_min_ms", "stale_arrival_lost_by_min_ms", "lease_end_margin_min_ms", "takeover_margin_min_ms",
-    "write_lease_margin_min_ms"};
+// closer and 0 means nothing of the kind happened: those the figure
+// registry (base/figures.h) marks NearMiss::kSmallerIsCloser — the closest
+// handover, the closest race a stale write lost at the ledger, the least
+// margins by which a holder's belief, a candidate's takeover and a ledger
+// write's send kept the lease contract. In the registry's order.
+const std::vector<std::string_view>& DistancesToViolation();
 
+// Keeps, per near-miss figure of the registry, the closest any case came.
 class NearMissRecords {
  public:
   // Whether `figures` set a record; if so, corpus entry `holder` holds it

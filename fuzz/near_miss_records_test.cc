@@ -28,5 +28,14 @@ TEST(NearMissRecords, ZeroMeansNothingHappenedAndOtherFiguresAreNoWaypoints) {
   EXPECT_EQ(records.HeldBy(0), 0);
 }
 
+// The distances come from the figure registry: the five the checker
+// derives, in the registry's order.
+TEST(NearMissRecords, TheDistancesAreTheRegistrysSmallerIsCloserFigures) {
+  const std::vector<std::string_view> expected = {"handover_gap_min_ms", "stale_arrival_lost_by_min_ms",
+                                                  "lease_end_margin_min_ms", "takeover_margin_min_ms",
+                                                  "write_lease_margin_min_ms"};
+  EXPECT_EQ(DistancesToViolation(), expected);
+}
+
 }  // namespace
 }  // namespace leasesim::fuzz

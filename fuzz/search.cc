@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "base/figures.h"
 #include "core/fault_points.h"
 #include "core/probes.h"
 #include "fuzz/near_miss_records.h"
@@ -67,7 +68,7 @@ std::vector<std::string> Features(const runner::RunResult& result) {
   std::vector<std::string> features;
   for (const auto& [name, count] : result.figures) {
     if (count <= 0) continue;
-    if (name.starts_with(runner::kProbeFigurePrefix) || name.starts_with("fault_point_")) {
+    if (name.starts_with(base::kProbeFigurePrefix) || name.starts_with(base::kFaultPointFigurePrefix)) {
       singles.push_back(name);
       continue;
     }
@@ -108,12 +109,12 @@ bool WithinFiftiethOfLease(const runner::Scenario& scenario, const runner::RunRe
 
 // Whether a run came close to two leaders at once, to a stale write that
 // wins or to a broken lease contract: it had two leaders (a near miss), or
-// one of the distances to a violation (kDistancesToViolation) came within
+// one of the distances to a violation (DistancesToViolation()) came within
 // 2% of the lease. Chance (which message takes its tail, where a poll
 // falls) then decides whether the same world and faults cross the line.
 bool CloseCall(const runner::Scenario& scenario, const runner::RunResult& result, bool near_miss) {
   if (near_miss) return true;
-  for (std::string_view distance : kDistancesToViolation) {
+  for (std::string_view distance : DistancesToViolation()) {
     if (WithinFiftiethOfLease(scenario, result, std::string(distance))) return true;
   }
   return false;
@@ -240,8 +241,8 @@ bool Session::Learn(const Case& c, const runner::Scenario& scenario, const runne
                      feature.starts_with("stale_arrivals#");
   }
   for (const auto& [name, count] : result.figures) {
-    const bool probe = name.starts_with(runner::kProbeFigurePrefix);
-    if (count <= 0 || (!probe && !name.starts_with("fault_point_"))) continue;
+    const bool probe = name.starts_with(base::kProbeFigurePrefix);
+    if (count <= 0 || (!probe && !name.starts_with(base::kFaultPointFigurePrefix))) continue;
     if (++outcome_.reached[name] == 1 && probe) ++progress_.probes_reached;
   }
   kept.close_call = CloseCall(scenario, result, kept.near_miss);
@@ -261,7 +262,7 @@ void Session::Watch(const runner::RunResult* result, bool near_miss, bool finish
   if (result != nullptr) {
     progress_.near_misses += near_miss ? 1 : 0;
     progress_.violating += result->ok() ? 0 : 1;
-    for (std::string_view distance : kDistancesToViolation) {
+    for (std::string_view distance : DistancesToViolation()) {
       const auto it = result->figures.find(std::string(distance));
       if (it == result->figures.end() || it->second <= 0) continue;
       if (!progress_.closest.empty() && it->second >= progress_.closest_ms) continue;
@@ -296,7 +297,7 @@ SearchOutcome Session::Run() {
     break;
   }
   for (std::string_view probe : core::kProbeNames) {
-    if (!outcome_.reached.contains(std::string(runner::kProbeFigurePrefix) + std::string(probe))) {
+    if (!outcome_.reached.contains(std::string(base::kProbeFigurePrefix) + std::string(probe))) {
       outcome_.probes_never.emplace_back(probe);
     }
   }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/figures.h"
 #include "checker/check_command.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
@@ -269,6 +270,26 @@ TEST_F(MergeTest, AWriteSentBeforeTheWritersOwnWallClockReachedItsWindowsEndIsSe
   ASSERT_EQ(verdict.violations.size(), 1u);
   EXPECT_EQ(verdict.violations[0].kind, "settled_early");
   EXPECT_EQ(verdict.violations[0].nodes, (std::vector<int>{2}));
+}
+
+// A judged live run writes every live figure of the figure registry (a
+// takeout followed by another node acquiring gives the failover ones), and
+// every figure it writes is defined there: the live side of tests/figures.
+TEST_F(MergeTest, AJudgedRunWritesEveryLiveFigureAndOnlyDefinedOnes) {
+  const MergeInput input = CleanRun();
+  FinishedRun run{.start_mono = input.start_mono, .end_mono = input.end_mono, .journals = input.journals,
+                  .kills = input.kills, .applied = input.applied,
+                  .takeouts = {Takeout{.at = 2'500 * kMs, .victim = "n1#1", .kind = "kill"}}};
+  LiveOptions options;
+  options.nodes = input.node_count;
+  const Judgement judgement = Judge(options, run);
+  for (const base::FigureDefinition& definition : base::FigureDefinitions()) {
+    if (definition.source != base::FigureSource::kLive) continue;
+    EXPECT_TRUE(judgement.figures.contains(std::string(definition.name))) << definition.name;
+  }
+  for (const auto& [figure, value] : judgement.figures) EXPECT_NE(base::FindFigure(figure), nullptr) << figure;
+  EXPECT_EQ(judgement.figures.at("failovers"), 1);
+  EXPECT_EQ(judgement.figures.at("failover_ms_max"), 4'500);  // killed at 2.5 s, n2 acquired at 7 s
 }
 
 // What a live run writes for a merged history, and what `leasesim check` says of it.

@@ -1,5 +1,6 @@
 #include "runner/explore.h"
 
+#include "base/figures.h"
 #include "base/strict_json.h"
 
 #include <algorithm>
@@ -492,8 +493,8 @@ ExploreReport Explore(const Scenario& base, const std::vector<MenuItem>& menu, c
     Scenario scenario = PlacementScenario(base, menu, cursor.current(), cursor.index());
     const RunResult result = RunScenario(scenario, options.seed);
     ++report.ran;
-    count(result, kProbeFigurePrefix, report.probes);
-    count(result, "fault_point_", report.fault_points);
+    count(result, base::kProbeFigurePrefix, report.probes);
+    count(result, base::kFaultPointFigurePrefix, report.fault_points);
     report.violating += result.ok() ? 0 : 1;
     watch(false);
     if (result.ok()) continue;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/figures.h"
 #include "checker/checker.h"
 #include "checker/history_figures.h"
 #include "core/fault_points.h"
@@ -57,7 +58,7 @@ std::map<std::string, std::int64_t> Figures(const checker::HistoryIndex& index, 
   // Coverage probes (core/probes.h) reached, as "probe_NAME" counts.
   const auto& probes = world.recorder().probe_counts();
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    if (probes[i] > 0) figures[std::string(kProbeFigurePrefix) + std::string(core::kProbeNames[i])] = probes[i];
+    if (probes[i] > 0) figures[std::string(base::kProbeFigurePrefix) + std::string(core::kProbeNames[i])] = probes[i];
   }
   if (world.replicated()) world.replicated()->AddFigures(figures);
   // Only worlds with KV stores have these (others' figures stay as they were).
@@ -75,7 +76,7 @@ std::map<std::string, std::int64_t> Figures(const checker::HistoryIndex& index, 
 void CheckFaultPoints(const Scenario& scenario, const checker::History& history, RunResult& result,
                       const std::set<std::string>& expected) {
   for (const std::string& point : scenario.expect_fault_points) {
-    if (result.figures.contains("fault_point_" + point)) continue;
+    if (result.figures.contains(std::string(base::kFaultPointFigurePrefix) + point)) continue;
     checker::Violation violation{
         .kind = "fault_point_not_reached",
         .message = "The scenario expects every run to reach the fault point " + point +

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "base/figures.h"
+
 namespace leasesim::runner {
 namespace {
 
@@ -242,7 +244,7 @@ std::map<std::string, std::int64_t> Recorder::event_counts() const {
   std::map<std::string, std::int64_t> counts = rare_counts_;
   if (renewals_ok_ > 0) counts["renewals_ok"] = renewals_ok_;
   for (std::size_t i = 0; i < fault_point_counts_.size(); ++i) {
-    if (fault_point_counts_[i] > 0) counts["fault_point_" + std::string(core::kFaultPointNames[i])] += fault_point_counts_[i];
+    if (fault_point_counts_[i] > 0) counts[std::string(base::kFaultPointFigurePrefix) + std::string(core::kFaultPointNames[i])] += fault_point_counts_[i];
   }
   return counts;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/figures.h"
 #include "runner/injector.h"
 #include "runner/judgement.h"
 #include "runner/nemesis.h"
@@ -56,12 +57,12 @@ std::vector<std::string> NeverCounted(std::string_view prefix, const std::vector
 
 std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
                                                const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
-  return NeverCounted("fault_point_", required, figures);
+  return NeverCounted(base::kFaultPointFigurePrefix, required, figures);
 }
 
 std::vector<std::string> ProbesNeverReached(const std::vector<std::string>& required,
                                             const std::vector<const std::map<std::string, std::int64_t>*>& figures) {
-  return NeverCounted(kProbeFigurePrefix, required, figures);
+  return NeverCounted(base::kProbeFigurePrefix, required, figures);
 }
 
 }  // namespace leasesim::runner

@@ -45,10 +45,6 @@ RunResult RunScenario(const Scenario& scenario, std::uint64_t seed, const RunOpt
 std::vector<std::string> FaultPointsNeverFired(const std::vector<std::string>& required,
                                                const std::vector<const std::map<std::string, std::int64_t>*>& figures);
 
-// Figures named "probe_NAME" count how often a coverage probe
-// (core/probes.h) was reached in the run.
-inline constexpr std::string_view kProbeFigurePrefix = "probe_";
-
 // The probes of `required` (names, or every probe for "all") reached in
 // none of the runs whose figures are given: a suite whose file sets
 // require_probes fails when this is not empty.

@@ -12,6 +12,7 @@
 #include <string>
 #include <variant>
 
+#include "base/figures.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
 #include "checker/kv_history_io.h"
@@ -129,6 +130,14 @@ TEST(KvWorld, AKeeperOnTheKvStoreIsRecordedAndJudgedLinearizable) {
   EXPECT_GE(Count(history, checker::KvStoreOp::Kind::kLeaseExpire, true), 1u);
   EXPECT_EQ(result.figures.at("kv_ops"), static_cast<std::int64_t>(history.kv_ops.size()));
   EXPECT_GE(result.figures.at("kv_lease_expiries"), 1);
+  // The figure registry's KV-store figures are written here (no ci.json
+  // scenario has KV hosts; tests/figures checks the rest), and every figure
+  // written is defined.
+  for (const base::FigureDefinition& definition : base::FigureDefinitions()) {
+    if (definition.source != base::FigureSource::kKvStore) continue;
+    EXPECT_TRUE(result.figures.contains(std::string(definition.name))) << definition.name;
+  }
+  for (const auto& [figure, value] : result.figures) EXPECT_NE(base::FindFigure(figure), nullptr) << figure;
 
   // Taken away, that expiry leaves reads that saw the key vanish unexplained.
   checker::History forgot = history;
