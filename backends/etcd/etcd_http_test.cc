@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_store.h"
 
 namespace leasesim::etcd {
@@ -154,6 +155,41 @@ TEST(EtcdHttp, DoesNotRetryElsewhereOnceTheOutcomeIsUnknown) {
   // ... but the next call goes to the other endpoint.
   EXPECT_EQ(store.Read("k", 1'000 * kMs).status, core::StoreStatus::kOk);
   EXPECT_EQ(good.requests(), 1);
+}
+
+TEST(EtcdHttp, KvCallsRefusedEverywhereAreUnavailable) {
+  EtcdHttp http({.endpoints = {Url(ClosedPort()), Url(ClosedPort())}});
+  EtcdKvClient kv(http);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("k", "v"));
+  EXPECT_EQ(kv.Txn(put, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseGrant(5'000 * kMs, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseKeepAlive(7, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseRevoke(7, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+}
+
+TEST(EtcdHttp, KvCallsWithNoAnswerAreTimeouts) {
+  FakeServer silent("");
+  EtcdHttp http({.endpoints = {silent.url()}});
+  EtcdKvClient kv(http);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("k", "v"));
+  EXPECT_EQ(kv.Txn(put, 100 * kMs).status, core::KvStatus::kTimeout);  // may have applied
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 150 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(140));
+  EXPECT_EQ(kv.LeaseKeepAlive(7, 100 * kMs).status, core::KvStatus::kTimeout);
+}
+
+TEST(EtcdHttp, AKvAnswerThatCannotBeReadIsOfUnknownOutcome) {
+  FakeServer garbled(R"({"header":{"revision":"4"},"succeeded":true})");  // the put's response is missing
+  EtcdHttp http({.endpoints = {garbled.url()}});
+  EtcdKvClient kv(http);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("k", "v"));
+  EXPECT_EQ(kv.Txn(put, 1'000 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_EQ(kv.LeaseGrant(5'000 * kMs, 1'000 * kMs).status, core::KvStatus::kTimeout);
 }
 
 }  // namespace
