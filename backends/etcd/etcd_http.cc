@@ -295,6 +295,11 @@ HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, cons
   if (code == CURLE_OK || stopped) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   result.verdict = Classify(transport, status, request.response);
   result.http_status = status;
+  if (stream != nullptr && code == CURLE_OPERATION_TIMEDOUT) {
+    // A stream the member opened (200) and kept open without news: the
+    // member answered; its http_status says so (PostUntil stays with it).
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.http_status);
+  }
   if (result.verdict == Verdict::kResult) {
     result.body = std::move(request.response);
   } else if (code != CURLE_OK && !stopped) {
@@ -329,8 +334,10 @@ HttpResult EtcdHttp::PostUntil(const std::string& path, const std::string& body,
       return last;
     }
     // The next call starts elsewhere: this member refused, rejected the
-    // request, or did not answer in time.
-    preferred_.store((endpoint + 1) % n);
+    // request, or did not answer in time (a stream it opened and kept open
+    // without news until the deadline is an answer: a quiet watch).
+    const bool quiet_stream = stream != nullptr && last.http_status == 200;
+    if (!quiet_stream) preferred_.store((endpoint + 1) % n);
     if (last.verdict == Verdict::kUnknown) return last;  // may have applied: no retry
   }
   return last;

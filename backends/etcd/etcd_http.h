@@ -103,7 +103,8 @@ class EtcdHttp {
   // request certainly had no effect, within `timeout` in total. With a
   // `stream` sink, the answer's lines are handed to it as they arrive, and
   // the call ends when it says so; a stream that is still open at the
-  // deadline ends as a timeout (cause kTimedOut).
+  // deadline ends as a timeout (cause kTimedOut, http_status 200: the
+  // member answered, so the next call stays with it).
   HttpResult Post(const std::string& path, const std::string& body, core::Nanos timeout,
                   const StreamSink* stream = nullptr);
 

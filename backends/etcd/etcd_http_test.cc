@@ -48,7 +48,10 @@ int ClosedPort() {
 // Answers every request with `response` (or never, when empty).
 class FakeServer {
  public:
-  explicit FakeServer(std::string response) : response_(std::move(response)) {
+  // `open_stream`: answers 200 with a chunked body it never ends (a
+  // stream without news).
+  explicit FakeServer(std::string response, bool open_stream = false)
+      : response_(std::move(response)), open_stream_(open_stream) {
     fd_ = ListenLoopback(&port_);
     thread_ = std::thread([this] { Serve(); });
   }
@@ -83,6 +86,13 @@ class FakeServer {
         if (request.size() >= head + 4 + length) break;
       }
       requests_ += 1;
+      if (open_stream_) {
+        const std::string head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+        (void)!::send(client, head.data(), head.size(), MSG_NOSIGNAL);
+        held_.push_back(client);
+        continue;
+      }
       if (response_.empty()) {
         held_.push_back(client);  // never answer
         continue;
@@ -95,6 +105,7 @@ class FakeServer {
   }
 
   std::string response_;
+  bool open_stream_ = false;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
@@ -180,6 +191,21 @@ TEST(EtcdHttp, KvCallsWithNoAnswerAreTimeouts) {
   EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 150 * kMs).status, core::KvStatus::kTimeout);
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(140));
   EXPECT_EQ(kv.LeaseKeepAlive(7, 100 * kMs).status, core::KvStatus::kTimeout);
+}
+
+// A member that opens a stream and keeps it open without news (a quiet
+// watch) answered: the next call stays with it.
+TEST(EtcdHttp, AQuietStreamTimesOutWithoutLeavingItsMember) {
+  FakeServer quiet("", /*open_stream=*/true);
+  FakeServer other(R"({"header":{"revision":"4"}})");
+  EtcdHttp http({.endpoints = {quiet.url(), other.url()}});
+  EtcdKvClient kv(http);
+  const core::KvWatchResult watched = kv.Watch(core::KvKeys::Single("k"), 0, 200 * kMs);
+  EXPECT_EQ(watched.status, core::KvStatus::kTimeout);
+  EXPECT_EQ(quiet.requests(), 1);
+  kv.Watch(core::KvKeys::Single("k"), 0, 100 * kMs);
+  EXPECT_EQ(quiet.requests(), 2);
+  EXPECT_EQ(other.requests(), 0);
 }
 
 TEST(EtcdHttp, AKvAnswerThatCannotBeReadIsOfUnknownOutcome) {

@@ -287,9 +287,8 @@ std::optional<core::KvLeaseResult> ParseLeaseGrant(std::string_view body) {
   if (!revision || !id || !ttl || *id == core::kNoLease || *ttl <= 0) return std::nullopt;
   // LeaseGrantResponse.error: a legacy text field; a grant that carries one
   // did not grant.
-  if (auto error = json.find("error"); error != json.end() && error->is_string() && !error->get_ref<const std::string&>().empty()) {
-    return std::nullopt;
-  }
+  auto error = json.find("error");
+  if (error != json.end() && error->is_string() && !error->get_ref<const std::string&>().empty()) return std::nullopt;
   return core::KvLeaseResult{
       .status = core::KvStatus::kOk, .id = *id, .ttl = *ttl * base::kNanosPerSecond, .revision = *revision};
 }

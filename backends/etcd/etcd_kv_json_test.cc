@@ -70,7 +70,8 @@ TEST(EtcdKvJson, TxnAnswerOfPutRangeAndDeleteParses) {
   EXPECT_EQ(result->revision, 3);
   ASSERT_EQ(result->responses.size(), 2u);
   EXPECT_EQ(result->responses[0].kvs,
-            (std::vector<core::KvEntry>{{.key = "a", .value = "1", .create_revision = 2, .mod_revision = 2, .version = 1}}));
+            (std::vector<core::KvEntry>{
+                {.key = "a", .value = "1", .create_revision = 2, .mod_revision = 2, .version = 1}}));
   EXPECT_EQ(result->responses[1].kvs, (std::vector<core::KvEntry>{{.key = "a", .value = "2", .create_revision = 2,
                                                                     .mod_revision = 3, .version = 2, .lease = 7}}));
   EXPECT_EQ(result->responses[1].count, 2);
@@ -119,7 +120,8 @@ TEST(EtcdKvJson, WatchStreamMessagesParse) {
   EXPECT_EQ(created->revision, 4);
   const std::optional<WatchMessage> events = ParseWatchMessage(
       R"({"result":{"header":{"revision":"4"},"events":[{"kv":{"key":"YQ==","create_revision":"2",)"
-      R"("mod_revision":"2","version":"1","value":"MQ=="}},{"type":"DELETE","kv":{"key":"YQ==","mod_revision":"4"}}]}})");
+      R"("mod_revision":"2","version":"1","value":"MQ=="}},)"
+      R"({"type":"DELETE","kv":{"key":"YQ==","mod_revision":"4"}}]}})");
   ASSERT_TRUE(events.has_value());
   ASSERT_EQ(events->events.size(), 2u);
   EXPECT_EQ(events->events[0].type, core::KvWatchEvent::Type::kPut);
@@ -160,7 +162,8 @@ TEST(EtcdKvJson, LeaseMessagesParseAndTtlsRoundUpToSeconds) {
   EXPECT_EQ(alive->result->status, KvStatus::kOk);
   EXPECT_EQ(alive->result->ttl, 5 * kSecond);
   // etcd answers a keep-alive of a lease it does not have with TTL 0 (omitted).
-  const std::optional<KeepAliveAnswer> gone = ParseLeaseKeepAlive(R"({"result":{"header":{"revision":"4"},"ID":"1"}})", 1);
+  const std::optional<KeepAliveAnswer> gone =
+      ParseLeaseKeepAlive(R"({"result":{"header":{"revision":"4"},"ID":"1"}})", 1);
   ASSERT_TRUE(gone && gone->result);
   EXPECT_EQ(gone->result->status, KvStatus::kLeaseNotFound);
   const std::optional<KeepAliveAnswer> failed = ParseLeaseKeepAlive(R"({"error":{"grpc_code":14,"message":"x"}})", 1);

@@ -95,7 +95,8 @@ void CreateIfAbsent(KvConformanceStore& store) {
   EXPECT_EQ(second.revision, 2);  // nothing written, the revision stays
   ASSERT_EQ(second.responses.size(), 1u);
   EXPECT_EQ(second.responses[0].kvs,
-            (std::vector<KvEntry>{{.key = "job", .value = "n1", .create_revision = 2, .mod_revision = 2, .version = 1}}));
+            (std::vector<KvEntry>{
+                {.key = "job", .value = "n1", .create_revision = 2, .mod_revision = 2, .version = 1}}));
   EXPECT_EQ(second.responses[0].count, 1);
 }
 
@@ -115,7 +116,8 @@ void CasOnModRevision(KvConformanceStore& store) {
   ASSERT_EQ(won.responses.size(), 2u);
   // A later request of a branch sees the earlier ones' writes.
   EXPECT_EQ(won.responses[1].kvs,
-            (std::vector<KvEntry>{{.key = "lease", .value = "b", .create_revision = 2, .mod_revision = 4, .version = 2}}));
+            (std::vector<KvEntry>{
+                {.key = "lease", .value = "b", .create_revision = 2, .mod_revision = 4, .version = 2}}));
   const KvTxnResult stale = kv.Txn(cas, kTimeout);
   ASSERT_EQ(stale.status, KvStatus::kOk);
   EXPECT_FALSE(stale.succeeded);
@@ -177,7 +179,8 @@ void PrefixRangeSortedByCreateRevision(KvConformanceStore& store) {
   EXPECT_EQ(oldest.count, 3);
   EXPECT_TRUE(oldest.more);
   ASSERT_EQ(oldest.kvs.size(), 2u);
-  EXPECT_EQ(oldest.kvs[0], (KvEntry{.key = "e/c", .value = "2", .create_revision = 2, .mod_revision = 6, .version = 2}));
+  EXPECT_EQ(oldest.kvs[0],
+            (KvEntry{.key = "e/c", .value = "2", .create_revision = 2, .mod_revision = 6, .version = 2}));
   const core::KvResponseOp by_key = Get(kv, KvRequestOp::Range(KvKeys::Prefix("e/")));
   EXPECT_EQ(KeysOf(by_key.kvs), (std::vector<std::string>{"e/a", "e/b", "e/c"}));
   EXPECT_EQ(by_key.count, 3);
@@ -193,6 +196,44 @@ void PrefixRangeSortedByCreateRevision(KvConformanceStore& store) {
   EXPECT_FALSE(none.more);
 }
 
+// A delete names a key or a span; it answers how many it deleted and, asked,
+// what they were; deleting nothing leaves the revision where it is.
+void DeleteRangeAnswersWhatItDeleted(KvConformanceStore& store) {
+  core::KvClient& kv = store.client();
+  Put(kv, "d/b", "2");
+  Put(kv, "d/a", "1");
+  Put(kv, "d0", "x");
+  KvRequestOp span = KvRequestOp::Delete(KvKeys::Prefix("d/"));
+  span.prev_kv = true;
+  KvTxn del;
+  del.success = {span};
+  const KvTxnResult deleted = kv.Txn(del, kTimeout);
+  ASSERT_EQ(deleted.status, KvStatus::kOk);
+  EXPECT_EQ(deleted.revision, 5);  // two keys, one revision
+  ASSERT_EQ(deleted.responses.size(), 1u);
+  EXPECT_EQ(deleted.responses[0].count, 2);
+  EXPECT_EQ(KeysOf(deleted.responses[0].kvs), (std::vector<std::string>{"d/a", "d/b"}));
+  const KvTxnResult nothing = kv.Txn(del, kTimeout);
+  ASSERT_EQ(nothing.status, KvStatus::kOk);
+  EXPECT_EQ(nothing.revision, 5);
+  ASSERT_EQ(nothing.responses.size(), 1u);
+  EXPECT_EQ(nothing.responses[0].count, 0);
+  EXPECT_TRUE(nothing.responses[0].kvs.empty());
+  KvTxn plain;
+  plain.success = {KvRequestOp::Delete(KvKeys::Single("d0"))};
+  const KvTxnResult one = kv.Txn(plain, kTimeout);
+  EXPECT_EQ(one.revision, 6);
+  ASSERT_EQ(one.responses.size(), 1u);
+  EXPECT_EQ(one.responses[0].count, 1);
+  EXPECT_TRUE(one.responses[0].kvs.empty());  // no prev_kv asked
+  // A re-created key starts again: version 1, a new create revision.
+  Put(kv, "d/a", "again");
+  const core::KvResponseOp again = Get(kv, KvRequestOp::Range(KvKeys::Single("d/a")));
+  ASSERT_EQ(again.kvs.size(), 1u);
+  EXPECT_EQ(again.kvs[0], (KvEntry{.key = "d/a", .value = "again", .create_revision = 7, .mod_revision = 7,
+                                   .version = 1}));
+}
+
 // A session's keys live on its lease: a revoke deletes them all, at one
 // revision, in key order (etcd lessor.go Revoke).
 void PutWithLeaseThenRevokeDeletesKeys(KvConformanceStore& store) {
@@ -205,19 +246,20 @@ void PutWithLeaseThenRevokeDeletesKeys(KvConformanceStore& store) {
   KvTxn puts;
   puts.success = {KvRequestOp::Put("s/b", "1", lease.id), KvRequestOp::Put("s/a", "1", lease.id)};
   ASSERT_EQ(kv.Txn(puts, kTimeout).revision, 2);
-  Put(kv, "s/c", "kept");
+  Put(kv, "s/c", "kept", lease.id);
+  Put(kv, "s/c", "kept");  // a put without the lease detaches the key from it
   const core::KvResponseOp held = Get(kv, KvRequestOp::Range(KvKeys::Prefix("s/")));
   ASSERT_EQ(held.kvs.size(), 3u);
   EXPECT_EQ(held.kvs[0].lease, lease.id);
   EXPECT_EQ(held.kvs[2].lease, core::kNoLease);
   const core::KvLeaseResult revoked = kv.LeaseRevoke(lease.id, kTimeout);
   ASSERT_EQ(revoked.status, KvStatus::kOk);
-  EXPECT_EQ(revoked.revision, 4);  // both deletes at one new revision
+  EXPECT_EQ(revoked.revision, 5);  // both deletes at one new revision
   EXPECT_EQ(KeysOf(Get(kv, KvRequestOp::Range(KvKeys::Prefix("s/"))).kvs), (std::vector<std::string>{"s/c"}));
-  const core::KvWatchResult deletes = kv.Watch(KvKeys::Prefix("s/"), 4, kTimeout);
+  const core::KvWatchResult deletes = kv.Watch(KvKeys::Prefix("s/"), 5, kTimeout);
   ASSERT_EQ(deletes.status, KvStatus::kOk);
-  EXPECT_EQ(SeenOf(deletes.events), (std::vector<Seen>{{KvWatchEvent::Type::kDelete, "s/a", 4},
-                                                       {KvWatchEvent::Type::kDelete, "s/b", 4}}));
+  EXPECT_EQ(SeenOf(deletes.events), (std::vector<Seen>{{KvWatchEvent::Type::kDelete, "s/a", 5},
+                                                       {KvWatchEvent::Type::kDelete, "s/b", 5}}));
 }
 
 // A lease that is gone cannot be renewed, revoked or put on (nothing applied).
@@ -273,7 +315,8 @@ void WatchFromARevisionSeesPutsAndDeletesInOrder(KvConformanceStore& store) {
                                                    {Type::kPut, "w/b", 6}}));
   EXPECT_EQ(all.revision, 6);
   ASSERT_EQ(all.events.size(), 5u);
-  EXPECT_EQ(all.events[4].kv, (KvEntry{.key = "w/b", .value = "2", .create_revision = 3, .mod_revision = 6, .version = 2}));
+  EXPECT_EQ(all.events[4].kv,
+            (KvEntry{.key = "w/b", .value = "2", .create_revision = 3, .mod_revision = 6, .version = 2}));
   EXPECT_EQ(all.events[2].kv, (KvEntry{.key = "w/a", .mod_revision = 5}));  // a delete: key and revision only
   const core::KvWatchResult later = kv.Watch(KvKeys::Prefix("w/"), 4, kTimeout);
   ASSERT_EQ(later.status, KvStatus::kOk);
@@ -310,6 +353,7 @@ constexpr KvConformanceCase kCases[] = {
     {"CasOnModRevision", CasOnModRevision},
     {"ValueCompares", ValueCompares},
     {"PrefixRangeSortedByCreateRevision", PrefixRangeSortedByCreateRevision},
+    {"DeleteRangeAnswersWhatItDeleted", DeleteRangeAnswersWhatItDeleted},
     {"PutWithLeaseThenRevokeDeletesKeys", PutWithLeaseThenRevokeDeletesKeys},
     {"KeepAliveOfARevokedLeaseIsNotFound", KeepAliveOfARevokedLeaseIsNotFound},
     {"WatchFromARevisionSeesPutsAndDeletesInOrder", WatchFromARevisionSeesPutsAndDeletesInOrder},

@@ -46,7 +46,9 @@ TEST_P(EtcdLiveKvConformance, Case) {
 
 INSTANTIATE_TEST_SUITE_P(Kv, EtcdLiveKvConformance,
                          ::testing::Range(0, static_cast<int>(KvConformanceCases().size())),
-                         [](const ::testing::TestParamInfo<int>& param_info) { return KvConformanceCaseName(param_info.param); });
+                         [](const ::testing::TestParamInfo<int>& param_info) {
+                           return KvConformanceCaseName(param_info.param);
+                         });
 
 }  // namespace
 }  // namespace leasesim::kvtest

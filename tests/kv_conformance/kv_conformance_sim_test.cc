@@ -82,7 +82,9 @@ TEST_P(SimKvConformance, Case) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kv, SimKvConformance, ::testing::Range(0, static_cast<int>(KvConformanceCases().size())),
-                         [](const ::testing::TestParamInfo<int>& param_info) { return KvConformanceCaseName(param_info.param); });
+                         [](const ::testing::TestParamInfo<int>& param_info) {
+                           return KvConformanceCaseName(param_info.param);
+                         });
 
 }  // namespace
 }  // namespace leasesim::kvtest
