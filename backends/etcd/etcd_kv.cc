@@ -54,6 +54,7 @@ namespace {
 struct WatchReader {
   core::KvWatchResult result;  // kTimeout until news arrives
   std::int64_t header_revision = 0;
+  std::string cancel_reason;  // a cancel for another reason than compaction
 
   bool Read(std::string_view line) {
     std::optional<WatchMessage> message = ParseWatchMessage(line);
@@ -78,6 +79,7 @@ struct WatchReader {
       // Cancelled for another reason (a permission the user lacks:
       // cancel_reason): this watch will never report anything.
       result.status = core::KvStatus::kUnavailable;
+      cancel_reason = message->cancel_reason.empty() ? "no reason given" : message->cancel_reason;
       return true;
     }
     if (message->events.empty()) return false;
@@ -103,6 +105,10 @@ core::KvWatchResult EtcdKvClient::Watch(const core::KvKeys& keys, std::int64_t s
     core::KvWatchResult failed;
     failed.status = http.verdict == Verdict::kNotApplied ? core::KvStatus::kUnavailable : core::KvStatus::kTimeout;
     return failed;
+  }
+  if (!reader.cancel_reason.empty()) {
+    // A misconfiguration (a role without read on the keys) the operator must hear of.
+    http_.ReportError("etcd cancelled a watch on \"" + keys.key + "\": " + reader.cancel_reason);
   }
   return std::move(reader.result);  // a stream that closed without news: kTimeout
 }
