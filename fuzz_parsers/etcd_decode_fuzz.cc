@@ -1,13 +1,16 @@
 // libFuzzer target: the decoding of etcd's JSON gateway answers
 // (backends/etcd): range and txn responses, the lease record in a value,
 // base64, padded numbers, error bodies and their classification, and the
-// store's and ledger's interpretation of an answer into a protocol result.
+// store's and ledger's interpretation of an answer into a protocol result;
+// the KV seam's answers (txn, watch stream lines, lease messages).
 // The first byte picks the HTTP status, range or txn, and the transport.
 
 #include <optional>
 #include <string>
 
 #include "backends/etcd/etcd_json.h"
+#include "backends/etcd/etcd_kv.h"
+#include "backends/etcd/etcd_kv_json.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
 #include "backends/etcd/gateway_errors.h"
@@ -32,6 +35,18 @@ void Interpret(std::string_view body, std::int64_t token) {
   batch.idempotency_key = "window-0";
   bool fence_missing = false;
   etcd::InterpretCommit(http, etcd::EtcdLedgerOptions{}, batch, &fence_missing);
+  // The KV seam: a txn of each request kind, the watch stream's line, the
+  // lease answers.
+  leasesim::core::KvTxn txn;
+  txn.success = {leasesim::core::KvRequestOp::Range(leasesim::core::KvKeys::Prefix("e/")),
+                 leasesim::core::KvRequestOp::Put("e/1", "v"),
+                 leasesim::core::KvRequestOp::Delete(leasesim::core::KvKeys::Single("e/2"))};
+  txn.failure = {leasesim::core::KvRequestOp::Range(leasesim::core::KvKeys::Single("e/1"))};
+  etcd::InterpretKvTxn(http, txn);
+  etcd::ParseWatchMessage(body);
+  etcd::ParseLeaseGrant(body);
+  etcd::ParseLeaseRevoke(body, 1);
+  etcd::ParseLeaseKeepAlive(body, 1);
 }
 
 }  // namespace

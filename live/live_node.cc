@@ -24,6 +24,7 @@
 
 #include "backends/etcd/etcd_access.h"
 #include "backends/etcd/etcd_http.h"
+#include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
 #include "backends/etcd/lease_exposition.h"
@@ -255,7 +256,11 @@ int RunNode(const NodeConfig& c, const sigset_t& termination) {
   live::JournaledLedger ledger(etcd_ledger, journal, &live::BootNanos);
   live::JournaledEvents events(journal);
   etcd::LeaseHealth health(events, store, {.lease = c.key, .identity = c.identity, .timeout = c.health_timeout});
-  etcd::RealEnv env(health.store(), ledger, health);
+  // The KV seam on the same cluster, for protocols written against it
+  // (Env::kv(0)); its calls are not journaled (the live history holds the
+  // lease record store's and the ledger's operations).
+  etcd::EtcdKvClient etcd_kv(http);
+  etcd::RealEnv env(health.store(), ledger, health, &etcd_kv);
   ledger.ReportWallSeenOf(env);
   InstallStopFault(env, journal);
   const std::unique_ptr<core::ProtocolNode> built = c.protocol.build(

@@ -14,12 +14,6 @@ namespace {
 
 std::once_flag curl_init;
 
-std::size_t Collect(char* data, std::size_t size, std::size_t count, void* user) {
-  auto* body = static_cast<std::string*>(user);
-  body->append(data, size * count);
-  return size * count;
-}
-
 core::Nanos SteadyNow() {
   // determinism-ok: live mode — deadlines of real HTTP calls.
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -178,6 +172,10 @@ HttpResult EtcdHttp::PostTo(std::size_t endpoint, const std::string& path, const
 // The request's options on a (reset) handle; the lists it allocates are
 // freed by the caller after the transfer.
 struct EtcdHttp::Request {
+  CURL* curl = nullptr;
+  const StreamSink* stream = nullptr;  // streamed answers: told each line
+  std::size_t delivered = 0;           // bytes of `response` handed to `stream`
+  bool stopped = false;                // `stream` had what it waited for
   std::string url;
   curl_slist* headers = nullptr;
   curl_slist* connect_to = nullptr;
@@ -188,6 +186,26 @@ struct EtcdHttp::Request {
     curl_slist_free_all(connect_to);
   }
 };
+
+std::size_t EtcdHttp::Collect(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* request = static_cast<Request*>(user);
+  request->response.append(data, size * count);
+  if (request->stream == nullptr) return size * count;
+  long status = 0;
+  curl_easy_getinfo(request->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 200) return size * count;  // an error answer: read whole, classified as usual
+  std::size_t newline;
+  while ((newline = request->response.find('\n', request->delivered)) != std::string::npos) {
+    const std::string_view line(request->response.data() + request->delivered, newline - request->delivered);
+    request->delivered = newline + 1;
+    if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+    if ((*request->stream)(line)) {
+      request->stopped = true;
+      return 0;  // ends the transfer (CURLE_WRITE_ERROR): we have what we waited for
+    }
+  }
+  return size * count;
+}
 
 void EtcdHttp::Configure(void* curl, Request& request, const std::string& endpoint, const std::string& path,
                          const std::string& body, core::Nanos timeout, const std::string& token) const {
@@ -210,7 +228,7 @@ void EtcdHttp::Configure(void* curl, Request& request, const std::string& endpoi
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, request.headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Collect);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &request.response);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &request);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, request.detail.data());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM-based timeouts
   curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
@@ -258,23 +276,33 @@ Transport TransportOf(CURL* curl, CURLcode code, FailureCause& cause) {
 }  // namespace
 
 HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, const std::string& body,
-                             core::Nanos timeout, bool with_token) {
+                             core::Nanos timeout, bool with_token, const StreamSink* stream) {
   HttpResult result;
   result.endpoint = options_.endpoints.at(endpoint);
   std::unique_ptr<Handle> handle = Acquire(endpoint);
   CURL* curl = handle->curl;
   curl_easy_reset(curl);  // a pooled handle keeps its connection, not its options
   Request request;
+  request.curl = curl;
+  request.stream = stream;
   Configure(curl, request, result.endpoint, path, body, timeout, with_token ? Token() : std::string());
   const CURLcode code = curl_easy_perform(curl);
-  const Transport transport = TransportOf(curl, code, result.cause);
+  // A stream the sink ended was answered (200) with what it waited for.
+  const bool stopped = request.stopped && code == CURLE_WRITE_ERROR;
+  result.cause = FailureCause::kNone;
+  const Transport transport = stopped ? Transport::kAnswered : TransportOf(curl, code, result.cause);
   long status = 0;
-  if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  if (code == CURLE_OK || stopped) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   result.verdict = Classify(transport, status, request.response);
   result.http_status = status;
+  if (stream != nullptr && code == CURLE_OPERATION_TIMEDOUT) {
+    // A stream the member opened (200) and kept open without news: the
+    // member answered; its http_status says so (PostUntil stays with it).
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.http_status);
+  }
   if (result.verdict == Verdict::kResult) {
     result.body = std::move(request.response);
-  } else if (code != CURLE_OK) {
+  } else if (code != CURLE_OK && !stopped) {
     request.detail.resize(request.detail.find('\0'));
     result.error = std::string(curl_easy_strerror(code)) + (request.detail.empty() ? "" : ": " + request.detail);
   } else {
@@ -289,7 +317,7 @@ HttpResult EtcdHttp::Attempt(std::size_t endpoint, const std::string& path, cons
 }
 
 HttpResult EtcdHttp::PostUntil(const std::string& path, const std::string& body, core::Nanos deadline,
-                               bool with_token) {
+                               bool with_token, const StreamSink* stream) {
   const std::size_t n = options_.endpoints.size();
   const std::size_t first = preferred_.load() % n;
   HttpResult last;
@@ -300,14 +328,16 @@ HttpResult EtcdHttp::PostUntil(const std::string& path, const std::string& body,
     const std::size_t endpoint = (first + attempt) % n;
     const core::Nanos remaining = deadline - SteadyNow();
     if (remaining < base::kNanosPerMilli) break;  // < 1 ms left: not worth a try
-    last = Attempt(endpoint, path, body, remaining, with_token);
+    last = Attempt(endpoint, path, body, remaining, with_token, stream);
     if (last.verdict == Verdict::kResult) {
       preferred_.store(endpoint);
       return last;
     }
     // The next call starts elsewhere: this member refused, rejected the
-    // request, or did not answer in time.
-    preferred_.store((endpoint + 1) % n);
+    // request, or did not answer in time (a stream it opened and kept open
+    // without news until the deadline is an answer: a quiet watch).
+    const bool quiet_stream = stream != nullptr && last.http_status == 200;
+    if (!quiet_stream) preferred_.store((endpoint + 1) % n);
     if (last.verdict == Verdict::kUnknown) return last;  // may have applied: no retry
   }
   return last;
@@ -347,7 +377,8 @@ HttpResult EtcdHttp::AuthenticateUntil(core::Nanos deadline) {
 
 HttpResult EtcdHttp::Authenticate(core::Nanos timeout) { return AuthenticateUntil(SteadyNow() + timeout); }
 
-HttpResult EtcdHttp::Post(const std::string& path, const std::string& body, core::Nanos timeout) {
+HttpResult EtcdHttp::Post(const std::string& path, const std::string& body, core::Nanos timeout,
+                          const StreamSink* stream) {
   const core::Nanos deadline = SteadyNow() + timeout;
   const bool auth = !options_.auth.user.empty();
   if (auth && Token().empty()) {
@@ -357,7 +388,7 @@ HttpResult EtcdHttp::Post(const std::string& path, const std::string& body, core
       return login;
     }
   }
-  HttpResult result = PostUntil(path, body, deadline, /*with_token=*/true);
+  HttpResult result = PostUntil(path, body, deadline, /*with_token=*/true, stream);
   if (auth && result.cause == FailureCause::kTokenRejected) {
     // Expired (unused longer than etcd's --auth-token-ttl) or revoked; the
     // request was not applied: a fresh token and one more try.
@@ -367,7 +398,7 @@ HttpResult EtcdHttp::Post(const std::string& path, const std::string& body, core
       ReportError(login.error);
       return login;
     }
-    result = PostUntil(path, body, deadline, /*with_token=*/true);
+    result = PostUntil(path, body, deadline, /*with_token=*/true, stream);
     if (result.cause == FailureCause::kTokenRejected) {
       result.error = "etcd rejected a fresh auth token of user \"" + options_.auth.user + "\": " + result.error;
     }

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/etcd/etcd_json.h"
@@ -84,6 +85,13 @@ struct HttpResult {
   FailureCause cause = FailureCause::kNone;
 };
 
+// Told each complete message of a streamed answer (an HTTP 200 body the
+// gateway writes one JSON object a line, as it does for etcd's streaming
+// RPCs: Watch, LeaseKeepAlive); returns true once it has what it waited
+// for, which ends the call (the answer is then kResult, `body` holding what
+// arrived so far).
+using StreamSink = std::function<bool(std::string_view message)>;
+
 class EtcdHttp {
  public:
   explicit EtcdHttp(EndpointOptions options);
@@ -92,8 +100,13 @@ class EtcdHttp {
   EtcdHttp& operator=(const EtcdHttp&) = delete;
 
   // POSTs `body` to `path` (e.g. "/v3/kv/txn"), failing over while the
-  // request certainly had no effect, within `timeout` in total.
-  HttpResult Post(const std::string& path, const std::string& body, core::Nanos timeout);
+  // request certainly had no effect, within `timeout` in total. With a
+  // `stream` sink, the answer's lines are handed to it as they arrive, and
+  // the call ends when it says so; a stream that is still open at the
+  // deadline ends as a timeout (cause kTimedOut, http_status 200: the
+  // member answered, so the next call stays with it).
+  HttpResult Post(const std::string& path, const std::string& body, core::Nanos timeout,
+                  const StreamSink* stream = nullptr);
 
   // One attempt at one endpoint (no failover, no authentication of its
   // own: the current token, if any, is sent); used by tests and tools.
@@ -114,15 +127,17 @@ class EtcdHttp {
  private:
   struct Handle;
   struct Request;
+  static std::size_t Collect(char* data, std::size_t size, std::size_t count, void* user);
   std::unique_ptr<Handle> Acquire(std::size_t endpoint);
   void Configure(void* curl, Request& request, const std::string& endpoint, const std::string& path,
                  const std::string& body, core::Nanos timeout, const std::string& token) const;
   void Release(std::size_t endpoint, std::unique_ptr<Handle> handle);
   // Post's failover over the endpoints until `deadline` (monotonic ns).
-  HttpResult PostUntil(const std::string& path, const std::string& body, core::Nanos deadline, bool with_token);
+  HttpResult PostUntil(const std::string& path, const std::string& body, core::Nanos deadline, bool with_token,
+                       const StreamSink* stream = nullptr);
   HttpResult AuthenticateUntil(core::Nanos deadline);
   HttpResult Attempt(std::size_t endpoint, const std::string& path, const std::string& body, core::Nanos timeout,
-                     bool with_token);
+                     bool with_token, const StreamSink* stream = nullptr);
   std::string Token();
 
   EndpointOptions options_;

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_store.h"
 
 namespace leasesim::etcd {
@@ -47,7 +48,10 @@ int ClosedPort() {
 // Answers every request with `response` (or never, when empty).
 class FakeServer {
  public:
-  explicit FakeServer(std::string response) : response_(std::move(response)) {
+  // `open_stream`: answers 200 with a chunked body it never ends (a
+  // stream without news).
+  explicit FakeServer(std::string response, bool open_stream = false)
+      : response_(std::move(response)), open_stream_(open_stream) {
     fd_ = ListenLoopback(&port_);
     thread_ = std::thread([this] { Serve(); });
   }
@@ -82,6 +86,13 @@ class FakeServer {
         if (request.size() >= head + 4 + length) break;
       }
       requests_ += 1;
+      if (open_stream_) {
+        const std::string head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+        (void)!::send(client, head.data(), head.size(), MSG_NOSIGNAL);
+        held_.push_back(client);
+        continue;
+      }
       if (response_.empty()) {
         held_.push_back(client);  // never answer
         continue;
@@ -94,6 +105,7 @@ class FakeServer {
   }
 
   std::string response_;
+  bool open_stream_ = false;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
@@ -154,6 +166,56 @@ TEST(EtcdHttp, DoesNotRetryElsewhereOnceTheOutcomeIsUnknown) {
   // ... but the next call goes to the other endpoint.
   EXPECT_EQ(store.Read("k", 1'000 * kMs).status, core::StoreStatus::kOk);
   EXPECT_EQ(good.requests(), 1);
+}
+
+TEST(EtcdHttp, KvCallsRefusedEverywhereAreUnavailable) {
+  EtcdHttp http({.endpoints = {Url(ClosedPort()), Url(ClosedPort())}});
+  EtcdKvClient kv(http);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("k", "v"));
+  EXPECT_EQ(kv.Txn(put, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseGrant(5'000 * kMs, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseKeepAlive(7, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseRevoke(7, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+}
+
+TEST(EtcdHttp, KvCallsWithNoAnswerAreTimeouts) {
+  FakeServer silent("");
+  EtcdHttp http({.endpoints = {silent.url()}});
+  EtcdKvClient kv(http);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("k", "v"));
+  EXPECT_EQ(kv.Txn(put, 100 * kMs).status, core::KvStatus::kTimeout);  // may have applied
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 150 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(140));
+  EXPECT_EQ(kv.LeaseKeepAlive(7, 100 * kMs).status, core::KvStatus::kTimeout);
+}
+
+// A member that opens a stream and keeps it open without news (a quiet
+// watch) answered: the next call stays with it.
+TEST(EtcdHttp, AQuietStreamTimesOutWithoutLeavingItsMember) {
+  FakeServer quiet("", /*open_stream=*/true);
+  FakeServer other(R"({"header":{"revision":"4"}})");
+  EtcdHttp http({.endpoints = {quiet.url(), other.url()}});
+  EtcdKvClient kv(http);
+  const core::KvWatchResult watched = kv.Watch(core::KvKeys::Single("k"), 0, 200 * kMs);
+  EXPECT_EQ(watched.status, core::KvStatus::kTimeout);
+  EXPECT_EQ(quiet.requests(), 1);
+  kv.Watch(core::KvKeys::Single("k"), 0, 100 * kMs);
+  EXPECT_EQ(quiet.requests(), 2);
+  EXPECT_EQ(other.requests(), 0);
+}
+
+TEST(EtcdHttp, AKvAnswerThatCannotBeReadIsOfUnknownOutcome) {
+  FakeServer garbled(R"({"header":{"revision":"4"},"succeeded":true})");  // the put's response is missing
+  EtcdHttp http({.endpoints = {garbled.url()}});
+  EtcdKvClient kv(http);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("k", "v"));
+  EXPECT_EQ(kv.Txn(put, 1'000 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_EQ(kv.LeaseGrant(5'000 * kMs, 1'000 * kMs).status, core::KvStatus::kTimeout);
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 #include "backends/etcd/etcd_json.h"
 
-#include <array>
 #include <charconv>
 #include <cstdio>
 
+#include <absl/strings/escaping.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/etcd/gateway_json.h"
 #include "core/kv_store.h"
 
 namespace leasesim::etcd {
@@ -13,16 +14,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int Sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
+}  // namespace
 
 // The gateway writes int64 fields as JSON strings; accept numbers too.
 std::optional<std::int64_t> Int64Field(const Json& object, const char* name) {
@@ -37,42 +29,46 @@ std::optional<std::int64_t> Int64Field(const Json& object, const char* name) {
   return value;
 }
 
-std::optional<std::vector<KeyValue>> ParseKvs(const Json& range) {
+std::optional<KeyValue> ParseKv(const Json& kv) {
+  if (!kv.is_object()) return std::nullopt;
+  KeyValue parsed;
+  for (const char* field : {"key", "value"}) {
+    auto f = kv.find(field);
+    std::string decoded;
+    if (f != kv.end() && !f->is_null()) {
+      if (!f->is_string()) return std::nullopt;
+      std::optional<std::string> bytes = Base64Decode(f->get_ref<const std::string&>());
+      if (!bytes) return std::nullopt;
+      decoded = std::move(*bytes);
+    }
+    (field[0] == 'k' ? parsed.key : parsed.value) = std::move(decoded);
+  }
+  auto create = Int64Field(kv, "create_revision");
+  auto mod = Int64Field(kv, "mod_revision");
+  auto version = Int64Field(kv, "version");
+  auto lease = Int64Field(kv, "lease");
+  if (!create || !mod || !version || !lease) return std::nullopt;
+  parsed.create_revision = *create;
+  parsed.mod_revision = *mod;
+  parsed.version = *version;
+  parsed.lease = *lease;
+  return parsed;
+}
+
+std::optional<std::vector<KeyValue>> ParseKvs(const Json& range, const char* field) {
   std::vector<KeyValue> out;
-  auto it = range.find("kvs");
+  auto it = range.find(field);
   if (it == range.end() || it->is_null()) return out;
   if (!it->is_array()) return std::nullopt;
   for (const Json& kv : *it) {
-    if (!kv.is_object()) return std::nullopt;
-    KeyValue parsed;
-    for (const char* field : {"key", "value"}) {
-      auto f = kv.find(field);
-      std::string decoded;
-      if (f != kv.end() && !f->is_null()) {
-        if (!f->is_string()) return std::nullopt;
-        std::optional<std::string> bytes = Base64Decode(f->get_ref<const std::string&>());
-        if (!bytes) return std::nullopt;
-        decoded = std::move(*bytes);
-      }
-      (field[0] == 'k' ? parsed.key : parsed.value) = std::move(decoded);
-    }
-    auto create = Int64Field(kv, "create_revision");
-    auto mod = Int64Field(kv, "mod_revision");
-    auto version = Int64Field(kv, "version");
-    if (!create || !mod || !version) return std::nullopt;
-    parsed.create_revision = *create;
-    parsed.mod_revision = *mod;
-    parsed.version = *version;
-    out.push_back(std::move(parsed));
+    std::optional<KeyValue> parsed = ParseKv(kv);
+    if (!parsed) return std::nullopt;
+    out.push_back(std::move(*parsed));
   }
   return out;
 }
 
-}  // namespace
-
 std::string PrefixEnd(std::string prefix) { return core::KvPrefixEnd(prefix); }
-
-namespace {
 
 Json CompareJson(const Compare& compare) {
   Json json;
@@ -88,6 +84,8 @@ Json CompareJson(const Compare& compare) {
   }
   return json;
 }
+
+namespace {
 
 Json OpJson(const Op& op) {
   Json json;
@@ -120,48 +118,19 @@ Json OpJson(const Op& op) {
 
 }  // namespace
 
+// The gateway writes proto `bytes` fields in standard base64 with padding
+// (the proto3 JSON mapping: "JSON value will be the data encoded as a
+// string using standard base64 encoding with paddings";
+// developers.google.com/protocol-buffers/docs/proto3#json), so Abseil's
+// RFC 4648 codec is exactly it.
+// (Debian's Abseil has its own string_view, not std::string_view's alias.)
 std::string Base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const std::uint32_t n = (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16) |
-                            (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8) |
-                            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 2]));
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  const std::size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (rest == 2) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
+  return absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()));
 }
 
 std::optional<std::string> Base64Decode(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  if (text.size() % 4 == 1) return std::nullopt;
   std::string out;
-  out.reserve(text.size() * 3 / 4);
-  std::uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int v = Sextet(c);
-    if (v < 0) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
+  if (!absl::Base64Unescape(absl::string_view(text.data(), text.size()), &out)) return std::nullopt;
   return out;
 }
 
@@ -214,7 +183,7 @@ std::optional<Response> ParseResponse(std::string_view body, bool is_txn) {
   if (!revision) return std::nullopt;
   response.revision = *revision;
   if (!is_txn) {
-    auto kvs = ParseKvs(json);
+    auto kvs = ParseKvs(json, "kvs");
     if (!kvs) return std::nullopt;
     response.ranges.push_back(std::move(*kvs));
     return response;
@@ -234,7 +203,7 @@ std::optional<Response> ParseResponse(std::string_view body, bool is_txn) {
       response.ranges.emplace_back();
       continue;
     }
-    auto kvs = ParseKvs(*range);
+    auto kvs = ParseKvs(*range, "kvs");
     if (!kvs) return std::nullopt;
     response.ranges.push_back(std::move(*kvs));
   }

@@ -22,6 +22,7 @@
 
 namespace leasesim::etcd {
 
+// Standard base64 (RFC 4648, with padding), as the gateway encodes `bytes`.
 std::string Base64Encode(std::string_view bytes);
 // nullopt on a malformed input.
 std::optional<std::string> Base64Decode(std::string_view text);
@@ -39,6 +40,7 @@ struct KeyValue {
   std::int64_t create_revision = 0;
   std::int64_t mod_revision = 0;
   std::int64_t version = 0;
+  std::int64_t lease = 0;  // the lease the key is attached to; 0: none
 };
 
 // A parsed range or txn response.

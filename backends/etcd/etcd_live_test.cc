@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/etcd/etcd_http.h"
+#include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_store.h"
 #include "backends/etcd/one_etcd_test_util.h"
@@ -150,6 +151,53 @@ TEST_F(EtcdLive, TheCoreLeadsAgainstEtcdOnRealThreads) {
   ASSERT_TRUE(ledger.ListApplied(2'000 * kMs, applied));
   EXPECT_GE(applied.size(), 8u);
   EXPECT_EQ(store.Read("lease/job", 1'000 * kMs).current.record.holder, "n1#1");
+}
+
+// The watch long-polls: from the next revision it waits for the change.
+TEST_F(EtcdLive, KvWatchWaitsForTheNextChange) {
+  EtcdKvClient kv(*http_);
+  const core::Nanos t = 2'000 * kMs;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    core::KvTxn put;
+    put.success.push_back(core::KvRequestOp::Put("e/1", "n1"));
+    EXPECT_EQ(kv.Txn(put, t).status, core::KvStatus::kOk);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const core::KvWatchResult seen = kv.Watch(core::KvKeys::Prefix("e/"), 0, 5'000 * kMs);
+  const auto took = std::chrono::steady_clock::now() - start;
+  writer.join();
+  ASSERT_EQ(seen.status, core::KvStatus::kOk);
+  ASSERT_EQ(seen.events.size(), 1u);
+  EXPECT_EQ(seen.events[0].kv.key, "e/1");
+  EXPECT_EQ(seen.events[0].kv.mod_revision, 2);
+  EXPECT_GE(took, std::chrono::milliseconds(250));
+}
+
+// A lease nobody keeps alive ends on etcd's clock: its keys are deleted
+// (a delete event each) and a keep-alive is refused.
+TEST_F(EtcdLive, KvLeaseEndsOnEtcdsClockAndDeletesItsKeys) {
+  EtcdKvClient kv(*http_);
+  const core::Nanos t = 2'000 * kMs;
+  const core::KvLeaseResult lease = kv.LeaseGrant(1'000 * kMs, t);
+  ASSERT_EQ(lease.status, core::KvStatus::kOk);
+  EXPECT_EQ(lease.ttl, 2'000 * kMs);  // etcd's minimum TTL with the default election timeout
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("s/n1", "n1", lease.id));
+  ASSERT_EQ(kv.Txn(put, t).revision, 2);
+  bool gone = false;
+  for (int i = 0; i < 80 && !gone; ++i) {  // at most 8 s: TTL 2 s, and etcd's lessor checks every 500 ms
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const core::KvTxnResult read = kv.Range(core::KvRequestOp::Range(core::KvKeys::Single("s/n1")), t);
+    gone = read.status == core::KvStatus::kOk && read.responses.at(0).kvs.empty();
+  }
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(kv.LeaseKeepAlive(lease.id, t).status, core::KvStatus::kLeaseNotFound);
+  const core::KvWatchResult deleted = kv.Watch(core::KvKeys::Prefix("s/"), 3, t);
+  ASSERT_EQ(deleted.status, core::KvStatus::kOk);
+  ASSERT_EQ(deleted.events.size(), 1u);
+  EXPECT_EQ(deleted.events[0].type, core::KvWatchEvent::Type::kDelete);
+  EXPECT_EQ(deleted.events[0].kv.mod_revision, 3);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "backends/etcd/etcd_access.h"
 #include "backends/etcd/etcd_http.h"
+#include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_ledger.h"
 #include "backends/etcd/etcd_provision.h"
 #include "backends/etcd/etcd_store.h"
@@ -120,6 +121,34 @@ TEST_F(EtcdLiveSecure, TlsVerifiesTheServerAndItsNameAndPresentsTheClientCertifi
   // arrives as the connection breaking.)
   EXPECT_NE(refused.verdict, Verdict::kResult);
   EXPECT_TRUE(refused.cause == FailureCause::kTls || refused.cause == FailureCause::kBroken) << refused.error;
+}
+
+// The KV seam's calls, streams included, carry the TLS client certificate
+// and the auth token; a watch on keys the user may not read is cancelled by
+// etcd (v3rpc/watch.go: "permission denied"), which the client reports as
+// kUnavailable and through on_error.
+TEST_F(EtcdLiveSecure, TheKvSeamWorksUnderTlsAndEtcdAuth) {
+  EnableAuthFor("app/");
+  EtcdHttp http(Options({.user = "svc", .password = "svcpw"}));
+  EtcdKvClient kv(http);
+  const core::KvLeaseResult lease = kv.LeaseGrant(5'000 * kMs, kCall);
+  ASSERT_EQ(lease.status, core::KvStatus::kOk);
+  core::KvTxn put;
+  put.success.push_back(core::KvRequestOp::Put("app/k", "v", lease.id));
+  const core::KvTxnResult written = kv.Txn(put, kCall);
+  ASSERT_EQ(written.status, core::KvStatus::kOk);
+  const core::KvWatchResult seen = kv.Watch(core::KvKeys::Prefix("app/"), written.revision, kCall);
+  ASSERT_EQ(seen.status, core::KvStatus::kOk);
+  ASSERT_EQ(seen.events.size(), 1u);
+  EXPECT_EQ(seen.events[0].kv.lease, lease.id);
+  EXPECT_EQ(kv.LeaseKeepAlive(lease.id, kCall).status, core::KvStatus::kOk);
+  EXPECT_EQ(kv.Watch(core::KvKeys::Prefix("other/"), 0, kCall).status, core::KvStatus::kUnavailable);
+  EXPECT_TRUE(reports_.Any("etcd cancelled a watch on \"other/\"")) << "on_error was not told";
+  core::KvTxn forbidden;
+  forbidden.success.push_back(core::KvRequestOp::Put("other/k", "v"));
+  EXPECT_EQ(kv.Txn(forbidden, kCall).status, core::KvStatus::kUnavailable);
+  EXPECT_TRUE(reports_.Any("other/") || reports_.Any("permission")) << "on_error was not told";
+  EXPECT_EQ(kv.LeaseRevoke(lease.id, kCall).status, core::KvStatus::kOk);
 }
 
 TEST_F(EtcdLiveSecure, OptionsAreCheckedFieldByField) {

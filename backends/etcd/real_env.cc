@@ -16,12 +16,22 @@ void JsonLinesEventSink::Emit(const core::LeaseEvent& event) {
   (void)base::WriteAll(fd_, line);
 }
 
-RealEnv::RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events)
+RealEnv::RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events,
+                 core::KvClient* kv)
     : store_(*this, store),
       ledger_(*this, ledger),
       gate_(*this),
       events_(events),
-      random_(std::random_device{}()) {}  // determinism-ok: live mode (jitter only)
+      random_(std::random_device{}()) {  // determinism-ok: live mode (jitter only)
+  if (kv != nullptr) kv_.emplace(*this, *kv);
+}
+
+core::KvClient& RealEnv::kv(int server) {
+  assert(kv_.has_value() && "kv(): this RealEnv was given no KV store (kv_servers() == 0)");
+  assert(server == 0 && "kv(): a RealEnv offers one KV store, kv(0)");
+  (void)server;
+  return *kv_;
+}
 
 RealEnv::~RealEnv() { Stop(); }
 
@@ -169,6 +179,31 @@ core::LedgerResult RealEnv::UnlockedLedger::Commit(const core::SettlementBatch& 
 
 core::LedgerResult RealEnv::UnlockedLedger::LastAppliedWindow(core::Nanos timeout) {
   return env_.Blocking([&] { return inner_.LastAppliedWindow(timeout); });
+}
+
+}  // namespace leasesim::etcd
+
+namespace leasesim::etcd {
+
+core::KvTxnResult RealEnv::UnlockedKv::Txn(const core::KvTxn& txn, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.Txn(txn, timeout); });
+}
+
+core::KvWatchResult RealEnv::UnlockedKv::Watch(const core::KvKeys& keys, std::int64_t start_revision,
+                                               core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.Watch(keys, start_revision, timeout); });
+}
+
+core::KvLeaseResult RealEnv::UnlockedKv::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.LeaseGrant(ttl, timeout); });
+}
+
+core::KvLeaseResult RealEnv::UnlockedKv::LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.LeaseKeepAlive(lease, timeout); });
+}
+
+core::KvLeaseResult RealEnv::UnlockedKv::LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) {
+  return env_.Blocking([&] { return inner_.LeaseRevoke(lease, timeout); });
 }
 
 }  // namespace leasesim::etcd

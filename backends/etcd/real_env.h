@@ -7,8 +7,8 @@
 // are fibers on one thread, so they never run at once; the core relies on it
 // (they share the elector's state). Here every task holds one process-wide
 // mutex while it runs core code and releases it only while it is blocked:
-// in SleepUntil and inside store and ledger calls (store() and ledger()
-// return wrappers that drop the mutex around the real call). So core code
+// in SleepUntil and inside store, ledger and KV calls (store(), ledger()
+// and kv() return wrappers that drop the mutex around the real call). So core code
 // still runs one task at a time, and a task waiting on etcd or a timer never
 // holds the others up. Anything outside the core that reads core state (the
 // metrics endpoint) does so under the same mutex (WithCoreLock).
@@ -27,6 +27,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -54,7 +55,11 @@ class JsonLinesEventSink final : public core::EventSink {
 
 class RealEnv final : public core::Env {
  public:
-  RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events);
+  // `kv`, when given, is the world's one KV store (Env::kv(0)): the etcd
+  // cluster itself through EtcdKvClient, for protocols written against the
+  // KV seam.
+  RealEnv(core::StoreClient& store, core::LedgerClient& ledger, core::EventSink& events,
+          core::KvClient* kv = nullptr);
   ~RealEnv() override;
   RealEnv(const RealEnv&) = delete;
   RealEnv& operator=(const RealEnv&) = delete;
@@ -73,6 +78,8 @@ class RealEnv final : public core::Env {
   core::StoreClient& store() override { return store_; }
   core::LedgerClient& ledger() override { return ledger_; }
   core::EventSink& events() override { return events_; }
+  int kv_servers() const override { return kv_.has_value() ? 1 : 0; }
+  core::KvClient& kv(int server) override;
   std::uint64_t Random() override;
   void AtFaultPoint(core::FaultPoint point) override;
 
@@ -99,6 +106,7 @@ class RealEnv final : public core::Env {
  private:
   friend class UnlockedStore;
   friend class UnlockedLedger;
+  friend class UnlockedKv;
 
   // Releases the core mutex around a blocking call; rethrows TaskStopped
   // when the env stopped meanwhile.
@@ -129,6 +137,20 @@ class RealEnv final : public core::Env {
     core::LedgerClient& inner_;
   };
 
+  class UnlockedKv final : public core::KvClient {
+   public:
+    UnlockedKv(RealEnv& env, core::KvClient& inner) : env_(env), inner_(inner) {}
+    core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
+    core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
+    core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
+    core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
+    core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
+
+   private:
+    RealEnv& env_;
+    core::KvClient& inner_;
+  };
+
   class Gate final : public core::CallbackGate {
    public:
     explicit Gate(RealEnv& env) : env_(env) {}
@@ -145,6 +167,7 @@ class RealEnv final : public core::Env {
   std::atomic<core::Nanos> wall_seen_{kNoWallReading};
   UnlockedStore store_;
   UnlockedLedger ledger_;
+  std::optional<UnlockedKv> kv_;
   Gate gate_;
   core::EventSink& events_;
   std::mt19937_64 random_;

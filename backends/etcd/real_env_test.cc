@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -127,6 +128,60 @@ TEST(RealEnv, TheUnchangedCoreLeadsRenewsAndSettlesOnRealThreads) {
   EXPECT_GE(sink.renewed.load(), 3);
   EXPECT_GT(ledger.entries(), 10u);
   EXPECT_NE(metrics.find("leasesim_is_leader{node=\"n1\"} 1"), std::string::npos);
+}
+
+// A KV store whose watch answers only once another task has run core code:
+// it proves the calling task let go of the core mutex while it waited.
+class GatedKv final : public core::KvClient {
+ public:
+  core::KvTxnResult Txn(const core::KvTxn&, core::Nanos) override { return {.status = core::KvStatus::kOk}; }
+  core::KvWatchResult Watch(const core::KvKeys&, std::int64_t, core::Nanos timeout) override {
+    std::unique_lock<std::mutex> lock(mu);
+    waiting = true;
+    const bool opened = cv.wait_for(lock, std::chrono::nanoseconds(timeout), [&] { return open; });
+    return {.status = opened ? core::KvStatus::kOk : core::KvStatus::kTimeout};
+  }
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos) override {
+    return {.status = core::KvStatus::kOk, .id = 1, .ttl = ttl};
+  }
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos) override {
+    return {.status = core::KvStatus::kLeaseNotFound, .id = lease};
+  }
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos) override {
+    return {.status = core::KvStatus::kOk, .id = lease};
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu);
+    open = true;
+    cv.notify_all();
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  std::atomic<bool> waiting{false};
+};
+
+TEST(RealEnv, OffersItsKvStoreAsKvZeroAndReleasesTheMutexAroundItsCalls) {
+  MemoryStore store;
+  MemoryLedger ledger;
+  CountingSink sink;
+  EXPECT_EQ(RealEnv(store, ledger, sink).kv_servers(), 0);
+  GatedKv kv;
+  RealEnv env(store, ledger, sink, &kv);
+  ASSERT_EQ(env.kv_servers(), 1);
+  std::atomic<int> watched{-1};
+  std::atomic<int> granted{-1};
+  env.Spawn("watcher", [&] {
+    watched = static_cast<int>(env.kv(0).Watch(core::KvKeys::Prefix("e/"), 0, 5'000 * kMs).status);
+    granted = static_cast<int>(env.kv(0).LeaseGrant(3'000 * kMs, 100 * kMs).status);
+  });
+  for (int i = 0; i < 5000 && !kv.waiting.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Runs core code (under the mutex) while the watcher waits in its call.
+  env.Spawn("opener", [&] { kv.Open(); });
+  for (int i = 0; i < 5000 && granted.load() < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  env.Stop();
+  EXPECT_EQ(watched.load(), static_cast<int>(core::KvStatus::kOk));
+  EXPECT_EQ(granted.load(), static_cast<int>(core::KvStatus::kOk));
 }
 
 }  // namespace
