@@ -226,6 +226,19 @@ TEST(ServiceContract, ALeaderGaugeLateAfterADriftChangeIsStale) {
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
 }
 
+// A suspend in the lease put the elector's monotonic timer off; a pause
+// over the lease's end does not bring it back: the gauge may still lag
+// past the pause's end by the suspended time.
+TEST(ServiceContract, APauseOverTheLeasesEndKeepsTheLagAnEarlierSuspendAllowed) {
+  History h = OneLeadership();
+  h.assumptions.lease_duration_ns = kLease;
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1600 * kMs});
+  h.metrics[3].at_ns = 1700 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));  // a pause alone: due when it ends
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1300 * kMs});
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
 TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   // A suspend of 300 ms ended before the deadline: the monotonic clock
   // stood still, so the elector's timer fires 300 ms late, and no later.
