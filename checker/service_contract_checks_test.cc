@@ -239,6 +239,19 @@ TEST(ServiceContract, APauseOverTheLeasesEndKeepsTheLagAnEarlierSuspendAllowed) 
   EXPECT_TRUE(Kinds(h).empty());
 }
 
+// A node with a lease of its own (lease.by_node) arms its timers across
+// that span: a suspend further back than the stated lease still delays them.
+TEST(ServiceContract, ASuspendCountsOverTheNodesOwnLease) {
+  History h = OneLeadership();
+  h.assumptions.lease_duration_ns = 200 * kMs;
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1250 * kMs});
+  h.metrics[3].at_ns = 1700 * kMs;  // the lease ended at 1500 ms
+  h.store_ops[0].value.duration_ns = 200 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+  h.store_ops[0].value.duration_ns = 1000 * kMs;  // its own lease reaches back past the suspend
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
 TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   // A suspend of 300 ms ended before the deadline: the monotonic clock
   // stood still, so the elector's timer fires 300 ms late, and no later.

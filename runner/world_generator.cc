@@ -180,7 +180,7 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
 // every earlier answer.
 void DrawStore(FaultDraw& draw, Scenario& s) {
   draw.BeginSection();
-  const bool replicated = Chance(draw, 250);
+  const bool replicated = Chance(draw, 100);
   const int replicas = Chance(draw, 700) ? 3 : 5;
   const Nanos timeout = s.timing.request_timeout;
   const Nanos heartbeat = std::max<Nanos>(kMs, timeout / 10 / kMs * kMs);
