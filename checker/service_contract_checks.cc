@@ -410,6 +410,15 @@ TimeNs SuspendedBefore(const History& history, int node, TimeNs end) {
   return suspended;
 }
 
+// How late a monotonic timer runs for `suspended` of true time spent
+// suspended: the clock lost that much, and makes it up at its own rate,
+// which may be slow by the drift bound (found by the generic search: a
+// node 1.9% slow woke 79.5 ms late after a 78 ms suspend).
+TimeNs SuspendLag(const History& history, TimeNs suspended) {
+  const std::int64_t bound = std::clamp<std::int64_t>(history.assumptions.drift_bound_ppm, 0, 999'999);
+  return suspended + (suspended * bound + (1'000'000 - bound) - 1) / (1'000'000 - bound);
+}
+
 // The first instant of [from, to) at which `process` held no lease and its
 // host was not paused; kNeverNs when there is none. Where a lease ended,
 // the answer may lag by the time the host was suspended before (the Env's
@@ -445,7 +454,7 @@ TimeNs FirstInstantNotLeading(const History& history, const std::vector<const Le
     if (!lease_ended_here) return at;
     // Trailing the lease's end by no more than allowed: judged from there
     // on, and a breach then dates from the lease's end.
-    const TimeNs lagged = at + kGaugeLagNs + SuspendedBefore(history, node, at);
+    const TimeNs lagged = at + kGaugeLagNs + SuspendLag(history, SuspendedBefore(history, node, at));
     if (lagged >= to) return kNeverNs;
     const TimeNs later = FirstInstantNotLeading(history, beliefs, node, lagged, to);
     return later == lagged ? at : later;

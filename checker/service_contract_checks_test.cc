@@ -262,6 +262,13 @@ TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   EXPECT_TRUE(Kinds(h).empty());
   h.metrics[3].at_ns = 1802 * kMs;  // the suspend, and the 1 ms a step may take
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+  // A clock slow by the drift bound (10%) makes up the 300 ms it lost in
+  // 333.3 ms of true time.
+  h.assumptions.drift_bound_ppm = 100'000;
+  h.metrics[3].at_ns = 1834 * kMs;
+  EXPECT_TRUE(Kinds(h).empty());
+  h.metrics[3].at_ns = 1836 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
 }
 
 TEST(ServiceContract, ALeaderGaugeOfACrashedProcessEndsWithIt) {
