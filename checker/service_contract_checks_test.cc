@@ -226,6 +226,32 @@ TEST(ServiceContract, ALeaderGaugeLateAfterADriftChangeIsStale) {
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
 }
 
+// A suspend in the lease put the elector's monotonic timer off; a pause
+// over the lease's end does not bring it back: the gauge may still lag
+// past the pause's end by the suspended time.
+TEST(ServiceContract, APauseOverTheLeasesEndKeepsTheLagAnEarlierSuspendAllowed) {
+  History h = OneLeadership();
+  h.assumptions.lease_duration_ns = kLease;
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1600 * kMs});
+  h.metrics[3].at_ns = 1700 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));  // a pause alone: due when it ends
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1300 * kMs});
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
+// A node with a lease of its own (lease.by_node) arms its timers across
+// that span: a suspend further back than the stated lease still delays them.
+TEST(ServiceContract, ASuspendCountsOverTheNodesOwnLease) {
+  History h = OneLeadership();
+  h.assumptions.lease_duration_ns = 200 * kMs;
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1250 * kMs});
+  h.metrics[3].at_ns = 1700 * kMs;  // the lease ended at 1500 ms
+  h.store_ops[0].value.duration_ns = 200 * kMs;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+  h.store_ops[0].value.duration_ns = 1000 * kMs;  // its own lease reaches back past the suspend
+  EXPECT_TRUE(Kinds(h).empty());
+}
+
 TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   // A suspend of 300 ms ended before the deadline: the monotonic clock
   // stood still, so the elector's timer fires 300 ms late, and no later.
@@ -235,6 +261,13 @@ TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   h.metrics[3].at_ns = 1800 * kMs;
   EXPECT_TRUE(Kinds(h).empty());
   h.metrics[3].at_ns = 1802 * kMs;  // the suspend, and the 1 ms a step may take
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
+  // A clock slow by the drift bound (10%) makes up the 300 ms it lost in
+  // 333.3 ms of true time.
+  h.assumptions.drift_bound_ppm = 100'000;
+  h.metrics[3].at_ns = 1834 * kMs;
+  EXPECT_TRUE(Kinds(h).empty());
+  h.metrics[3].at_ns = 1836 * kMs;
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
 }
 

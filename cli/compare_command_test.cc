@@ -221,7 +221,10 @@ TEST(FuzzAgainstBaseline, WritesTheWorseCasesWithBothReplays) {
   const Outcome better = Invoke(FuzzCommand, {"--runs", "3", "--seed", "1", "--baseline-variant", "blind-write",
                                               "--out", dir.string()});
   EXPECT_EQ(better.code, kExitOk) << better.out;
-  EXPECT_NE(better.out.find("0 worse, 3 better"), std::string::npos) << better.out;
+  // How many of the session's cases the baseline fails depends on what the
+  // generator draws (it changed with the replicated worlds); none is worse.
+  EXPECT_NE(better.out.find("0 worse, "), std::string::npos) << better.out;
+  EXPECT_EQ(better.out.find("0 worse, 0 better"), std::string::npos) << better.out;
   const Outcome bad = Invoke(FuzzCommand, {"--runs", "3", "--baseline-variant", "nope"});
   EXPECT_EQ(bad.code, kExitBadInput);
   EXPECT_NE(bad.err.find("--baseline-protocol: unknown protocol \"nope\""), std::string::npos) << bad.err;

@@ -13,6 +13,7 @@
 #include "fuzz/zoo.h"
 #include "fuzz/search.h"
 #include "zoo/variants.h"
+#include "runner/fault_catalogue.h"
 #include "runner/nemesis.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
@@ -213,8 +214,22 @@ TEST(GenericSearch, TheCorrectProtocolSurvivesAFixedSession) {
   SearchOptions options;
   options.runs = 400;
   options.seed = 1;
-  options.fails = [](const runner::Scenario&, std::uint64_t, const runner::RunResult& result) { return !result.ok(); };
+  std::set<runner::FaultKind> drawn;
+  int replicated_worlds = 0;
+  options.fails = [&](const runner::Scenario& scenario, std::uint64_t, const runner::RunResult& result) {
+    for (const runner::Fault& fault : scenario.faults) drawn.insert(fault.kind);
+    replicated_worlds += scenario.replicated.enabled ? 1 : 0;
+    return !result.ok();
+  };
   const SearchOutcome outcome = Search(options);
+  // The session's coverage of the fault catalogue: every kind the generator
+  // draws in the worlds it generates, the replicated store's included (the
+  // KV hosts' kinds need KV hosts, and regions, which it does not draw).
+  EXPECT_GE(replicated_worlds, 20) << "a share of the worlds has a replicated store";
+  for (const runner::FaultKindSpec& spec : runner::FaultCatalogue()) {
+    if (spec.target == runner::FaultTarget::kKv || spec.target == runner::FaultTarget::kRegion) continue;
+    EXPECT_TRUE(drawn.contains(spec.kind)) << spec.name << " was in no case of the session";
+  }
   EXPECT_FALSE(outcome.failed) << "case " << outcome.failing_run << ": "
                                << (outcome.failed ? outcome.result.unexpected.front().message : "");
   EXPECT_EQ(outcome.runs, 400);

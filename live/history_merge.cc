@@ -194,9 +194,6 @@ std::int64_t DeadlineOnMonotonic(const Json& json) {
 }
 
 bool Merger::Observation(FileState& state, const std::string& event, const Json& json, std::int64_t when) {
-  const bool contract_event = event == "metric" || event == "leading_started" || event == "leading_stopped" ||
-                              event == "job_step" || event == "new_leader_reported";
-  if (contract_event && !input_.contract_events) return true;  // read, not judged (see MergeInput)
   const int node = state.file->node;
   // Metric and callback events carry no holder of their own: the process's.
   std::string process = json.value("holder", std::string());

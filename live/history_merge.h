@@ -44,13 +44,6 @@ struct MergeInput {
   std::vector<etcd::AppliedBatch> applied;   // from the ledger, in revision order
   checker::Assumptions assumptions;
   std::vector<std::int64_t> due_windows;
-  // Whether the journals' callback and metric events become history records
-  // the service-contract oracles judge. Off for live runs for now: on real
-  // runs they were judged against beliefs and lease records the live merge
-  // does not yet line up with them (every live run with them failed with
-  // new_leader_not_holder and leader_gauge_stale on the correct protocol);
-  // the merge itself is tested with it on.
-  bool contract_events = false;
 };
 
 // The merged history and what the merge learned besides.

@@ -158,7 +158,6 @@ TEST_F(MergeTest, CallbacksAndMetricsBecomeRecordsTheCheckerJudges) {
   input.node_count = 2;
   input.journals = {{2, 1, n2.path()}};
   input.assumptions.callback_bound_ns = 100 * kMs;
-  input.contract_events = true;
   const checker::History h = MergeJournals(input).history;
   ASSERT_EQ(h.callbacks.size(), 3u);
   EXPECT_EQ(h.callbacks[0].kind, checker::CallbackKind::kStarted);
@@ -172,6 +171,33 @@ TEST_F(MergeTest, CallbacksAndMetricsBecomeRecordsTheCheckerJudges) {
   checker::Verdict verdict = checker::CheckHistory(h);
   ASSERT_EQ(verdict.violations.size(), 1u);
   EXPECT_EQ(verdict.violations[0].kind, "leader_gauge_stale");
+}
+
+// Found on real runs (every correct live run failed with both): the live
+// history has no store order, so a new-leader report is judged by the
+// writes sent by then; and a gauge raised in the acquiring step is stamped
+// with that step's reading, not before the belief it reports.
+TEST_F(MergeTest, ANewLeaderReportIsJudgedByTheWritesSentByThen) {
+  MergeInput input = CleanRun();
+  Journal n3(Path("n3.1.jsonl"));
+  Json told = Event("new_leader_reported", "n3#1", 0, 100);
+  told["other"] = "n1#1";
+  Json told_wrong = Event("new_leader_reported", "n3#1", 0, 7100);
+  told_wrong["other"] = "n9#1";  // never wrote a record
+  n3.Line(told).Line(told_wrong).Save();
+  input.journals.push_back({3, 1, n3.path()});
+  input.node_count = 3;
+  input.assumptions.callback_bound_ns = 100 * kMs;
+  const checker::History h = MergeJournals(input).history;
+  ASSERT_EQ(h.callbacks.size(), 2u);
+  // (CleanRun's journals report no started callbacks: callback_late is
+  // theirs, and not what this test is about.)
+  std::vector<std::string> not_holder;
+  for (const checker::Violation& v : checker::CheckHistory(h).violations) {
+    if (v.kind == "new_leader_not_holder") not_holder.push_back(v.message);
+  }
+  ASSERT_EQ(not_holder.size(), 1u);
+  EXPECT_NE(not_holder[0].find("that the new leader is n9#1"), std::string::npos) << not_holder[0];
 }
 
 TEST_F(MergeTest, TheLedgerDecidesWhatWasAppliedAndInWhichOrder) {

@@ -102,7 +102,6 @@ MergeInput BuildMergeInput(const LiveOptions& options, const FinishedRun& run) {
   merge.assumptions = AssumptionsOf(options);
   merge.assumptions.settlement_epoch_wall_ns = run.epoch_wall_ns;
   merge.due_windows = DueWindows(run, merge.assumptions);
-  merge.contract_events = true;
   return merge;
 }
 

@@ -50,6 +50,7 @@ Heal StrikeReplicaCrash(Injector& injector, const Fault& fault, int, checker::Fa
   record.end_ns = record.start_ns;
   record.description = name + " crashed";
   injector.world().Crash(injector.parts().replicated()->HostOfReplica(*replica));
+  injector.NoteReplicasChanged();
   return {};
 }
 
@@ -60,6 +61,7 @@ Heal StrikeReplicaRestart(Injector& injector, const Fault& fault, int, checker::
   record.end_ns = record.start_ns;
   record.description = name + " restarted";
   injector.world().Restart(injector.parts().replicated()->HostOfReplica(*replica));
+  injector.NoteReplicasChanged();
   return {};
 }
 

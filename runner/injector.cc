@@ -220,6 +220,30 @@ void Injector::NoteRestarted(int node) {
   }
 }
 
+void Injector::NoteReplicasChanged() {
+  ReplicatedRun* run = parts_.replicated();
+  if (run == nullptr || run->store() == nullptr) return;
+  const int replicas = run->store()->replicas();
+  int crashed = 0;
+  for (int replica = 1; replica <= replicas; ++replica) {
+    if (world().state(run->HostOfReplica(replica)) == sim::HostState::kCrashed) ++crashed;
+  }
+  const bool lost = 2 * crashed >= replicas + 1;  // no majority left up
+  if (lost && !quorum_lost_) {
+    recorder().AddFault(checker::FaultRecord{.kind = "store_quorum_lost",
+                                             .start_ns = world().now(),
+                                             .end_ns = scenario_.duration,
+                                             .description = std::to_string(crashed) + " of " +
+                                                            std::to_string(replicas) +
+                                                            " store replicas are down: no quorum"});
+    quorum_lost_ = recorder().LastFaultIndex();
+  }
+  if (!lost && quorum_lost_) {
+    recorder().SetFaultEnd(*quorum_lost_, world().now());
+    quorum_lost_.reset();
+  }
+}
+
 Nanos Injector::StepWallClock(int node, Nanos step) {
   world().StepWall(HostOf(node), step);
   wall_offset_[node] += step;

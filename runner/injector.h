@@ -52,6 +52,11 @@ class Injector {
   void NoteIfClusterDown();
   // A restart: ends that outage once the node runs again.
   void NoteRestarted(int node);
+  // The same for the replicated store: while a majority of its replicas is
+  // crashed it has no quorum and answers nothing, so the run records a
+  // store_quorum_lost fault from the crash that broke the quorum to the
+  // restart that restores it (the liveness checks wait for faults to end).
+  void NoteReplicasChanged();
   // Moves the node's wall clock; returns its offset from true time after.
   Nanos StepWallClock(int node, Nanos step);
 
@@ -86,6 +91,7 @@ class Injector {
   // Node numbers (or replicas) the striking fault's role members resolved to.
   std::map<const Member*, int> resolved_;
   std::optional<std::size_t> cluster_down_;  // the open cluster_down fault record
+  std::optional<std::size_t> quorum_lost_;   // the open store_quorum_lost fault record
   // Each node's wall-clock offset from true time, from settings and steps.
   std::map<int, Nanos> wall_offset_;
   struct Stop {

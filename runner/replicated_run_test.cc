@@ -87,6 +87,25 @@ TEST(ReplicatedRun, UnsafeReadsAreCaughtButCompareAndSetKeepsTheCorrectProtocolS
   }
 }
 
+// With a majority of its replicas down the store answers nothing: the run
+// records that as a fault lasting until a restart brings the quorum back,
+// so no recovery is asked of the lease before then.
+TEST(ReplicatedRun, AStoreWithoutAQuorumIsAFaultUntilTheQuorumReturns) {
+  auto parsed = ParseScenarioText("r.json", testing::ReplicatedScenarioJson(R"("faults": [
+      {"at_ms": 10000, "kind": "replica_crash", "replica": 1},
+      {"at_ms": 12000, "kind": "replica_crash", "replica": 2},
+      {"at_ms": 20000, "kind": "replica_restart", "replica": 2},
+      {"at_ms": 30000, "kind": "replica_restart", "replica": 1}])"));
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  const RunResult result = RunScenario(std::get<ScenarioFile>(parsed).scenarios.at(0), 1, {.keep_history = true});
+  std::vector<std::pair<checker::TimeNs, checker::TimeNs>> lost;
+  for (const checker::FaultRecord& fault : result.history.faults) {
+    if (fault.kind == "store_quorum_lost") lost.emplace_back(fault.start_ns, fault.end_ns);
+  }
+  using Spans = std::vector<std::pair<checker::TimeNs, checker::TimeNs>>;
+  EXPECT_EQ(lost, (Spans{{12'000 * sim::kNanosPerMilli, 20'000 * sim::kNanosPerMilli}}));
+}
+
 TEST(ReplicatedRun, TheSameSeedGivesTheSameTrace) {
   const Scenario& scenario = RegionsScenario("region-isolated");
   EXPECT_EQ(RunScenario(scenario, 5).trace_hash, RunScenario(scenario, 5).trace_hash);

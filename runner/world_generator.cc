@@ -166,6 +166,51 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
   }
 }
 
+// The usual (tail-free) time of a write through a replicated store: the
+// client's request to a replica, forwarded to the leader, the leader's
+// append to a follower and its answer, the reply back the same way (six
+// network hops), and the service time of the replicas on the way.
+Nanos ReplicatedRoundTrip(const Scenario& s) {
+  const Nanos hop = s.network.latency.base_ns + s.network.latency.jitter_ns;
+  const Nanos service = s.store.service.base_ns + s.store.service.jitter_ns;
+  return 6 * hop + 3 * service;
+}
+
+// The store the lease lives in: a single linearizable server in most
+// worlds, a replicated store (docs/REPLICATED_STORE.md: Raft, 3 or 5
+// replicas) in a share, so the generator's replicated fault kinds (replica
+// crash and pause, the store leader partitioned, isolated or clogged) strike
+// in the generic search too. Reads are linearizable: an "unsafe" read mode
+// breaks the store's own guarantee, one the lease protocol may rely on.
+// The Raft timing scales with the lease's request timeout, as a deployment
+// sizes them together (etcd's 100 ms heartbeat and 1 s election against a
+// client timeout of seconds): a heartbeat a tenth of it, an election
+// timeout from half to twice it, a client's resend to the next replica
+// after half. Only where the timeout leaves room for two usual replicated
+// round trips (the timeout above the p99, docs/TIMING.md: a 45 ms timeout
+// over a 3-replica store whose writes took 40 ms left the lease without a
+// leader for good once a replica crashed; fuzz seed 1). Its own section,
+// drawn last.
+void DrawStore(FaultDraw& draw, Scenario& s) {
+  draw.BeginSection();
+  const bool replicated = Chance(draw, 100);
+  const int replicas = Chance(draw, 700) ? 3 : 5;
+  const Nanos timeout = s.timing.request_timeout;
+  const Nanos heartbeat = std::max<Nanos>(kMs, timeout / 10 / kMs * kMs);
+  const Nanos election_min = std::max(heartbeat + kMs, Share(draw, timeout, 500, 2000));
+  const Nanos election_max = election_min + Share(draw, election_min, 100, 1000);
+  if (!replicated || timeout < 4 * ReplicatedRoundTrip(s)) return;
+  s.store_kind = "replicated";
+  s.replicated.enabled = true;
+  backends::ReplicatedStoreConfig& store = s.replicated.store;
+  store.replicas = replicas;
+  store.read_mode = backends::ReadMode::kLinearizable;
+  store.heartbeat = heartbeat;
+  store.election_timeout_min = election_min;
+  store.election_timeout_max = election_max;
+  store.client_attempt_timeout = std::max<Nanos>(kMs, timeout / 2 / kMs * kMs);
+}
+
 }  // namespace
 
 std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::LatencyModel& store, Nanos timeout) {
@@ -210,6 +255,7 @@ Scenario GenerateWorld(FaultDraw& draw, const WorldLimits& limits) {
   draw.BeginSection();
   DrawSettlement(draw, s);
   DrawClocks(draw, limits, s);
+  DrawStore(draw, s);
   return s;
 }
 
