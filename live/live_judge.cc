@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/percentile.h"
+#include "base/units.h"
 #include "checker/checker.h"
 #include "checker/history_figures.h"
 #include "checker/history_index.h"
@@ -76,9 +78,9 @@ void AddFigures(const FinishedRun& run, const checker::HistoryIndex& index, Judg
   figures = checker::HistoryFigures(index);
   figures["due_windows"] = static_cast<std::int64_t>(history.due_windows.size());
   figures["renewals"] = static_cast<std::int64_t>(renewals.size());
-  figures["renewal_latency_p50_us"] = Quantile(renewals, 0.50) / 1000;
-  figures["renewal_latency_p99_us"] = Quantile(renewals, 0.99) / 1000;
-  figures["renewal_latency_max_us"] = Quantile(renewals, 1.0) / 1000;
+  figures["renewal_latency_p50_us"] = base::NearestRank(renewals, 500) / base::kNanosPerMicro;
+  figures["renewal_latency_p99_us"] = base::NearestRank(renewals, 990) / base::kNanosPerMicro;
+  figures["renewal_latency_max_us"] = base::NearestRank(renewals, 1000) / base::kNanosPerMicro;
   figures["faults_injected"] = static_cast<std::int64_t>(run.faults.size());
   const std::vector<std::int64_t> failovers = Failovers(history, run.takeouts, j.failovers);
   if (!failovers.empty()) {

@@ -108,14 +108,5 @@ TEST(LiveRunOptions, AFaultOnANodeBeyondTheRunIsRejectedBeforeAnythingStarts) {
   EXPECT_NE(err.str().find("--period-ms must be at least 1"), std::string::npos) << err.str();
 }
 
-TEST(LiveQuantile, NearestRank) {
-  EXPECT_EQ(Quantile({}, 0.5), 0);
-  EXPECT_EQ(Quantile({5, 1, 3}, 0.5), 3);
-  std::vector<std::int64_t> hundred;
-  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
-  EXPECT_EQ(Quantile(hundred, 0.99), 99);
-  EXPECT_EQ(Quantile(hundred, 1.0), 100);
-}
-
 }  // namespace
 }  // namespace leasesim::live
