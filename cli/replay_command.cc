@@ -1,6 +1,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/units.h"
 #include "checker/history_io.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -100,8 +101,8 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
   for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
   for (const checker::LeadershipBelief& belief : result.history.beliefs) {
-    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / 1'000'000
-        << " ms until " << belief.until_ns / 1'000'000 << " ms (" << belief.end_reason << ")\n";
+    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / base::kNanosPerMilli
+        << " ms until " << belief.until_ns / base::kNanosPerMilli << " ms (" << belief.end_reason << ")\n";
   }
   for (const std::string& note : result.verdict.notes) out << "note: " << note << "\n";
   if (result.verdict.violations.empty()) out << "no violations\n";

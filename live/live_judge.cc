@@ -16,9 +16,9 @@ namespace {
 
 // etcd's own leader election (election timeout 1 s by default) comes on top
 // of the protocol's recovery bound after an etcd member is stopped.
-constexpr std::int64_t kEtcdElectionAllowanceNs = 3'000 * kNanosPerMs;
+constexpr std::int64_t kEtcdElectionAllowanceNs = 3'000 * kNanosPerMilli;
 // A window must have fallen due this long before the end to count as due.
-constexpr std::int64_t kDueSlackNs = 2'000 * kNanosPerMs;
+constexpr std::int64_t kDueSlackNs = 2'000 * kNanosPerMilli;
 
 checker::Assumptions AssumptionsOf(const LiveOptions& o) {
   const core::TimingConfig timing = TimingOf(o);
@@ -28,11 +28,11 @@ checker::Assumptions AssumptionsOf(const LiveOptions& o) {
   a.lease_duration_ns = timing.lease_duration;
   a.renew_interval_ns = timing.renew_interval;
   a.retry_ns = timing.retry;
-  a.settlement_period_ns = o.period_ms * kNanosPerMs;
+  a.settlement_period_ns = o.period_ms * kNanosPerMilli;
   a.recovery_bound_ns = core::RecoveryBound(timing) + kEtcdElectionAllowanceNs;
   // The settlement job's runner polls every poll_ms; the job goes at most
   // one ledger request between two lease checks (SettlementJob::RunnerFor).
-  a.callback_bound_ns = o.poll_ms * kNanosPerMs + timing.request_timeout;
+  a.callback_bound_ns = o.poll_ms * kNanosPerMilli + timing.request_timeout;
   a.last_point_before_write = std::string(core::fault_points::kBeforeLedgerWrite);
   return a;
 }
@@ -85,8 +85,8 @@ void AddFigures(const FinishedRun& run, const checker::HistoryIndex& index, Judg
   const std::vector<std::int64_t> failovers = Failovers(history, run.takeouts, j.failovers);
   if (!failovers.empty()) {
     figures["failovers"] = static_cast<std::int64_t>(failovers.size());
-    figures["failover_ms_max"] = *std::max_element(failovers.begin(), failovers.end()) / kNanosPerMs;
-    figures["failover_ms_min"] = *std::min_element(failovers.begin(), failovers.end()) / kNanosPerMs;
+    figures["failover_ms_max"] = *std::max_element(failovers.begin(), failovers.end()) / kNanosPerMilli;
+    figures["failover_ms_min"] = *std::min_element(failovers.begin(), failovers.end()) / kNanosPerMilli;
   }
 }
 
