@@ -36,6 +36,7 @@ struct Request {
   std::optional<std::string> scenario_name;  // --scenario
   std::optional<int> faults;                 // --faults
   std::optional<std::string> menu_path;      // --menu
+  std::optional<std::string> protocol;       // --protocol
   runner::Scenario scenario;
   std::vector<runner::MenuItem> menu;
   runner::ExploreOptions options;
@@ -58,7 +59,7 @@ void Declare(CommandLine& args, Request& r) {
       .Switch("--list", "Print the menu and stop", r.list)
       .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
       .Footer("Exit: 0 no placement violates, 1 some does, 2 bad input or usage.");
-  DeclareProtocol(args, "The protocol (default: the scenario's)");
+  DeclareProtocol(args, "The protocol (default: the scenario's)", r.protocol);
 }
 
 std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
@@ -75,7 +76,7 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   if (it == scenarios.end()) return request.file + " has no scenario named \"" + name + "\"";
   request.scenario = *it;
   if (auto refusal = runner::ExploreRefusal(request.scenario)) return *refusal;
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(request.protocol);
   if (!protocol.error.empty()) return protocol.error;
   if (protocol.name) request.scenario.protocol = *protocol.name;
   runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);

@@ -41,6 +41,7 @@ struct FuzzRequest {
   std::optional<std::string> expand;    // FILE
   std::optional<std::string> scenario;  // with --expand
   std::optional<std::string> baseline;  // --baseline-protocol
+  std::optional<std::string> protocol;  // --protocol
 };
 
 void Declare(CommandLine& args, FuzzRequest& r) {
@@ -62,12 +63,11 @@ void Declare(CommandLine& args, FuzzRequest& r) {
               r.baseline)
       .Footer("Exit: 0 no counterexample (with --baseline-protocol: no case worse than the baseline), 1 a "
               "counterexample (written to DIR), 2 bad input or usage.");
-  DeclareProtocol(args, "The protocol under test (default: the registry's default)");
+  DeclareProtocol(args, "The protocol under test (default: the registry's default)", r.protocol);
 }
 
 // The request into the session's options; an exit code when they are bad.
-std::optional<int> ReadFuzzOptions(const CommandLine& args, const FuzzRequest& r, fuzz::FuzzOptions& options,
-                                   std::ostream& err) {
+std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& options, std::ostream& err) {
   if (r.runs) options.runs = *r.runs;
   if (r.time_budget) {
     options.time_budget_ms = ParseDurationMs(*r.time_budget);
@@ -84,7 +84,7 @@ std::optional<int> ReadFuzzOptions(const CommandLine& args, const FuzzRequest& r
     std::random_device device;  // determinism-ok: picks the session seed only; printed below
     options.seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   }
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(r.protocol);
   if (!protocol.error.empty()) {
     err << "leasesim fuzz: " << protocol.error << "\n";
     return kExitBadInput;
@@ -217,7 +217,7 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (r.expand) return ExpandCommand(r, out, err);
   fuzz::FuzzOptions options;
-  if (const std::optional<int> bad = ReadFuzzOptions(args, r, options, err)) return *bad;
+  if (const std::optional<int> bad = ReadFuzzOptions(r, options, err)) return *bad;
   const std::string& out_dir = r.out_dir;
   const std::optional<std::string>& baseline = r.baseline;
   if (const std::string problem = baseline ? fuzz::CheckBaseline(options, *baseline) : ""; !problem.empty()) {

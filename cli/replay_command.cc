@@ -22,6 +22,7 @@ struct ReplayRequest {
   std::optional<std::string> trace_path;
   std::optional<std::string> history_path;
   std::optional<std::string> html_path;
+  std::optional<std::string> protocol;
 };
 
 // --trace, --history and --html: the files the user asked for; an exit
@@ -71,7 +72,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
       .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)", r.history_path)
       .Option("--html", "FILE", "Write the run's timeline picture", r.html_path)
       .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
-  DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)");
+  DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)", r.protocol);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().size() != 1 || !r.scenario || !r.seed) {
     err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
@@ -98,7 +99,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
     return kExitBadInput;
   }
   // --protocol: the protocol `run --protocol` ran it with (its replay line says so).
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(r.protocol);
   if (!protocol.error.empty()) {
     err << "leasesim replay: " << protocol.error << "\n";
     return kExitBadInput;

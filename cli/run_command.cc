@@ -39,6 +39,7 @@ struct Request {
   std::optional<std::string> shard_given;   // --shard
   std::optional<std::string> budget_given;  // --time-budget
   std::vector<std::string> scenario_patterns;
+  std::optional<std::string> protocol_given;  // --protocol
   std::string seeds_text;
   std::vector<std::uint64_t> seeds;  // empty with a budget and no --seeds: 1 upward
   std::string out_dir = "out";
@@ -66,7 +67,8 @@ void Declare(CommandLine& args, Request& request) {
       .Switch("-q,--quiet", "No line per scenario, no progress line", request.quiet)
       .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 a violation, 2 bad input or "
               "usage (nothing is written).");
-  DeclareProtocol(args, "Run every scenario with this protocol instead of its own, e.g. for leasesim compare");
+  DeclareProtocol(args, "Run every scenario with this protocol instead of its own, e.g. for leasesim compare",
+                  request.protocol_given);
 }
 
 std::optional<std::string> ReadShard(Request& request) {
@@ -108,7 +110,7 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   request.file_path = args.positional()[0];
   if (auto problem = ReadShard(request)) return problem;
   if (auto problem = ReadSeedsAndBudget(request)) return problem;
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(request.protocol_given);
   if (!protocol.error.empty()) return protocol.error;
   request.options.protocol = protocol.name.value_or("");
   return std::nullopt;

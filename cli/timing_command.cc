@@ -68,6 +68,7 @@ struct TimingRequest {
   std::optional<std::uint64_t> seeds_given;
   int jobs = 1;
   std::string protocol;  // --protocol: what the verify and sweep worlds run
+  std::optional<std::string> protocol_given;
   std::uint64_t seeds() const { return seeds_given.value_or(kSeedsDefault); }
 };
 
@@ -85,7 +86,7 @@ void Declare(CommandLine& args, TimingRequest& r) {
       .Jobs(r.jobs)
       .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
       .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
-  DeclareProtocol(args, "With --verify or --sweep: the protocol the worlds run");
+  DeclareProtocol(args, "With --verify or --sweep: the protocol the worlds run", r.protocol_given);
 }
 
 // The targets' texts into the request, and the flags' combinations; the
@@ -181,7 +182,7 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   Declare(args, r);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (auto error = ReadTimingArgs(args, r)) return Fail(err, *error);
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(r.protocol_given);
   if (!protocol.error.empty()) return Fail(err, protocol.error);
   r.protocol = protocol.name.value_or("");
   std::optional<timing::RegionsPlan> regions;
