@@ -39,12 +39,6 @@ CommandLine& CommandLine::Positional(const std::string& name, const std::string&
   return *this;
 }
 
-CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help) {
-  app_->add_option(flags, single_[LongName(flags)], help)->type_name(value_name);
-  single_valued_.push_back(LongName(flags));
-  return *this;
-}
-
 CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help,
                                  std::optional<std::string>& value) {
   app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help)
@@ -87,22 +81,12 @@ CommandLine& CommandLine::Jobs(int& jobs) {
                  jobs, 1, kJobsMax);
 }
 
-CommandLine& CommandLine::Repeatable(const std::string& flags, const std::string& value_name,
-                                     const std::string& help) {
-  return Repeatable(flags, value_name, help, repeated_[LongName(flags)]);
-}
-
 CommandLine& CommandLine::Repeatable(const std::string& flags, const std::string& value_name, const std::string& help,
                                      std::vector<std::string>& values) {
   app_->add_option(flags, values, help + " (may be repeated)")
       ->type_name(value_name)
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  return *this;
-}
-
-CommandLine& CommandLine::Switch(const std::string& flags, const std::string& help) {
-  app_->add_flag(flags, switches_[LongName(flags)], help);
   return *this;
 }
 
@@ -141,25 +125,6 @@ std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std
     return kExitBadInput;
   }
   return std::nullopt;
-}
-
-std::optional<std::string> CommandLine::value(const std::string& flag) const {
-  auto it = single_.find(flag);
-  assert(it != single_.end());  // a flag the command declared
-  if (app_->get_option(flag)->count() == 0) return std::nullopt;
-  return it->second;
-}
-
-std::vector<std::string> CommandLine::values(const std::string& flag) const {
-  auto it = repeated_.find(flag);
-  assert(it != repeated_.end());
-  return it->second;
-}
-
-bool CommandLine::has(const std::string& flag) const {
-  auto it = switches_.find(flag);
-  assert(it != switches_.end());
-  return it->second;
 }
 
 std::string CommandLine::Help() const { return app_->help(); }

@@ -4,10 +4,11 @@
 // name, value name, help) and switches, and parses its words; `--help` and
 // `-h` print the command's help (exit 0); an unknown option, a missing or
 // repeated value is a usage error naming it (exit 2). An option is bound
-// where it is declared: to a typed variable (integers with their range
-// checked there, so a bad value is a usage error naming the flag and the
-// rule), or read back as the text the user wrote where a command checks it
-// itself (seeds, shards, durations).
+// where it is declared, and only there: to a typed variable (integers with
+// their range checked there, so a bad value is a usage error naming the
+// flag and the rule), a switch's bool, or the text the user wrote where a
+// command checks it itself (seeds, shards, durations). Nothing is read
+// back by name, so a flag's name is written once.
 
 #include <concepts>
 #include <cstdint>
@@ -40,14 +41,12 @@ class CommandLine {
   // Positional words: `name` as shown in the help; `many` takes every
   // remaining word (DIR...); `required` makes at least one mandatory.
   CommandLine& Positional(const std::string& name, const std::string& help, bool required = true, bool many = false);
-  // "--seeds" or "-s,--seeds": an option taking one value.
-  CommandLine& Option(const std::string& flags, const std::string& value_name, const std::string& help);
-  // An option that may be given several times (each time one value).
-  CommandLine& Repeatable(const std::string& flags, const std::string& value_name, const std::string& help);
-  // ... bound to `values`: every value, in the order given.
+  // An option that may be given several times (each time one value), bound
+  // to `values`: every value, in the order given.
   CommandLine& Repeatable(const std::string& flags, const std::string& value_name, const std::string& help,
                           std::vector<std::string>& values);
-  // ... bound to `value`: set when given, left as it is otherwise.
+  // "--seeds" or "-s,--seeds": an option taking one value, bound to
+  // `value`: set when given, left as it is otherwise.
   CommandLine& Option(const std::string& flags, const std::string& value_name, const std::string& help,
                       std::optional<std::string>& value);
   CommandLine& Option(const std::string& flags, const std::string& value_name, const std::string& help,
@@ -75,9 +74,7 @@ class CommandLine {
   // cli/cpu_quota.h), which it sets `jobs` to now.
   static constexpr int kJobsMax = 256;
   CommandLine& Jobs(int& jobs);
-  // A switch without a value.
-  CommandLine& Switch(const std::string& flags, const std::string& help);
-  // ... bound to `on`.
+  // A switch without a value, bound to `on`.
   CommandLine& Switch(const std::string& flags, const std::string& help, bool& on);
   // Text after the options in the help (exit codes, examples).
   CommandLine& Footer(const std::string& text);
@@ -87,11 +84,6 @@ class CommandLine {
   std::optional<int> Parse(const std::vector<std::string>& words, std::ostream& out, std::ostream& err);
 
   const std::vector<std::string>& positional() const { return positional_; }
-  // The value of a long flag ("--seed") when given.
-  std::optional<std::string> value(const std::string& flag) const;
-  // Every value of a repeatable flag, in the order given.
-  std::vector<std::string> values(const std::string& flag) const;
-  bool has(const std::string& flag) const;
   std::string Help() const;
 
  private:
@@ -102,10 +94,6 @@ class CommandLine {
   std::unique_ptr<CLI::App> app_;
   std::string command_;
   std::vector<std::string> positional_;
-  // Bound to the parser; node-based maps keep the bound addresses stable.
-  std::map<std::string, std::string> single_;
-  std::map<std::string, std::vector<std::string>> repeated_;
-  std::map<std::string, bool> switches_;
   std::vector<std::string> single_valued_;  // long names of the options that take one value
 };
 
