@@ -1,3 +1,4 @@
+#include "base/units.h"
 #include "checker/schedule_checks.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,7 @@
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kMs = 1'000'000;
+constexpr TimeNs kMs = base::kNanosPerMilli;
 constexpr TimeNs kEpoch = 1'000'000 * kMs;  // the schedule's wall-clock start
 
 History Schedule(TimeNs period) {

@@ -7,6 +7,8 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/cpu_quota.h"
+#include "cli/values.h"
 
 namespace leasesim::cli {
 
@@ -37,22 +39,59 @@ CommandLine& CommandLine::Positional(const std::string& name, const std::string&
   return *this;
 }
 
-CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help) {
-  app_->add_option(flags, single_[LongName(flags)], help)->type_name(value_name);
+CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help,
+                                 std::optional<std::string>& value) {
+  app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help)
+      ->type_name(value_name);
+  single_valued_.push_back(LongName(flags));
   return *this;
 }
 
-CommandLine& CommandLine::Repeatable(const std::string& flags, const std::string& value_name,
-                                     const std::string& help) {
-  app_->add_option(flags, repeated_[LongName(flags)], help + " (may be repeated)")
+CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help,
+                                 std::string& value) {
+  app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help)
+      ->type_name(value_name);
+  single_valued_.push_back(LongName(flags));
+  return *this;
+}
+
+CommandLine& CommandLine::BoundInteger(const std::string& flags, const std::string& value_name,
+                                       const std::string& help, std::int64_t min, std::int64_t max,
+                                       std::function<void(std::int64_t)> set) {
+  const std::string flag = LongName(flags);
+  const auto read = [flag, min, max, set = std::move(set)](const std::string& text) {
+    std::int64_t value = 0;
+    if (!ParseNumber(text, value) || value < min || value > max) {
+      throw CLI::ValidationError(flag, "must be a whole number from " + std::to_string(min) + " to " +
+                                           std::to_string(max) + " (got \"" + text + "\")");
+    }
+    set(value);
+  };
+  app_->add_option_function<std::string>(flags, read, help)->type_name(value_name);
+  single_valued_.push_back(flag);
+  return *this;
+}
+
+CommandLine& CommandLine::Jobs(int& jobs) {
+  jobs = DefaultJobs(kJobsMax);
+  return Integer("-j,--jobs", "N",
+                 "Worker threads, 1.." + std::to_string(kJobsMax) +
+                     " (default: the CPUs this process may use, its container's quota included; the output is "
+                     "the same for any N)",
+                 jobs, 1, kJobsMax);
+}
+
+CommandLine& CommandLine::Repeatable(const std::string& flags, const std::string& value_name, const std::string& help,
+                                     std::vector<std::string>& values) {
+  app_->add_option(flags, values, help + " (may be repeated)")
       ->type_name(value_name)
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   return *this;
 }
 
-CommandLine& CommandLine::Switch(const std::string& flags, const std::string& help) {
-  app_->add_flag(flags, switches_[LongName(flags)], help);
+CommandLine& CommandLine::Switch(const std::string& flags, const std::string& help, bool& on) {
+  app_->add_flag(flags, on, help);
   return *this;
 }
 
@@ -76,7 +115,7 @@ std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std
         << word << "\n(leasesim " << command_ << " --help lists the options)\n";
     return kExitBadInput;
   } catch (const CLI::ParseError& error) {
-    for (const auto& [flag, value] : single_) {
+    for (const std::string& flag : single_valued_) {
       if (app_->get_option(flag)->count() <= 1) continue;
       err << "leasesim " << command_ << ": " << flag << " is given twice\n(leasesim " << command_
           << " --help lists the options)\n";
@@ -86,25 +125,6 @@ std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std
     return kExitBadInput;
   }
   return std::nullopt;
-}
-
-std::optional<std::string> CommandLine::value(const std::string& flag) const {
-  auto it = single_.find(flag);
-  assert(it != single_.end());  // a flag the command declared
-  if (app_->get_option(flag)->count() == 0) return std::nullopt;
-  return it->second;
-}
-
-std::vector<std::string> CommandLine::values(const std::string& flag) const {
-  auto it = repeated_.find(flag);
-  assert(it != repeated_.end());
-  return it->second;
-}
-
-bool CommandLine::has(const std::string& flag) const {
-  auto it = switches_.find(flag);
-  assert(it != switches_.end());
-  return it->second;
 }
 
 std::string CommandLine::Help() const { return app_->help(); }

@@ -1,6 +1,7 @@
 // The command line of every command (cli/command_line.h on CLI11): --help,
 // short flags, repeatable and glob --scenario, usage errors naming the
-// option; and run's --fail-fast and --time-budget.
+// option, options bound to typed variables with their ranges; and run's
+// --fail-fast and --time-budget.
 
 #include "cli/command_line.h"
 
@@ -9,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/cpu_quota.h"
 #include "cli/live_command.h"
 #include "reports/report_files.h"
 #include "base/test_temp_path.h"
@@ -98,6 +101,54 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
   const Outcome files = Invoke(RunCommand, {"a.json", "b.json"});
   EXPECT_EQ(files.code, kExitBadInput);
   EXPECT_NE(files.err.find("b.json"), std::string::npos) << files.err;
+}
+
+// An option bound where it is declared: its value lands in the variable,
+// its range is checked there, and a bad value is a usage error naming the
+// flag and the rule. --jobs is one declaration for every command.
+TEST(CommandLine, BoundOptionsSetTheirVariablesAndCheckTheirRange) {
+  CommandLine args("test", "bound options");
+  int jobs = 0;
+  std::int64_t count = 7;
+  std::optional<std::uint64_t> seed;
+  bool quick = false;
+  std::optional<std::string> name;
+  args.Jobs(jobs)
+      .Integer("--count", "N", "a count", count, 0, 10)
+      .Integer("--seed", "S", "a seed", seed, 0, 100)
+      .Switch("--quick", "quick", quick)
+      .Option("--name", "NAME", "a name", name);
+  EXPECT_EQ(jobs, DefaultJobs(CommandLine::kJobsMax)) << "the container-aware default, set at declaration";
+  std::ostringstream out, err;
+  ASSERT_FALSE(args.Parse({"-j", "3", "--count", "10", "--quick", "--name", "n"}, out, err)) << err.str();
+  EXPECT_EQ(jobs, 3);
+  EXPECT_EQ(count, 10);
+  EXPECT_FALSE(seed.has_value()) << "not given: left as it was";
+  EXPECT_TRUE(quick);
+  EXPECT_EQ(name, "n");
+}
+
+TEST(CommandLine, ABoundIntegerOutOfRangeNamesTheFlagAndTheRule) {
+  const std::vector<std::string> targets = {"--failover-target", "15000", "--store-p99", "200", "--pause-budget",
+                                            "500", "--drift-bound", "5"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), targets.begin(), targets.end());
+    return extra;
+  };
+  const std::vector<std::tuple<Command, std::vector<std::string>, std::string>> cases = {
+      {RunCommand, {"x.json", "--jobs", "0"}, "--jobs: must be a whole number from 1 to 256 (got \"0\")"},
+      {RunCommand, {"x.json", "-j", "2x"}, "--jobs: must be a whole number from 1 to 256 (got \"2x\")"},
+      {TimingCommand, with({"--jobs", "300"}), "--jobs: must be a whole number from 1 to 256 (got \"300\")"},
+      {TimingCommand, with({"--verify", "--seeds", "0"}), "--seeds: must be a whole number from 1 to 100000"},
+      {ZooCommand, {"--seeds", "0"}, "--seeds: must be a whole number from 1 to "},
+      {ZooCommand, {"--generic", "--correct-runs", "-1"}, "--correct-runs: must be a whole number from 0 to "},
+      {ZooCommand, {"--generic", "--seed", "x"}, "--seed: must be a whole number from 0 to "},
+  };
+  for (const auto& [command, args, rule] : cases) {
+    const Outcome bad = Invoke(command, args);
+    EXPECT_EQ(bad.code, kExitBadInput) << rule;
+    EXPECT_NE(bad.err.find(rule), std::string::npos) << bad.err;
+  }
 }
 
 // Short flags mean what their long names do: the same files.

@@ -24,43 +24,41 @@ struct CompareRequest {
   std::optional<std::string> json;
   bool quiet = false;
   compare::CompareOptions options;
+  std::vector<std::string> tolerates;  // --tolerate, as written
+  std::optional<std::string> alpha;    // --alpha, as written
 };
 
-// The command's flags, for parsing and for --help.
-void DeclareCompareFlags(CommandLine& args) {
+// The command's flags, for parsing and for --help, each bound where it is
+// declared.
+void DeclareCompareFlags(CommandLine& args, CompareRequest& request) {
   args.Positional("BASE_DIR", "The output of leasesim run (or live) before the change", /*required=*/false)
       .Positional("NEW_DIR", "The output of the same sweep after the change", /*required=*/false)
-      .Option("--markdown", "FILE", "Also write the comparison as Markdown (a pull-request comment)")
-      .Option("--json", "FILE", "Also write the comparison as JSON")
-      .Repeatable("--tolerate", "FIGURE=+N%", "Accept a regression of FIGURE up to N percent")
-      .Option("--alpha", "A", "Significance level of the paired tests, in (0, 0.5] (default 0.05)")
-      .Switch("--allow-scenario-change", "Compare even when the scenario files or scenarios differ (said in the notes)")
-      .Switch("-q,--quiet", "Print the verdict line only")
+      .Option("--markdown", "FILE", "Also write the comparison as Markdown (a pull-request comment)", request.markdown)
+      .Option("--json", "FILE", "Also write the comparison as JSON", request.json)
+      .Repeatable("--tolerate", "FIGURE=+N%", "Accept a regression of FIGURE up to N percent", request.tolerates)
+      .Option("--alpha", "A", "Significance level of the paired tests, in (0, 0.5] (default 0.05)", request.alpha)
+      .Switch("--allow-scenario-change", "Compare even when the scenario files or scenarios differ (said in the notes)",
+              request.options.allow_scenario_change)
+      .Switch("-q,--quiet", "Print the verdict line only", request.quiet)
       .Footer("Seeds newly failing, fixed and still failing; per figure the distributions and a paired test over "
               "seeds (docs/COMPARE.md).\n"
               "Exit: 0 nothing got worse, 1 a seed newly fails or a figure regressed, 2 bad input.");
 }
 
-// The parsed words as a request, or the message that says what is wrong.
-std::variant<CompareRequest, std::string> CompareRequestOf(const CommandLine& args) {
+// The parsed words into the request; the message that says what is wrong.
+std::optional<std::string> ReadCompareRequest(const CommandLine& args, CompareRequest& request) {
   constexpr std::size_t kToleratesMax = 1000;
-  CompareRequest request;
   if (args.positional().size() != 2) return std::string("give two output directories, BASE_DIR and NEW_DIR");
   request.base = args.positional()[0];
   request.next = args.positional()[1];
-  const std::vector<std::string> tolerates = args.values("--tolerate");
-  if (tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
-  for (const std::string& text : tolerates) {
+  if (request.tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
+  for (const std::string& text : request.tolerates) {
     std::string error;
     const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(text, error);
     if (!tolerance) return error;
     request.options.tolerances.push_back(*tolerance);
   }
-  request.markdown = args.value("--markdown");
-  request.json = args.value("--json");
-  request.quiet = args.has("--quiet");
-  request.options.allow_scenario_change = args.has("--allow-scenario-change");
-  if (const auto alpha = args.value("--alpha")) {
+  if (const auto& alpha = request.alpha) {
     double value = 0;
     const auto [end, error] = std::from_chars(alpha->data(), alpha->data() + alpha->size(), value);
     if (error != std::errc() || end != alpha->data() + alpha->size() || !(value > 0) || value > 0.5) {
@@ -68,21 +66,20 @@ std::variant<CompareRequest, std::string> CompareRequestOf(const CommandLine& ar
     }
     request.options.alpha = value;
   }
-  return request;
+  return std::nullopt;
 }
 
 }  // namespace
 
 int CompareCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   CommandLine args("compare", "What a change did: two outputs of the same sweep (before and after), paired by seed.");
-  DeclareCompareFlags(args);
+  CompareRequest request;
+  DeclareCompareFlags(args, request);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  auto parsed = CompareRequestOf(args);
-  if (std::holds_alternative<std::string>(parsed)) {
-    err << "leasesim compare: " << std::get<std::string>(parsed) << "\n(leasesim compare --help lists the options)\n";
+  if (const std::optional<std::string> problem = ReadCompareRequest(args, request)) {
+    err << "leasesim compare: " << *problem << "\n(leasesim compare --help lists the options)\n";
     return kExitBadInput;
   }
-  const CompareRequest& request = std::get<CompareRequest>(parsed);
   auto result = compare::CompareDirectories(request.base, request.next, request.options);
   if (std::holds_alternative<std::string>(result)) {
     err << "leasesim compare: cannot compare: " << std::get<std::string>(result) << "\n";

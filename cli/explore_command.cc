@@ -7,13 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
-#include "cli/values.h"
 #include "fuzz/scenario_json.h"
 #include "runner/explore.h"
 #include "runner/fault_catalogue.h"
@@ -27,66 +28,65 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uint64_t kKeepMax = 100'000;
+constexpr std::int64_t kKeepMax = 100'000;
 
+// What the command line asks for, each option bound where it is declared
+// (Declare), then the scenario and the menu read (ReadRequest).
 struct Request {
   std::string file;
+  std::optional<std::string> scenario_name;  // --scenario
+  std::optional<int> faults;                 // --faults
+  std::optional<std::string> menu_path;      // --menu
+  std::optional<std::string> protocol;       // --protocol
   runner::Scenario scenario;
   std::vector<runner::MenuItem> menu;
   runner::ExploreOptions options;
   std::string out = "out/explore";
   bool list = false;
+  bool quiet = false;
 };
 
-// Reads the flags, the scenario and the menu; an error message, or nothing.
-std::optional<std::string> ReadNumbers(const CommandLine& args, Request& request) {
-  const std::optional<std::string> faults = args.value("--faults");
-  if (!faults) return "--faults K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")";
-  if (!ParseNumber(*faults, request.options.faults) || request.options.faults < 1 ||
-      request.options.faults > runner::kExploreFaultsMax) {
-    return "--faults must be an integer from 1 to " + std::to_string(runner::kExploreFaultsMax);
-  }
-  if (auto seed = args.value("--seed"); seed && !ParseNumber(*seed, request.options.seed)) {
-    return "--seed must be a non-negative integer";
-  }
-  if (auto limit = args.value("--limit");
-      limit && (!ParseNumber(*limit, request.options.limit) || request.options.limit < 1)) {
-    return "--limit must be a positive integer";
-  }
-  std::uint64_t keep = request.options.keep;
-  if (auto text = args.value("--keep"); text && (!ParseNumber(*text, keep) || keep > kKeepMax)) {
-    return "--keep must be an integer from 0 to " + std::to_string(kKeepMax);
-  }
-  request.options.keep = keep;
-  request.options.stop_at_first = args.has("--stop-at-first");
-  return std::nullopt;
+void Declare(CommandLine& args, Request& r) {
+  args.Positional("FILE", "The scenario file", /*required=*/false)
+      .Option("--scenario", "NAME", "The scenario to explore (required)", r.scenario_name)
+      .Integer("--faults", "K", "Place up to K faults (required)", r.faults, 1, runner::kExploreFaultsMax)
+      .Option("--menu", "MENU.json", "The faults to place (default: drawn from the fault catalogue)", r.menu_path)
+      .Option("-o,--out", "DIR", "Where violating placements go (default out/explore)", r.out)
+      .Integer("-s,--seed", "S", "The one seed every placement runs on", r.options.seed, 0,
+               std::numeric_limits<std::int64_t>::max())
+      .Integer("--limit", "N", "Run at most N placements", r.options.limit, 1, std::numeric_limits<std::int64_t>::max())
+      .Integer("--keep", "N", "Write at most N violating placements", r.options.keep, 0, kKeepMax)
+      .Switch("--stop-at-first", "Stop at the first violating placement", r.options.stop_at_first)
+      .Switch("--list", "Print the menu and stop", r.list)
+      .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
+      .Footer("Exit: 0 no placement violates, 1 some does, 2 bad input or usage.");
+  DeclareProtocol(args, "The protocol (default: the scenario's)", r.protocol);
 }
 
 std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
   if (args.positional().size() != 1) return "needs exactly one scenario FILE";
   request.file = args.positional().front();
-  const std::optional<std::string> name = args.value("--scenario");
-  if (!name) return "--scenario NAME is required";
-  if (auto error = ReadNumbers(args, request)) return error;
+  if (!request.scenario_name) return "--scenario NAME is required";
+  const std::string& name = *request.scenario_name;
+  if (!request.faults) return "--faults K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")";
+  request.options.faults = *request.faults;
   auto loaded = runner::LoadScenarioFile(request.file);
   if (auto* error = std::get_if<runner::ParseError>(&loaded)) return error->message;
   const auto& scenarios = std::get<runner::ScenarioFile>(loaded).scenarios;
-  const auto it = std::find_if(scenarios.begin(), scenarios.end(), [&](const auto& s) { return s.name == *name; });
-  if (it == scenarios.end()) return request.file + " has no scenario named \"" + *name + "\"";
+  const auto it = std::find_if(scenarios.begin(), scenarios.end(), [&](const auto& s) { return s.name == name; });
+  if (it == scenarios.end()) return request.file + " has no scenario named \"" + name + "\"";
   request.scenario = *it;
   if (auto refusal = runner::ExploreRefusal(request.scenario)) return *refusal;
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(request.protocol);
   if (!protocol.error.empty()) return protocol.error;
   if (protocol.name) runner::SetScenarioProtocol(request.scenario, *protocol.name);
   runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);
-  if (auto path = args.value("--menu")) {
-    auto parsed = runner::LoadMenuFile(*path, request.scenario);
+  if (request.menu_path) {
+    auto parsed = runner::LoadMenuFile(*request.menu_path, request.scenario);
     if (auto* error = std::get_if<runner::ParseError>(&parsed)) return error->message;
     menu = std::get<runner::ExploreMenu>(parsed);
   }
   request.menu = runner::BuildMenu(request.scenario, menu);
-  request.out = args.value("--out").value_or(request.out);
-  request.list = args.has("--list");
   return std::nullopt;
 }
 
@@ -154,21 +154,9 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   CommandLine args("explore", "Run every placement of up to K faults from a menu in one small scenario of FILE, on "
                               "one seed, in a fixed order (docs/EXPLORE.md); write each violating placement as an "
                               "ordinary scenario file with the command that replays it.");
-  args.Positional("FILE", "The scenario file", /*required=*/false)
-      .Option("--scenario", "NAME", "The scenario to explore (required)")
-      .Option("--faults", "K", "Place up to K faults (required)")
-      .Option("--menu", "MENU.json", "The faults to place (default: drawn from the fault catalogue)")
-      .Option("-o,--out", "DIR", "Where violating placements go (default out/explore)")
-      .Option("-s,--seed", "S", "The one seed every placement runs on")
-      .Option("--limit", "N", "Run at most N placements")
-      .Option("--keep", "N", "Write at most N violating placements")
-      .Switch("--stop-at-first", "Stop at the first violating placement")
-      .Switch("--list", "Print the menu and stop")
-      .Switch("-q,--quiet", "No progress line on a terminal")
-      .Footer("Exit: 0 no placement violates, 1 some does, 2 bad input or usage.");
-  DeclareProtocol(args, "The protocol (default: the scenario's)");
-  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   Request request;
+  Declare(args, request);
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (auto error = ReadRequest(args, request)) {
     err << "leasesim explore: " << *error << "\n(leasesim explore --help lists the options)\n";
     return kExitBadInput;
@@ -182,7 +170,7 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   const auto start = Clock::now();  // determinism-ok: the elapsed time is printed to stderr only
   std::uint64_t written = 0;
   bool write_failed = false;
-  ProgressLine progress(err, ProgressLine::Wanted(err, args.has("--quiet")));
+  ProgressLine progress(err, ProgressLine::Wanted(err, request.quiet));
   const runner::ExploreReport report = runner::Explore(
       request.scenario, request.menu, request.options,
       [&](const runner::ViolatingPlacement& found) {

@@ -92,8 +92,8 @@ TEST(ExploreCommand, BadInputExitsTwoWithAClearMessage) {
     EXPECT_NE(outcome.err.find(message), std::string::npos) << outcome.err;
   };
   expect_bad(Explore({file, "--scenario", "nope", "--faults", "1"}), "has no scenario named \"nope\"");
-  expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "0"}), "--faults must be an integer from 1 to 4");
-  expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "5"}), "--faults must be an integer from 1 to 4");
+  expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "0"}), "--faults: must be a whole number from 1 to 4");
+  expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "5"}), "--faults: must be a whole number from 1 to 4");
   expect_bad(Explore({file, "--scenario", "two-nodes"}), "--faults K is required");
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "1", "--variant", "sloppy"}),
              "unknown protocol \"sloppy\"");

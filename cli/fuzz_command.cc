@@ -1,8 +1,10 @@
 // leasesim fuzz: the generic, coverage-guided search; a failure is shrunk and
 // written to DIR/counterexample.json with the command that replays it.
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -26,70 +28,100 @@
 namespace leasesim::cli {
 namespace {
 
-// Reads the options; an exit code when they are bad.
-std::optional<int> ParseFuzzOptions(const CommandLine& args, fuzz::FuzzOptions& options, std::ostream& err) {
-  if (auto runs = args.value("--runs")) {
-    if (!ParseNumber(*runs, options.runs) || options.runs < 1 || options.runs > 10'000'000) {
-      err << "leasesim fuzz: --runs must be an integer from 1 to 10000000\n";
-      return kExitBadInput;
-    }
-  }
-  if (auto budget = args.value("--time-budget")) {
-    options.time_budget_ms = ParseDurationMs(*budget);
+// What the command line asks for, each option bound where it is declared.
+struct FuzzRequest {
+  std::optional<int> runs;
+  std::optional<std::string> time_budget;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> property;
+  std::string out_dir = "out/fuzz";
+  bool no_shrink = false;
+  bool no_steer = false;
+  bool quiet = false;
+  std::optional<std::string> expand;    // FILE
+  std::optional<std::string> scenario;  // with --expand
+  std::optional<std::string> baseline;  // --baseline-protocol
+  std::optional<std::string> protocol;  // --protocol
+};
+
+void Declare(CommandLine& args, FuzzRequest& r) {
+  args.Integer("--runs", "N", "Generated cases to run (1..10000000; default 100)", r.runs, 1, 10'000'000)
+      .Option("--time-budget", "DURATION", "Run cases until this much wall time is spent (90s, 10m, 2h)",
+              r.time_budget)
+      .Integer("-s,--seed", "S", "The session's seed (default: a fresh one, printed)", r.seed, 0,
+               std::numeric_limits<std::int64_t>::max())
+      .Option("--property", "P", "The property to falsify (default safety)", r.property)
+      .Option("-o,--out", "DIR", "Where the counterexample goes (default out/fuzz)", r.out_dir)
+      .Switch("--no-shrink", "Report a failure as found, unshrunk", r.no_shrink)
+      .Switch("--no-steer", "Draw cases without coverage guidance", r.no_steer)
+      .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
+      .Option("--expand", "FILE", "Print the fault script a nemesis scenario of FILE draws for --scenario and --seed",
+              r.expand)
+      .Option("--scenario", "NAME", "With --expand: the scenario", r.scenario)
+      .Option("--baseline-protocol,--baseline-variant", "NAME",
+              "Run every case on NAME too; keep the cases where the protocol under test is worse (DIR/worse-K.json)",
+              r.baseline)
+      .Footer("Exit: 0 no counterexample (with --baseline-protocol: no case worse than the baseline), 1 a "
+              "counterexample (written to DIR), 2 bad input or usage.");
+  DeclareProtocol(args, "The protocol under test (default: the registry's default)", r.protocol);
+}
+
+// The request into the session's options; an exit code when they are bad.
+std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& options, std::ostream& err) {
+  if (r.runs) options.runs = *r.runs;
+  if (r.time_budget) {
+    options.time_budget_ms = ParseDurationMs(*r.time_budget);
     if (options.time_budget_ms < 0) {
-      err << "leasesim fuzz: --time-budget must be a duration like 90s, 10m or 2h (got \"" << *budget << "\")\n";
+      err << "leasesim fuzz: --time-budget must be a duration like 90s, 10m or 2h (got \"" << *r.time_budget << "\")\n";
       return kExitBadInput;
     }
-    if (!args.value("--runs")) options.runs = 10'000'000;  // the budget decides
+    if (!r.runs) options.runs = 10'000'000;  // the budget decides
   }
-  if (auto seed = args.value("--seed")) {
-    if (!ParseNumber(*seed, options.seed)) {
-      err << "leasesim fuzz: --seed must be a non-negative integer\n";
-      return kExitBadInput;
-    }
+  if (r.seed) {
+    options.seed = *r.seed;
   } else {
     // A fresh session: the seed is printed, so it can be reproduced.
     std::random_device device;  // determinism-ok: picks the session seed only; printed below
     options.seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   }
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(r.protocol);
   if (!protocol.error.empty()) {
     err << "leasesim fuzz: " << protocol.error << "\n";
     return kExitBadInput;
   }
   options.protocol = protocol.name.value_or(core::Protocols().default_name());
-  if (auto property = args.value("--property")) {
-    if (auto problem = fuzz::CheckPropertyName(*property)) {
+  if (r.property) {
+    if (auto problem = fuzz::CheckPropertyName(*r.property)) {
       err << "leasesim fuzz: " << *problem << "\n";
       return kExitBadInput;
     }
-    options.property = *property;
+    options.property = *r.property;
   }
-  options.shrink = !args.has("--no-shrink");
-  options.steer = !args.has("--no-steer");
+  options.shrink = !r.no_shrink;
+  options.steer = !r.no_steer;
   return std::nullopt;
 }
 
 // Prints the fault script a nemesis scenario draws for one seed, as an
 // ordinary scenario file.
-int ExpandCommand(const CommandLine& args, std::ostream& out, std::ostream& err) {
-  const std::string file = *args.value("--expand");
-  std::uint64_t seed = 0;
-  if (!args.value("--scenario") || !args.value("--seed") || !ParseNumber(*args.value("--seed"), seed)) {
+int ExpandCommand(const FuzzRequest& r, std::ostream& out, std::ostream& err) {
+  const std::string& file = *r.expand;
+  if (!r.scenario || !r.seed) {
     err << "leasesim fuzz: --expand FILE needs --scenario NAME and --seed N (a non-negative integer)\n";
     return kExitBadInput;
   }
+  const std::uint64_t seed = *r.seed;
   auto loaded = runner::LoadScenarioFile(file);
   if (std::holds_alternative<runner::ParseError>(loaded)) {
     err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
     return kExitBadInput;
   }
   for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(loaded).scenarios) {
-    if (scenario.name != *args.value("--scenario")) continue;
+    if (scenario.name != *r.scenario) continue;
     out << fuzz::ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
     return kExitOk;
   }
-  err << "leasesim fuzz: " << file << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
+  err << "leasesim fuzz: " << file << " has no scenario named \"" << *r.scenario << "\"\n";
   return kExitBadInput;
 }
 
@@ -180,36 +212,23 @@ int FuzzCommand(const std::vector<std::string>& argv, std::ostream& out, std::os
   CommandLine args("fuzz", "The generic, coverage-guided search: generated worlds and fault scripts, steered "
                            "toward probes and near misses not yet reached; a failure is shrunk to "
                            "DIR/counterexample.json with the command that reproduces it.");
-  args.Option("--runs", "N", "Generated cases to run (1..10000000; default 100)")
-      .Option("--time-budget", "DURATION", "Run cases until this much wall time is spent (90s, 10m, 2h)")
-      .Option("-s,--seed", "S", "The session's seed (default: a fresh one, printed)")
-      .Option("--property", "P", "The property to falsify (default safety)")
-      .Option("-o,--out", "DIR", "Where the counterexample goes (default out/fuzz)")
-      .Switch("--no-shrink", "Report a failure as found, unshrunk")
-      .Switch("--no-steer", "Draw cases without coverage guidance")
-      .Switch("-q,--quiet", "No progress line on a terminal")
-      .Option("--expand", "FILE", "Print the fault script a nemesis scenario of FILE draws for --scenario and --seed")
-      .Option("--scenario", "NAME", "With --expand: the scenario")
-      .Option("--baseline-protocol,--baseline-variant", "NAME",
-              "Run every case on NAME too; keep the cases where the protocol under test is worse (DIR/worse-K.json)")
-      .Footer("Exit: 0 no counterexample (with --baseline-protocol: no case worse than the baseline), 1 a "
-              "counterexample (written to DIR), 2 bad input or usage.");
-  DeclareProtocol(args, "The protocol under test (default: the registry's default)");
+  FuzzRequest r;
+  Declare(args, r);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.value("--expand")) return ExpandCommand(args, out, err);
+  if (r.expand) return ExpandCommand(r, out, err);
   fuzz::FuzzOptions options;
-  if (const std::optional<int> bad = ParseFuzzOptions(args, options, err)) return *bad;
-  const std::string out_dir = args.value("--out").value_or("out/fuzz");
-  const std::optional<std::string> baseline = args.value("--baseline-protocol");
+  if (const std::optional<int> bad = ReadFuzzOptions(r, options, err)) return *bad;
+  const std::string& out_dir = r.out_dir;
+  const std::optional<std::string>& baseline = r.baseline;
   if (const std::string problem = baseline ? fuzz::CheckBaseline(options, *baseline) : ""; !problem.empty()) {
     err << "leasesim fuzz: " << problem << "\n";
     return kExitBadInput;
   }
-  out << "leasesim fuzz: " << (options.time_budget_ms > 0 ? "for " + *args.value("--time-budget") : std::to_string(options.runs) + " case(s)")
+  out << "leasesim fuzz: " << (options.time_budget_ms > 0 ? "for " + *r.time_budget : std::to_string(options.runs) + " case(s)")
       << ", property " << options.property << ", protocol " << options.protocol << ", seed " << options.seed
       << (options.steer ? "" : ", unsteered") << (baseline ? ", against baseline " + *baseline : "") << "\n";
   out.flush();
-  ProgressLine progress(err, ProgressLine::Wanted(err, args.has("--quiet")));
+  ProgressLine progress(err, ProgressLine::Wanted(err, r.quiet));
   options.on_progress = [&](const fuzz::SearchProgress& now) {
     progress.Update(now);
     if (now.finished) progress.Clear();

@@ -1,9 +1,12 @@
 #include "cli/live_command.h"
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
 
+#include "base/units.h"
 #include "cli/command_line.h"
 #include "cli/protocol_option.h"
 #include "cli/commands.h"
@@ -42,41 +45,43 @@ std::optional<std::int64_t> SecondsToMs(const std::string& text) {
   }
 }
 
-std::optional<std::int64_t> Integer(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const long long value = std::stoll(text, &used);
-    if (used != text.size() || value < 0) return std::nullopt;
-    return value;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
+// What the command line asks for: the options, each bound where it is
+// declared (Declare); the texts checked after parsing.
+struct LiveRequest {
+  live::LiveOptions options;
+  std::optional<std::string> duration;  // seconds, decimals allowed
+  std::optional<std::string> faults;    // the fault list (below)
+  std::optional<std::string> protocol;
+};
 
 // Every option of `leasesim live`.
-void Declare(CommandLine& parsed) {
-  parsed.Option("--nodes", "N", "Node processes (1..9; default 3)")
-      .Option("--duration", "SECONDS", "How long the run lasts")
-      .Option("--etcd", "URLS", "An existing etcd cluster's client URLs, comma-separated")
-      .Option("--faults", "LIST", "Real faults to inject (below)")
-      .Option("-o,--out", "DIR", "Where the history and reports go")
-      .Option("--lease-ms", "MS", "Lease duration")
-      .Option("--renew-interval-ms", "MS", "Renewal interval")
-      .Option("--renew-deadline-ms", "MS", "Renewal deadline")
-      .Option("--retry-ms", "MS", "Retry interval")
-      .Option("--request-timeout-ms", "MS", "Store request timeout")
-      .Option("--period-ms", "MS", "Settlement period")
-      .Option("--node-binary", "PATH", "The node program (default: this program, as PROGRAM live-node)")
-      .Option("--etcd-binary", "PATH", "The etcd program to start (default /usr/bin/etcd)")
-      .Switch("--etcd-secure", "The run's own cluster with TLS, client certificates and etcd auth (made for the run)")
-      .Option("--etcd-ca", "FILE", "CA bundle of a secured cluster given with --etcd (docs/LIVE.md)")
-      .Option("--etcd-cert", "FILE", "Client certificate for a secured cluster")
-      .Option("--etcd-key", "FILE", "Client key for a secured cluster")
-      .Option("--etcd-server-name", "NAME", "Server name the cluster's certificate must carry")
-      .Option("--etcd-user", "USER", "etcd user for authentication")
-      .Option("--etcd-password-file", "FILE", "File holding that user's password")
+void Declare(CommandLine& parsed, LiveRequest& r) {
+  constexpr std::int64_t kMsMax = std::numeric_limits<std::int64_t>::max() / base::kNanosPerMilli;
+  live::LiveOptions& o = r.options;
+  parsed.Integer("--nodes", "N", "Node processes (1..9; default 3)", o.nodes, 1, 9)
+      .Option("--duration", "SECONDS", "How long the run lasts", r.duration)
+      .Option("--etcd", "URLS", "An existing etcd cluster's client URLs, comma-separated", o.etcd_urls)
+      .Option("--faults", "LIST", "Real faults to inject (below)", r.faults)
+      .Option("-o,--out", "DIR", "Where the history and reports go", o.out_dir)
+      .Integer("--lease-ms", "MS", "Lease duration", o.lease_ms, 1, kMsMax)
+      .Integer("--renew-interval-ms", "MS", "Renewal interval", o.renew_interval_ms, 1, kMsMax)
+      .Integer("--renew-deadline-ms", "MS", "Renewal deadline", o.renew_deadline_ms, 1, kMsMax)
+      .Integer("--retry-ms", "MS", "Retry interval", o.retry_ms, 1, kMsMax)
+      .Integer("--request-timeout-ms", "MS", "Store request timeout", o.request_timeout_ms, 1, kMsMax)
+      .Integer("--period-ms", "MS", "Settlement period", o.period_ms, 1, kMsMax)
+      .Option("--node-binary", "PATH", "The node program (default: this program, as PROGRAM live-node)",
+              o.node_binary)
+      .Option("--etcd-binary", "PATH", "The etcd program to start (default /usr/bin/etcd)", o.etcd_binary)
+      .Switch("--etcd-secure", "The run's own cluster with TLS, client certificates and etcd auth (made for the run)",
+              o.etcd_secure)
+      .Option("--etcd-ca", "FILE", "CA bundle of a secured cluster given with --etcd (docs/LIVE.md)", o.etcd_ca)
+      .Option("--etcd-cert", "FILE", "Client certificate for a secured cluster", o.etcd_cert)
+      .Option("--etcd-key", "FILE", "Client key for a secured cluster", o.etcd_key)
+      .Option("--etcd-server-name", "NAME", "Server name the cluster's certificate must carry", o.etcd_server_name)
+      .Option("--etcd-user", "USER", "etcd user for authentication", o.etcd_user)
+      .Option("--etcd-password-file", "FILE", "File holding that user's password", o.etcd_password_file)
       .Footer(FaultsHelp());
-  DeclareProtocol(parsed, "The protocol the nodes run");
+  DeclareProtocol(parsed, "The protocol the nodes run", r.protocol);
 }
 
 }  // namespace
@@ -85,51 +90,26 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   CommandLine parsed("live", "Run a registered protocol (leasesim's unchanged core by default) in real node "
                              "processes against a real etcd cluster (started on loopback unless --etcd is given) "
                              "with real faults, and check the merged history (docs/LIVE.md).");
-  Declare(parsed);
+  LiveRequest request;
+  Declare(parsed, request);
   if (const std::optional<int> code = parsed.Parse(args, out, err)) return *code;
-  live::LiveOptions options;
+  live::LiveOptions& options = request.options;
   auto bad = [&](const std::string& message) {
     err << "leasesim live: " << message << "\n(leasesim live --help lists the options)\n";
     return kExitBadInput;
   };
-  if (auto v = parsed.value("--nodes")) {
-    const auto n = Integer(*v);
-    if (!n || *n < 1 || *n > 9) return bad("--nodes must be a whole number in 1..9");
-    options.nodes = static_cast<int>(*n);
-  }
-  if (auto v = parsed.value("--duration")) {
-    const auto ms = SecondsToMs(*v);
+  if (request.duration) {
+    const auto ms = SecondsToMs(*request.duration);
     if (!ms || *ms < 1'000) return bad("--duration must be seconds, at least 1");
     options.duration_ms = *ms;
   }
-  if (auto v = parsed.value("--etcd")) options.etcd_urls = *v;
-  const ProtocolChoice protocol = ReadProtocol(parsed);
+  const ProtocolChoice protocol = ReadProtocol(request.protocol);
   if (!protocol.error.empty()) return bad(protocol.error);
   options.protocol = protocol.name.value_or("");
-  if (auto v = parsed.value("--out")) options.out_dir = *v;
-  if (auto v = parsed.value("--node-binary")) options.node_binary = *v;
-  if (auto v = parsed.value("--etcd-binary")) options.etcd_binary = *v;
-  options.etcd_secure = parsed.has("--etcd-secure");
-  const std::pair<const char*, std::string*> security[] = {
-      {"--etcd-ca", &options.etcd_ca},       {"--etcd-cert", &options.etcd_cert},
-      {"--etcd-key", &options.etcd_key},     {"--etcd-server-name", &options.etcd_server_name},
-      {"--etcd-user", &options.etcd_user},   {"--etcd-password-file", &options.etcd_password_file}};
-  for (const auto& [flag, field] : security) {
-    if (auto v = parsed.value(flag)) *field = *v;
-  }
-  const std::pair<const char*, std::int64_t*> timing[] = {
-      {"--lease-ms", &options.lease_ms},           {"--renew-interval-ms", &options.renew_interval_ms},
-      {"--renew-deadline-ms", &options.renew_deadline_ms}, {"--retry-ms", &options.retry_ms},
-      {"--request-timeout-ms", &options.request_timeout_ms}, {"--period-ms", &options.period_ms}};
-  for (const auto& [flag, field] : timing) {
-    if (auto v = parsed.value(flag)) {
-      const auto ms = Integer(*v);
-      if (!ms || *ms == 0) return bad(std::string(flag) + " must be a positive whole number of milliseconds");
-      *field = *ms;
+  if (request.faults) {
+    if (std::string error = live::ParseFaults(*request.faults, options.nodes, options.faults); !error.empty()) {
+      return bad(error);
     }
-  }
-  if (auto v = parsed.value("--faults")) {
-    if (std::string error = live::ParseFaults(*v, options.nodes, options.faults); !error.empty()) return bad(error);
   }
   options.command_line = "leasesim live";
   for (const std::string& arg : args) options.command_line += " " + arg;

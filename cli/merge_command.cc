@@ -212,24 +212,25 @@ int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
   CommandLine args("merge", "Combine the outputs of leasesim run --shard K/N (one directory per shard, in any "
                             "order) into the files an unsharded run writes, byte for byte, and judge the suite-level "
                             "requirements over all runs.");
+  std::optional<std::string> out_dir;  // each option bound where it is declared
+  bool quiet = false;
   args.Positional("DIR", "A shard's output directory", /*required=*/false, /*many=*/true)
-      .Option("-o,--out", "DIR", "Where the merged files go (required)")
-      .Switch("-q,--quiet", "No line per scenario")
+      .Option("-o,--out", "DIR", "Where the merged files go (required)", out_dir)
+      .Switch("-q,--quiet", "No line per scenario", quiet)
       .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 otherwise, 2 the inputs are not "
               "the shards of one sweep (nothing is written).");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.positional().empty() || !args.value("--out")) {
+  if (args.positional().empty() || !out_dir) {
     err << "leasesim merge: needs the shard directories and --out DIR (leasesim merge --help lists the options)\n";
     return kExitBadInput;
   }
-  const std::string out_dir = *args.value("--out");
   reports::SweepSummary merged;
   int count = 0;
-  if (const std::string problem = Merge(args.positional(), out_dir, merged, count); !problem.empty()) {
+  if (const std::string problem = Merge(args.positional(), *out_dir, merged, count); !problem.empty()) {
     err << "leasesim merge: " << problem << "\n";
     return kExitBadInput;
   }
-  PrintMerged(merged, count, out_dir, args.has("--quiet"), out);
+  PrintMerged(merged, count, *out_dir, quiet, out);
   return merged.failed() == 0 && !merged.suite.failed() ? kExitOk : kExitViolation;
 }
 

@@ -4,13 +4,12 @@
 
 namespace leasesim::cli {
 
-CommandLine& DeclareProtocol(CommandLine& args, const std::string& help) {
+CommandLine& DeclareProtocol(CommandLine& args, const std::string& help, std::optional<std::string>& name) {
   return args.Option("--protocol,--variant", "NAME",
-                     help + " (registered: " + core::Protocols().Names() + "; --variant is an alias)");
+                     help + " (registered: " + core::Protocols().Names() + "; --variant is an alias)", name);
 }
 
-ProtocolChoice ReadProtocol(const CommandLine& args) {
-  const std::optional<std::string> name = args.value("--protocol");
+ProtocolChoice ReadProtocol(const std::optional<std::string>& name) {
   if (!name) return {};
   if (std::string error = core::Protocols().Find(*name).error; !error.empty()) {
     return {std::nullopt, "--protocol: " + error};

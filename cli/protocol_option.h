@@ -11,8 +11,9 @@
 
 namespace leasesim::cli {
 
-// Declares --protocol (and its alias --variant) with `help`.
-CommandLine& DeclareProtocol(CommandLine& args, const std::string& help);
+// Declares --protocol (and its alias --variant) with `help`, bound to
+// `name` (nullopt when not given).
+CommandLine& DeclareProtocol(CommandLine& args, const std::string& help, std::optional<std::string>& name);
 
 // What the command line named: nothing, a registered protocol, or an error
 // (naming the option and the known protocols).
@@ -20,6 +21,6 @@ struct ProtocolChoice {
   std::optional<std::string> name;
   std::string error;
 };
-ProtocolChoice ReadProtocol(const CommandLine& args);
+ProtocolChoice ReadProtocol(const std::optional<std::string>& name);
 
 }  // namespace leasesim::cli

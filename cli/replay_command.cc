@@ -1,6 +1,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/units.h"
 #include "checker/history_io.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -15,11 +16,21 @@ namespace leasesim::cli {
 
 namespace {
 
+// What the command line asks for, each option bound where it is declared.
+struct ReplayRequest {
+  std::optional<std::string> scenario;
+  std::optional<std::string> seed;  // as written: one seed in ParseSeeds' syntax
+  std::optional<std::string> trace_path;
+  std::optional<std::string> history_path;
+  std::optional<std::string> html_path;
+  std::optional<std::string> protocol;
+};
+
 // --trace, --history and --html: the files the user asked for; an exit
 // code when one cannot be written.
-std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::RunResult& result, const std::string& file_path,
+std::optional<int> WriteRequestedFiles(const ReplayRequest& r, const runner::RunResult& result, const std::string& file_path,
                                        const std::string& protocol, std::ostream& out, std::ostream& err) {
-  const std::optional<std::string> trace_path = args.value("--trace");
+  const std::optional<std::string>& trace_path = r.trace_path;
   if (trace_path) {
     std::ofstream trace(*trace_path, std::ios::trunc);
     if (!trace) {
@@ -29,7 +40,7 @@ std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::Ru
     for (const sim::TraceEvent& event : result.trace) trace << event.ToJson() << "\n";
     out << "wrote " << result.trace.size() << " trace events to " << *trace_path << "\n";
   }
-  if (const std::optional<std::string> history_path = args.value("--history")) {
+  if (const std::optional<std::string>& history_path = r.history_path) {
     std::ofstream history(*history_path, std::ios::trunc);
     if (!history) {
       err << "leasesim replay: --history " << *history_path << ": cannot write\n";
@@ -38,7 +49,7 @@ std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::Ru
     checker::WriteHistory(result.history, history);
     out << "wrote the history to " << *history_path << " (check it with: leasesim check " << *history_path << ")\n";
   }
-  if (const std::optional<std::string> html_path = args.value("--html")) {
+  if (const std::optional<std::string>& html_path = r.html_path) {
     if (const std::string problem = runner::WriteTimelineHtml(*html_path, result, file_path, protocol);
         !problem.empty()) {
       err << "leasesim replay: --html " << problem << "\n";
@@ -54,20 +65,21 @@ std::optional<int> WriteRequestedFiles(const CommandLine& args, const runner::Ru
 int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   CommandLine args("replay", "Run one seed of one scenario again, exactly: print its trace hash (the sweep's), its "
                              "figures, each node's leadership periods and the violations.");
+  ReplayRequest r;
   args.Positional("FILE", "The scenario file", /*required=*/false)
-      .Option("--scenario", "NAME", "The scenario (required)")
-      .Option("-s,--seed", "N", "The seed (required)")
-      .Option("--trace", "FILE", "Write every trace event as JSON lines")
-      .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)")
-      .Option("--html", "FILE", "Write the run's timeline picture")
+      .Option("--scenario", "NAME", "The scenario (required)", r.scenario)
+      .Option("-s,--seed", "N", "The seed (required)", r.seed)
+      .Option("--trace", "FILE", "Write every trace event as JSON lines", r.trace_path)
+      .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)", r.history_path)
+      .Option("--html", "FILE", "Write the run's timeline picture", r.html_path)
       .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
-  DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)");
+  DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)", r.protocol);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.positional().size() != 1 || !args.value("--scenario") || !args.value("--seed")) {
+  if (args.positional().size() != 1 || !r.scenario || !r.seed) {
     err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
     return kExitBadInput;
   }
-  auto seeds = runner::ParseSeeds(*args.value("--seed"));
+  auto seeds = runner::ParseSeeds(*r.seed);
   if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
     err << "leasesim replay: --seed must be one non-negative integer\n";
     return kExitBadInput;
@@ -81,35 +93,34 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   }
   runner::Scenario* scenario = nullptr;
   for (runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
-    if (candidate.name == *args.value("--scenario")) scenario = &candidate;
+    if (candidate.name == *r.scenario) scenario = &candidate;
   }
   if (scenario == nullptr) {
-    err << "leasesim replay: " << file_path << " has no scenario named \"" << *args.value("--scenario") << "\"\n";
+    err << "leasesim replay: " << file_path << " has no scenario named \"" << *r.scenario << "\"\n";
     return kExitBadInput;
   }
   // --protocol: the protocol `run --protocol` ran it with (its replay line says so).
-  const ProtocolChoice protocol = ReadProtocol(args);
+  const ProtocolChoice protocol = ReadProtocol(r.protocol);
   if (!protocol.error.empty()) {
     err << "leasesim replay: " << protocol.error << "\n";
     return kExitBadInput;
   }
   if (protocol.name) runner::SetScenarioProtocol(*scenario, *protocol.name);
-  const std::optional<std::string> trace_path = args.value("--trace");
   const runner::RunResult result =
-      runner::RunScenario(*scenario, seed, {.retain_trace = trace_path.has_value(), .keep_history = true});
+      runner::RunScenario(*scenario, seed, {.retain_trace = r.trace_path.has_value(), .keep_history = true});
   out << "scenario " << result.scenario << " seed " << result.seed << " protocol " << scenario->protocol << "\n";
   out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
   for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
   for (const checker::LeadershipBelief& belief : result.history.beliefs) {
-    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / 1'000'000
-        << " ms until " << belief.until_ns / 1'000'000 << " ms (" << belief.end_reason << ")\n";
+    out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / base::kNanosPerMilli
+        << " ms until " << belief.until_ns / base::kNanosPerMilli << " ms (" << belief.end_reason << ")\n";
   }
   for (const std::string& note : result.verdict.notes) out << "note: " << note << "\n";
   if (result.verdict.violations.empty()) out << "no violations\n";
   for (const checker::Violation& violation : result.verdict.violations) {
     out << "violation " << violation.kind << ": " << violation.message << "\n";
   }
-  if (const std::optional<int> bad = WriteRequestedFiles(args, result, file_path, protocol.name.value_or(""), out, err)) return *bad;
+  if (const std::optional<int> bad = WriteRequestedFiles(r, result, file_path, protocol.name.value_or(""), out, err)) return *bad;
   return result.ok() ? kExitOk : kExitViolation;
 }
 

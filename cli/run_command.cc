@@ -13,7 +13,6 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/cpu_quota.h"
 #include "cli/progress_line.h"
 #include "cli/values.h"
 #include "reports/report_files.h"
@@ -30,32 +29,17 @@ namespace {
 
 constexpr const char* kDefaultSeeds = "1-100";
 constexpr int kFailuresPrintedMax = 20;
-constexpr int kJobsMax = 256;
 
-void Declare(CommandLine& args) {
-  args.Positional("FILE", "The scenario file (docs/SCENARIOS.md)", /*required=*/false)
-      .Option("-s,--seeds", "SEEDS", "Seeds: 7, 1-2000 or 1-10,42 (default 1-100)")
-      .Option("--seed", "N", "One seed")
-      .Repeatable("--scenario", "NAME", "Run only the scenarios so named; shell globs (leader-*) match several")
-      .Option("-o,--out", "DIR", "Where summary.json, junit.xml, report.html and timelines.json go (default out)")
-      .Option("-j,--jobs", "N",
-              "Worker threads, 1..256 (default: the CPUs this process may use, its container's quota "
-              "included; the output is the same)")
-      .Option("--shard", "K/N", "Run part K of N of the sweep (environment: LEASESIM_SHARD)")
-      .Option("--time-budget", "DURATION",
-              "Draw whole seeds from --seeds (default 1 upward) until this much wall time is spent "
-              "(90s, 10m, 2h); the summary names the seeds that ran")
-      .Switch("--fail-fast", "Stop at the first failing run")
-      .Switch("--check-determinism", "Run every seed twice and compare the traces")
-      .Switch("-q,--quiet", "No line per scenario, no progress line")
-      .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 a violation, 2 bad input or "
-              "usage (nothing is written).");
-  DeclareProtocol(args, "Run every scenario with this protocol instead of its own, e.g. for leasesim compare");
-}
-
-// What the command line asks for, checked.
+// What the command line asks for: each option bound where it is declared
+// (Declare), the texts then checked together (ReadRequest).
 struct Request {
   std::string file_path;
+  std::optional<std::string> seeds_given;   // --seeds
+  std::optional<std::string> seed_given;    // --seed
+  std::optional<std::string> shard_given;   // --shard
+  std::optional<std::string> budget_given;  // --time-budget
+  std::vector<std::string> scenario_patterns;
+  std::optional<std::string> protocol_given;  // --protocol
   std::string seeds_text;
   std::vector<std::uint64_t> seeds;  // empty with a budget and no --seeds: 1 upward
   std::string out_dir = "out";
@@ -64,17 +48,32 @@ struct Request {
   runner::SweepOptions options;
 };
 
-std::optional<std::string> ReadJobsAndShard(const CommandLine& args, runner::SweepOptions& options) {
-  // Every CPU the process may use by default (its affinity and its
-  // container's quota): the results do not depend on the number of jobs.
-  options.jobs = DefaultJobs(kJobsMax);
-  if (const auto jobs = args.value("--jobs")) {
-    if (!ParseNumber(*jobs, options.jobs) || options.jobs < 1 || options.jobs > kJobsMax) {
-      return "--jobs must be an integer from 1 to " + std::to_string(kJobsMax) + " (got \"" + *jobs + "\")";
-    }
-  }
+void Declare(CommandLine& args, Request& request) {
+  args.Positional("FILE", "The scenario file (docs/SCENARIOS.md)", /*required=*/false)
+      .Option("-s,--seeds", "SEEDS", "Seeds: 7, 1-2000 or 1-10,42 (default 1-100)", request.seeds_given)
+      .Option("--seed", "N", "One seed", request.seed_given)
+      .Repeatable("--scenario", "NAME", "Run only the scenarios so named; shell globs (leader-*) match several",
+                  request.scenario_patterns)
+      .Option("-o,--out", "DIR", "Where summary.json, junit.xml, report.html and timelines.json go (default out)",
+              request.out_dir)
+      .Jobs(request.options.jobs)
+      .Option("--shard", "K/N", "Run part K of N of the sweep (environment: LEASESIM_SHARD)", request.shard_given)
+      .Option("--time-budget", "DURATION",
+              "Draw whole seeds from --seeds (default 1 upward) until this much wall time is spent "
+              "(90s, 10m, 2h); the summary names the seeds that ran",
+              request.budget_given)
+      .Switch("--fail-fast", "Stop at the first failing run", request.options.fail_fast)
+      .Switch("--check-determinism", "Run every seed twice and compare the traces", request.options.check_determinism)
+      .Switch("-q,--quiet", "No line per scenario, no progress line", request.quiet)
+      .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 a violation, 2 bad input or "
+              "usage (nothing is written).");
+  DeclareProtocol(args, "Run every scenario with this protocol instead of its own, e.g. for leasesim compare",
+                  request.protocol_given);
+}
+
+std::optional<std::string> ReadShard(Request& request) {
   // CI engines hand each job its index in the environment (docs/ci/).
-  std::optional<std::string> shard = args.value("--shard");
+  std::optional<std::string> shard = request.shard_given;
   const char* from_environment = std::getenv("LEASESIM_SHARD");
   const bool shard_from_environment = !shard && from_environment != nullptr && *from_environment != '\0';
   if (shard_from_environment) shard = from_environment;
@@ -83,13 +82,13 @@ std::optional<std::string> ReadJobsAndShard(const CommandLine& args, runner::Swe
   if (std::holds_alternative<std::string>(parsed)) {
     return std::string(shard_from_environment ? "LEASESIM_SHARD" : "--shard") + ": " + std::get<std::string>(parsed);
   }
-  options.shard = std::get<reports::Shard>(parsed);
+  request.options.shard = std::get<reports::Shard>(parsed);
   return std::nullopt;
 }
 
-std::optional<std::string> ReadSeedsAndBudget(const CommandLine& args, Request& request) {
-  if (args.value("--seeds") && args.value("--seed")) return "give --seeds or --seed, not both";
-  if (const auto budget = args.value("--time-budget")) {
+std::optional<std::string> ReadSeedsAndBudget(Request& request) {
+  if (request.seeds_given && request.seed_given) return "give --seeds or --seed, not both";
+  if (const auto& budget = request.budget_given) {
     request.budget_ms = ParseDurationMs(*budget);
     if (request.budget_ms < 0) return "--time-budget must be a duration like 90s, 10m or 2h (got \"" + *budget + "\")";
     if (!request.options.shard.whole()) {
@@ -97,7 +96,7 @@ std::optional<std::string> ReadSeedsAndBudget(const CommandLine& args, Request& 
              "could not be merged (give each job --seeds instead)";
     }
   }
-  const std::optional<std::string> given = args.value("--seed") ? args.value("--seed") : args.value("--seeds");
+  const std::optional<std::string> given = request.seed_given ? request.seed_given : request.seeds_given;
   if (!given && request.budget_ms > 0) return std::nullopt;  // 1 upward
   request.seeds_text = given.value_or(kDefaultSeeds);
   auto seeds = runner::ParseSeeds(request.seeds_text);
@@ -109,15 +108,11 @@ std::optional<std::string> ReadSeedsAndBudget(const CommandLine& args, Request& 
 std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
   if (args.positional().size() != 1) return "needs exactly one scenario FILE (leasesim run --help lists the options)";
   request.file_path = args.positional()[0];
-  if (auto problem = ReadJobsAndShard(args, request.options)) return problem;
-  if (auto problem = ReadSeedsAndBudget(args, request)) return problem;
-  request.options.check_determinism = args.has("--check-determinism");
-  request.options.fail_fast = args.has("--fail-fast");
-  const ProtocolChoice protocol = ReadProtocol(args);
+  if (auto problem = ReadShard(request)) return problem;
+  if (auto problem = ReadSeedsAndBudget(request)) return problem;
+  const ProtocolChoice protocol = ReadProtocol(request.protocol_given);
   if (!protocol.error.empty()) return protocol.error;
   request.options.protocol = protocol.name.value_or("");
-  request.out_dir = args.value("--out").value_or("out");
-  request.quiet = args.has("--quiet");
   return std::nullopt;
 }
 
@@ -212,9 +207,9 @@ void PrintThroughput(std::size_t runs, double seconds, int jobs, std::ostream& o
 int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   CommandLine args("run", "Run every scenario of FILE for every seed on every core; write summary.json, "
                           "junit.xml, report.html and timelines.json; print every failing run's replay command.");
-  Declare(args);
-  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   Request request;
+  Declare(args, request);
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (const auto problem = ReadRequest(args, request)) {
     err << "leasesim run: " << *problem << "\n";
     return kExitBadInput;
@@ -225,7 +220,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);
-  auto selected = Select(file, args.values("--scenario"));
+  auto selected = Select(file, request.scenario_patterns);
   if (std::holds_alternative<std::string>(selected)) {
     err << "leasesim run: " << std::get<std::string>(selected) << "\n";
     return kExitBadInput;

@@ -10,53 +10,54 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/values.h"
 #include "runner/store_fuzz.h"
 
 namespace leasesim::cli {
 namespace {
 
-// Reads a flag's integer into `value` when given; false (after saying why)
-// when it is not a whole number in [low, high].
-bool ReadInt(const CommandLine& args, const char* flag, std::int64_t low, std::int64_t high, std::int64_t& value,
-             std::ostream& err) {
-  const std::optional<std::string> text = args.value(flag);
-  if (!text) return true;
-  if (!ParseNumber(*text, value) || value < low || value > high) {
-    err << "leasesim store-fuzz: " << flag << " must be a whole number from " << low << " to " << high << ", not \""
-        << *text << "\"\n";
-    return false;
-  }
-  return true;
-}
-
+// What the command line asks for, each option bound where it is declared.
 struct StoreFuzzArgs {
   std::int64_t runs = 100;
   std::int64_t seed = 1;
-  runner::StoreFuzzOptions options;
+  int replicas = 0;  // 0: 3 or 5, drawn per seed
+  std::int64_t fsync_ms = -1;  // -1: drawn per seed
+  std::int64_t duration_s = 20;
+  int clients = 6;
+  int keys = 3;
+  bool unsafe_reads = false;
+  bool reply_before_fsync = false;
+  bool verbose = false;
+  runner::StoreFuzzOptions options;  // from the above (Apply)
 };
 
-bool ReadArgs(const CommandLine& args, StoreFuzzArgs& out, std::ostream& err) {
-  std::int64_t replicas = 0;
-  std::int64_t fsync_ms = -1;
-  std::int64_t duration_s = out.options.duration / sim::kNanosPerSecond;
-  std::int64_t clients = out.options.clients;
-  std::int64_t keys = out.options.keys;
-  if (!ReadInt(args, "--runs", 1, 100'000'000, out.runs, err) ||
-      !ReadInt(args, "--seed", 0, std::numeric_limits<std::int64_t>::max(), out.seed, err) || !ReadInt(args, "--replicas", 1, 7, replicas, err) ||
-      !ReadInt(args, "--fsync-ms", 0, 1000, fsync_ms, err) ||
-      !ReadInt(args, "--duration-s", 1, 3600, duration_s, err) || !ReadInt(args, "--clients", 1, 64, clients, err) ||
-      !ReadInt(args, "--keys", 1, 100, keys, err)) {
-    return false;
-  }
-  out.options.replicas = static_cast<int>(replicas);
-  out.options.fsync = fsync_ms < 0 ? -1 : fsync_ms * sim::kNanosPerMilli;
-  out.options.duration = duration_s * sim::kNanosPerSecond;
-  out.options.clients = static_cast<int>(clients);
-  out.options.keys = static_cast<int>(keys);
-  if (args.has("--unsafe-reads")) out.options.read_mode = backends::ReadMode::kUnsafe;
-  out.options.reply_before_fsync = args.has("--reply-before-fsync");
-  return true;
+void Declare(CommandLine& args, StoreFuzzArgs& a) {
+  a.duration_s = a.options.duration / sim::kNanosPerSecond;
+  a.clients = a.options.clients;
+  a.keys = a.options.keys;
+  args.Integer("--runs", "N", "how many seeds (default 100)", a.runs, 1, 100'000'000)
+      .Integer("--seed", "S", "the first seed (default 1)", a.seed, 0, std::numeric_limits<std::int64_t>::max())
+      .Integer("--replicas", "R", "replicas per run (default: 3 or 5, drawn per seed)", a.replicas, 1, 7)
+      .Integer("--fsync-ms", "MS", "one fsync's latency (default: 1-8 ms, drawn per seed; 0: writes durable at once)",
+               a.fsync_ms, 0, 1000)
+      .Integer("--duration-s", "S", "traffic and faults per run, in simulated seconds (default 20)", a.duration_s, 1,
+               3600)
+      .Integer("--clients", "N", "concurrent clients (default 6)", a.clients, 1, 64)
+      .Integer("--keys", "N", "keys the clients share (default 3)", a.keys, 1, 100)
+      .Switch("--unsafe-reads", "the deliberate mistake: reads answered from any replica's state", a.unsafe_reads)
+      .Switch("--reply-before-fsync", "the deliberate mistake: replicas reply before their writes are synced",
+              a.reply_before_fsync)
+      .Switch("--verbose", "a line for every run, not only the failing ones", a.verbose)
+      .Footer("Exit: 0 every run passed, 1 a run broke an invariant or linearizability, 2 bad input.");
+}
+
+void Apply(StoreFuzzArgs& a) {
+  a.options.replicas = a.replicas;
+  a.options.fsync = a.fsync_ms < 0 ? -1 : a.fsync_ms * sim::kNanosPerMilli;
+  a.options.duration = a.duration_s * sim::kNanosPerSecond;
+  a.options.clients = a.clients;
+  a.options.keys = a.keys;
+  if (a.unsafe_reads) a.options.read_mode = backends::ReadMode::kUnsafe;
+  a.options.reply_before_fsync = a.reply_before_fsync;
 }
 
 void PrintSummary(const StoreFuzzArgs& args, std::int64_t failed, std::int64_t unknown,
@@ -80,20 +81,10 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
                    "un-fsynced tail of the disk is lost), pauses them and drifts their clocks. Each run is judged by "
                    "the linearizability checker and by Raft's invariants (election safety, log matching, leader "
                    "completeness, state machine safety, durability). docs/REPLICATED_STORE.md.");
-  args.Option("--runs", "N", "how many seeds (default 100)")
-      .Option("--seed", "S", "the first seed (default 1)")
-      .Option("--replicas", "R", "replicas per run (default: 3 or 5, drawn per seed)")
-      .Option("--fsync-ms", "MS", "one fsync's latency (default: 1-8 ms, drawn per seed; 0: writes durable at once)")
-      .Option("--duration-s", "S", "traffic and faults per run, in simulated seconds (default 20)")
-      .Option("--clients", "N", "concurrent clients (default 6)")
-      .Option("--keys", "N", "keys the clients share (default 3)")
-      .Switch("--unsafe-reads", "the deliberate mistake: reads answered from any replica's state")
-      .Switch("--reply-before-fsync", "the deliberate mistake: replicas reply before their writes are synced")
-      .Switch("--verbose", "a line for every run, not only the failing ones")
-      .Footer("Exit: 0 every run passed, 1 a run broke an invariant or linearizability, 2 bad input.");
-  if (const std::optional<int> done = args.Parse(words, out, err)) return *done;
   StoreFuzzArgs parsed;
-  if (!ReadArgs(args, parsed, err)) return kExitBadInput;
+  Declare(args, parsed);
+  if (const std::optional<int> done = args.Parse(words, out, err)) return *done;
+  Apply(parsed);
   std::int64_t failed = 0;
   std::int64_t unknown = 0;
   std::map<std::string, std::int64_t> totals;
@@ -103,7 +94,7 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
     for (const auto& [name, count] : result.counts) totals[name] += count;
     if (result.linearizability_unknown) ++unknown;
     if (!result.ok()) ++failed;
-    if (result.ok() && !args.has("--verbose")) continue;
+    if (result.ok() && !parsed.verbose) continue;
     out << "seed " << seed << ": " << (result.ok() ? "ok" : "FAIL") << " (" << result.counts.at("replicas")
         << " replicas, fsync " << result.counts.at("fsync_us") << " us, "
         << result.counts.at("entries_applied") << " entries applied)\n";

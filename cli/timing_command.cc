@@ -3,17 +3,20 @@
 // (timing/, docs/TIMING.md). This file only reads the command line and
 // prints; the work is timing/'s.
 
-#include <charconv>
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
-#include <thread>
 #include <variant>
 
+#include "base/units.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/protocol_option.h"
 #include "cli/progress_line.h"
+#include "cli/values.h"
 #include "runner/scenario_parser.h"
 #include "timing/derive.h"
 #include "timing/explain.h"
@@ -29,64 +32,81 @@ namespace fs = std::filesystem;
 
 constexpr std::uint64_t kSeedsDefault = 100;
 constexpr std::uint64_t kSeedsMax = 100'000;
-constexpr int kJobsMax = 256;
+
+// The targets' flags, declared and read from this one table: which field
+// each sets, whether it is required, and what it stands for (said when it
+// is missing or malformed). Their ranges are timing::CheckTargets' rules.
+struct TargetFlag {
+  const char* flag;
+  const char* value_name;
+  const char* help;
+  std::int64_t timing::Targets::*field;
+  bool required;
+  const char* meaning;
+};
+constexpr std::array<TargetFlag, 5> kTargetFlags = {{
+    {"--failover-target", "MS", "A dead leader must be replaced within this (required)",
+     &timing::Targets::failover_target_ms, true, "ms: a dead leader must be replaced within this"},
+    {"--store-p99", "MS", "The 99th percentile of a store call's round trip (required)", &timing::Targets::store_p99_ms,
+     true, "ms: the 99th percentile of a store call's round trip"},
+    {"--store-p999", "MS", "The 99.9th percentile of a store call's round trip", &timing::Targets::store_p999_ms,
+     false, "ms: the 99.9th percentile of a store call's round trip"},
+    {"--pause-budget", "MS", "The longest stop-the-world pause you promise; 0 for none (required)",
+     &timing::Targets::pause_budget_ms, true, "ms: the longest stop-the-world pause you promise; 0 for none"},
+    {"--drift-bound", "PPM", "The largest clock-rate error of any node (required)", &timing::Targets::drift_bound_ppm,
+     true, "ppm: the largest clock-rate error of any node"},
+}};
 
 // The command line, read: the targets and what to do with the timing.
+// Each option is bound here where it is declared (Declare).
 struct TimingRequest {
   timing::Targets targets;
+  std::array<std::optional<std::string>, kTargetFlags.size()> target_texts;  // as given, by kTargetFlags
   std::optional<std::string> regions;
   std::optional<std::string> out;
   bool force = false, verify = false, sweep = false, quiet = false;
-  std::uint64_t seeds = kSeedsDefault;
+  std::optional<std::uint64_t> seeds_given;
   int jobs = 1;
   std::string protocol;  // --protocol: what the verify and sweep worlds run
+  std::optional<std::string> protocol_given;
+  std::uint64_t seeds() const { return seeds_given.value_or(kSeedsDefault); }
 };
 
-std::optional<std::string> Integer(const CommandLine& args, const std::string& flag, std::int64_t& value, bool required) {
-  const std::optional<std::string> text = args.value(flag);
-  if (!text) return required ? std::optional<std::string>(flag + ": is required") : std::nullopt;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size()) {
-    return flag + ": must be a whole number (got \"" + *text + "\")";
+void Declare(CommandLine& args, TimingRequest& r) {
+  for (std::size_t i = 0; i < kTargetFlags.size(); ++i) {
+    args.Option(kTargetFlags[i].flag, kTargetFlags[i].value_name, kTargetFlags[i].help, r.target_texts[i]);
   }
-  return std::nullopt;
+  args.Option("--regions", "FILE", "Store placements across regions to derive for", r.regions)
+      .Option("-o,--out", "FILE", "Write the verify worlds as a scenario file", r.out)
+      .Switch("--force", "With --out: overwrite FILE", r.force)
+      .Switch("--verify", "Run the worlds and judge the timing", r.verify)
+      .Switch("--sweep", "Table failover p99 and spurious demotions over lease durations", r.sweep)
+      .Integer("-s,--seeds", "N", "With --verify or --sweep: seeds 1..N (default 100)", r.seeds_given, 1,
+               static_cast<std::int64_t>(kSeedsMax))
+      .Jobs(r.jobs)
+      .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
+      .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
+  DeclareProtocol(args, "With --verify or --sweep: the protocol the worlds run", r.protocol_given);
 }
 
-// What a numeric flag stands for, said when it is missing or malformed.
-std::string FlagMeaning(const std::string& flag) {
-  if (flag == "--failover-target") return " (ms: a dead leader must be replaced within this)";
-  if (flag == "--store-p99") return " (ms: the 99th percentile of a store call's round trip)";
-  if (flag == "--store-p999") return " (ms: the 99.9th percentile of a store call's round trip)";
-  if (flag == "--pause-budget") return " (ms: the longest stop-the-world pause you promise; 0 for none)";
-  return " (ppm: the largest clock-rate error of any node)";
-}
-
-// Every flag into the request; the first problem as "FLAG: rule".
-std::optional<std::string> ParseTimingArgs(const CommandLine& args, TimingRequest& r) {
+// The targets' texts into the request, and the flags' combinations; the
+// first problem as "FLAG: rule".
+std::optional<std::string> ReadTimingArgs(const CommandLine& args, TimingRequest& r) {
   if (!args.positional().empty()) return "unexpected argument \"" + args.positional().front() + "\"";
-  timing::Targets& t = r.targets;
-  for (auto [flag, field, required] : {std::tuple{"--failover-target", &t.failover_target_ms, true},
-                                       {"--store-p99", &t.store_p99_ms, true},
-                                       {"--pause-budget", &t.pause_budget_ms, true},
-                                       {"--drift-bound", &t.drift_bound_ppm, true},
-                                       {"--store-p999", &t.store_p999_ms, false}}) {
-    if (auto error = Integer(args, flag, *field, required)) return *error + FlagMeaning(flag);
+  for (std::size_t i = 0; i < kTargetFlags.size(); ++i) {
+    const TargetFlag& target = kTargetFlags[i];
+    const std::optional<std::string>& text = r.target_texts[i];
+    const std::string meaning = std::string(" (") + target.meaning + ")";
+    if (!text) {
+      if (target.required) return std::string(target.flag) + ": is required" + meaning;
+      continue;
+    }
+    if (!ParseNumber(*text, r.targets.*target.field)) {
+      return std::string(target.flag) + ": must be a whole number (got \"" + *text + "\")" + meaning;
+    }
   }
-  std::int64_t seeds = static_cast<std::int64_t>(kSeedsDefault), jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (auto error = Integer(args, "--seeds", seeds, false)) return error;
-  if (auto error = Integer(args, "--jobs", jobs, false)) return error;
-  if (seeds < 1 || seeds > static_cast<std::int64_t>(kSeedsMax)) return "--seeds: must be in [1, 100000]";
-  if (jobs < 1 || jobs > kJobsMax) return "--jobs: must be in [1, 256]";
-  r.verify = args.has("--verify");
-  r.sweep = args.has("--sweep");
-  if (args.value("--seeds") && !r.verify && !r.sweep) return "--seeds: only with --verify or --sweep";
-  if (args.has("--force") && !args.value("--out")) return "--force: only with --out FILE";
-  r.seeds = static_cast<std::uint64_t>(seeds);
-  r.jobs = static_cast<int>(jobs);
-  r.regions = args.value("--regions");
-  r.out = args.value("--out");
-  r.force = args.has("--force");
-  r.quiet = args.has("--quiet");
+  if (r.seeds_given && !r.verify && !r.sweep) return "--seeds: only with --verify or --sweep";
+  if (r.force && !r.out) return "--force: only with --out FILE";
   return std::nullopt;
 }
 
@@ -121,15 +141,15 @@ int Fail(std::ostream& err, const std::string& message) {
 // Verify and sweep, once the timing is derived and its worlds read back.
 int Simulate(const TimingRequest& r, const timing::Derivation& derivation, const timing::RegionsPlan* regions,
              const runner::ScenarioFile& file, const timing::WorldSet& worlds, std::ostream& out, std::ostream& err) {
-  const std::string seeds_text = "1-" + std::to_string(r.seeds);
+  const std::string seeds_text = "1-" + std::to_string(r.seeds());
   timing::RunPlan plan{{}, seeds_text, r.jobs, r.protocol};
   ProgressLine progress(err, ProgressLine::Wanted(err, r.quiet));
   plan.on_progress = [&](const runner::SweepProgress& now) { progress.Update(now); };
-  for (std::uint64_t seed = 1; seed <= r.seeds; ++seed) plan.seeds.push_back(seed);
+  for (std::uint64_t seed = 1; seed <= r.seeds(); ++seed) plan.seeds.push_back(seed);
   int code = kExitOk;
   if (r.verify) {
     const timing::CallThresholds thresholds{r.targets.EffectiveP99(), r.targets.EffectiveP999(),
-                                            derivation.timing.request_timeout / 1'000'000};
+                                            derivation.timing.request_timeout / base::kNanosPerMilli};
     const std::vector<timing::WorldStats> stats = timing::RunWorlds(file, worlds, thresholds, plan);
     progress.Clear();
     out << timing::VerifyText(stats, r.targets, derivation.failover_bound_ms, thresholds, seeds_text);
@@ -158,25 +178,11 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   CommandLine args("timing", "Derive a lease timing from targets (failover, store latency, pause budget, drift), "
                              "write it as a scenario file, and with --verify / --sweep check it by simulation "
                              "(docs/TIMING.md).");
-  args.Option("--failover-target", "MS", "A dead leader must be replaced within this (required)")
-      .Option("--store-p99", "MS", "The 99th percentile of a store call's round trip (required)")
-      .Option("--store-p999", "MS", "The 99.9th percentile of a store call's round trip")
-      .Option("--pause-budget", "MS", "The longest stop-the-world pause you promise; 0 for none (required)")
-      .Option("--drift-bound", "PPM", "The largest clock-rate error of any node (required)")
-      .Option("--regions", "FILE", "Store placements across regions to derive for")
-      .Option("-o,--out", "FILE", "Write the verify worlds as a scenario file")
-      .Switch("--force", "With --out: overwrite FILE")
-      .Switch("--verify", "Run the worlds and judge the timing")
-      .Switch("--sweep", "Table failover p99 and spurious demotions over lease durations")
-      .Option("-s,--seeds", "N", "With --verify or --sweep: seeds 1..N (default 100)")
-      .Option("-j,--jobs", "N", "Worker threads, 1..256 (default: the CPU count)")
-      .Switch("-q,--quiet", "No progress line on a terminal")
-      .Footer("Exit: 0 the timing holds, 1 it does not (or a target cannot be met), 2 bad input or usage.");
-  DeclareProtocol(args, "With --verify or --sweep: the protocol the worlds run");
-  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   TimingRequest r;
-  if (auto error = ParseTimingArgs(args, r)) return Fail(err, *error);
-  const ProtocolChoice protocol = ReadProtocol(args);
+  Declare(args, r);
+  if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
+  if (auto error = ReadTimingArgs(args, r)) return Fail(err, *error);
+  const ProtocolChoice protocol = ReadProtocol(r.protocol_given);
   if (!protocol.error.empty()) return Fail(err, protocol.error);
   r.protocol = protocol.name.value_or("");
   std::optional<timing::RegionsPlan> regions;

@@ -98,7 +98,7 @@ TEST(TimingCommand, BadInputExitsTwoNamingTheFlagAndTheRule) {
        "--store-p999: must be above --store-p99"},
       {{"--failover-target", "15000", "--store-p99", "200", "--pause-budget", "500", "--drift-bound", "5", "--seeds",
         "0", "--verify"},
-       "--seeds: must be in [1, 100000]"},
+       "--seeds: must be a whole number from 1 to 100000"},
       {{"--failover-target", "15000", "--store-p99", "200", "--pause-budget", "500", "--drift-bound", "5", "--regions",
         "/nonexistent/regions.json"},
        "--regions: /nonexistent/regions.json: cannot be read"},

@@ -2,7 +2,8 @@
 // prints how fast each was caught and how small its shrunk counterexample is.
 
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
+#include <limits>
 #include <ostream>
 
 #include "cli/command_line.h"
@@ -31,23 +32,47 @@ std::string BrokenNames() {
   return names;
 }
 
-// `leasesim zoo --generic`: every variant hunted by the generic search
-// alone, beside the aimed hunt's seeds.
-int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entries, std::ostream& out, std::ostream& err) {
-  int runs = 200;
+// What the command line asks for, each option bound where it is declared.
+struct ZooRequest {
+  std::string file = "scenarios/zoo.json";
+  std::optional<std::string> only;  // --protocol
+  int seeds = fuzz::kZooSeedBudget;
+  int correct_seeds = 20;
+  bool no_shrink = false;
+  bool generic = false;
+  int runs = 200;  // --generic's
   std::uint64_t seed = 1;
   int correct_runs = 200;
-  auto positive = [&](const char* flag, auto& value) {
-    const std::optional<std::string> text = args.value(flag);
-    if (!text) return true;
-    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-    return error == std::errc() && end == text->data() + text->size() && value >= 0;
-  };
-  if (!positive("--runs", runs) || runs < 1 || !positive("--seed", seed) || !positive("--correct-runs", correct_runs)) {
-    err << "leasesim zoo: --runs must be a positive integer, --seed and --correct-runs non-negative integers\n";
-    return kExitBadInput;
-  }
-  const std::optional<std::string> only = args.value("--protocol");
+  bool quiet = false;
+};
+
+constexpr std::int64_t kCountMax = std::numeric_limits<int>::max();
+
+void Declare(CommandLine& args, ZooRequest& r) {
+  args.Option("--file", "FILE", "The aimed hunts (default scenarios/zoo.json)", r.file)
+      .Integer("--seeds", "N", "Seeds per aimed hunt", r.seeds, 1, kCountMax)
+      .Integer("--correct-seeds", "N", "Seeds of the correct protocol that must raise nothing (default 20)",
+               r.correct_seeds, 0, kCountMax)
+      .Switch("--no-shrink", "Do not shrink the first catch", r.no_shrink)
+      .Switch("--generic", "Hunt with the generic search (fuzz) alone", r.generic)
+      .Integer("--runs", "N", "With --generic: cases per variant (default 200)", r.runs, 1, kCountMax)
+      .Integer("-s,--seed", "S", "With --generic: the session seed (default 1)", r.seed, 0,
+               std::numeric_limits<std::int64_t>::max())
+      .Integer("--correct-runs", "N", "With --generic: cases of the correct protocol (default 200)", r.correct_runs,
+               0, kCountMax)
+      .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
+      .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
+  args.Option("--protocol,--variant", "NAME", "Hunt this known-broken protocol only (--variant is an alias)", r.only);
+}
+
+// `leasesim zoo --generic`: every variant hunted by the generic search
+// alone, beside the aimed hunt's seeds.
+int GenericZoo(const ZooRequest& r, const std::vector<fuzz::ZooEntry>& entries, std::ostream& out,
+               std::ostream& err) {
+  const int runs = r.runs;
+  const std::uint64_t seed = r.seed;
+  const int correct_runs = r.correct_runs;
+  const std::optional<std::string>& only = r.only;
   std::vector<fuzz::ZooRow> generic;
   std::vector<fuzz::ZooRow> aimed;
   std::vector<std::uint64_t> cases;
@@ -55,7 +80,7 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
   // Every registered protocol with a known mistake, in the order registered.
   const std::vector<const core::Protocol*> broken = BrokenProtocols();
   const std::size_t hunts = only ? 1 : broken.size() + (correct_runs > 0 ? 1 : 0);
-  ZooProgress progress(err, args.has("--quiet"), hunts);
+  ZooProgress progress(err, r.quiet, hunts);
   for (const core::Protocol* protocol : broken) {
     const std::string& name = protocol->name;
     if (only && *only != name) continue;
@@ -88,62 +113,33 @@ int GenericZoo(const CommandLine& args, const std::vector<fuzz::ZooEntry>& entri
   return escaped || false_alarm ? kExitViolation : kExitOk;
 }
 
-// --seeds and --correct-seeds; false (after saying why) when malformed.
-bool ParseZooCounts(const CommandLine& args, int& seeds, int& correct_seeds, std::ostream& err) {
-  if (auto text = args.value("--seeds")) {
-    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), seeds);
-    if (error != std::errc() || end != text->data() + text->size() || seeds < 1) {
-      err << "leasesim zoo: --seeds must be a positive integer\n";
-      return false;
-    }
-  }
-  if (auto text = args.value("--correct-seeds")) {
-    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), correct_seeds);
-    if (error != std::errc() || end != text->data() + text->size() || correct_seeds < 0) {
-      err << "leasesim zoo: --correct-seeds must be a non-negative integer\n";
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   CommandLine args("zoo", "Hunt every known-broken protocol variant (zoo/) with its aimed scenario from FILE, or "
                           "with the generic search alone (--generic); print whether each was caught, how fast, and "
                           "how small its shrunk counterexample is.");
-  args.Option("--file", "FILE", "The aimed hunts (default scenarios/zoo.json)")
-      .Option("--seeds", "N", "Seeds per aimed hunt")
-      .Option("--correct-seeds", "N", "Seeds of the correct protocol that must raise nothing (default 20)")
-      .Switch("--no-shrink", "Do not shrink the first catch")
-      .Switch("--generic", "Hunt with the generic search (fuzz) alone")
-      .Option("--runs", "N", "With --generic: cases per variant (default 200)")
-      .Option("-s,--seed", "S", "With --generic: the session seed (default 1)")
-      .Option("--correct-runs", "N", "With --generic: cases of the correct protocol (default 200)")
-      .Switch("-q,--quiet", "No progress line on a terminal")
-      .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
-  args.Option("--protocol,--variant", "NAME", "Hunt this known-broken protocol only (--variant is an alias)");
+  ZooRequest r;
+  Declare(args, r);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  int seeds = fuzz::kZooSeedBudget;
-  int correct_seeds = 20;
-  if (!ParseZooCounts(args, seeds, correct_seeds, err)) return kExitBadInput;
-  const std::optional<std::string> only = args.value("--protocol");
-  const std::string file = args.value("--file").value_or("scenarios/zoo.json");
+  const int seeds = r.seeds;
+  const int correct_seeds = r.correct_seeds;
+  const std::optional<std::string>& only = r.only;
+  const std::string& file = r.file;
   auto loaded = fuzz::LoadZoo(file);
   if (std::holds_alternative<std::string>(loaded)) {
     err << "leasesim zoo: " << std::get<std::string>(loaded) << "\n";
     return kExitBadInput;
   }
   const std::vector<fuzz::ZooEntry>& entries = std::get<std::vector<fuzz::ZooEntry>>(loaded);
-  if (args.has("--generic")) return GenericZoo(args, entries, out, err);
+  if (r.generic) return GenericZoo(r, entries, out, err);
   std::vector<fuzz::ZooRow> rows;
   bool escaped = false;
-  ZooProgress progress(err, args.has("--quiet"), only ? 1 : entries.size() + (correct_seeds > 0 ? 1 : 0));
+  ZooProgress progress(err, r.quiet, only ? 1 : entries.size() + (correct_seeds > 0 ? 1 : 0));
   for (const fuzz::ZooEntry& entry : entries) {
     if (only && *only != entry.variant) continue;
     rows.push_back(
-        progress.Done(fuzz::HuntVariant(entry, seeds, !args.has("--no-shrink"), progress.Hunting(entry.variant))));
+        progress.Done(fuzz::HuntVariant(entry, seeds, !r.no_shrink, progress.Hunting(entry.variant))));
     escaped = escaped || !rows.back().caught;
   }
   if (rows.empty() && only) {

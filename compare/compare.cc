@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "base/percentile.h"
+
 namespace leasesim::compare {
 namespace {
 
@@ -110,9 +112,9 @@ Distribution Describe(const std::vector<std::int64_t>& values, std::int64_t neve
   d.runs = static_cast<int>(values.size());
   if (values.empty()) return d;
   d.median = Median(values);
-  d.p90 = NearestRank(values, 90);
-  d.p99 = NearestRank(values, 99);
-  d.max = NearestRank(values, 100);
+  d.p90 = base::NearestRank(values, 900);
+  d.p99 = base::NearestRank(values, 990);
+  d.max = base::NearestRank(values, 1000);
   double sum = 0;
   for (std::int64_t v : values) {
     sum += static_cast<double>(v);

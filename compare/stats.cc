@@ -125,16 +125,6 @@ double ShiftMedian(std::vector<std::int64_t> base, std::vector<std::int64_t> nex
 
 }  // namespace
 
-std::int64_t NearestRank(std::vector<std::int64_t> values, int percent) {
-  assert(!values.empty());
-  assert(percent >= 1);
-  assert(percent <= 100);
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const std::size_t rank = (static_cast<std::size_t>(percent) * n + 99) / 100;  // ceil(p n / 100)
-  return values[std::max<std::size_t>(rank, 1) - 1];
-}
-
 double Median(std::vector<std::int64_t> values) {
   assert(!values.empty());
   std::sort(values.begin(), values.end());

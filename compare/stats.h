@@ -16,11 +16,6 @@
 
 namespace leasesim::compare {
 
-// The k-th percent quantile by the nearest-rank rule: the smallest value
-// with at least k% of the sample at or below it (k in [1, 100]; 100 is the
-// maximum, 50 the lower median). `values` need not be sorted; not empty.
-std::int64_t NearestRank(std::vector<std::int64_t> values, int percent);
-
 // The median as a person writes it: the middle value, or the mean of the
 // two middle values (so x.5 is possible). Not empty.
 double Median(std::vector<std::int64_t> values);

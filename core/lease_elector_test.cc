@@ -1,3 +1,4 @@
+#include "base/units.h"
 #include "core/lease_elector.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +13,7 @@
 namespace leasesim::core {
 namespace {
 
-constexpr Nanos kMs = 1'000'000;
+constexpr Nanos kMs = base::kNanosPerMilli;
 
 // Ends a test's otherwise endless protocol loop.
 struct StopTest {};

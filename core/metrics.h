@@ -1,6 +1,8 @@
 #pragma once
-// Per-node protocol metrics, rendered in the Prometheus text exposition
-// format. Plain counters and gauges updated by the protocol's own task(s).
+// Per-node protocol metrics: plain counters and gauges updated by the
+// protocol's own task(s). A real node exposes them in the Prometheus text
+// format through backends/etcd/lease_exposition.h (the one writer of that
+// format, backends/etcd/prometheus_text.h).
 
 #include <array>
 #include <cstdint>
@@ -55,8 +57,5 @@ void ForEachCounter(const LeaseMetrics& m, Visit&& visit) {
   visit("duplicate_settlements_suppressed_total", m.duplicate_settlements_suppressed);
   visit("fenced_writes_rejected_total", m.fenced_writes_rejected);
 }
-
-// The metrics in Prometheus text format, each sample labelled with `node`.
-std::string RenderPrometheus(const LeaseMetrics& metrics, const std::string& node);
 
 }  // namespace leasesim::core

@@ -1,3 +1,4 @@
+#include "base/units.h"
 #include "core/timing.h"
 
 #include <gtest/gtest.h>
@@ -5,7 +6,7 @@
 namespace leasesim::core {
 namespace {
 
-constexpr Nanos kMs = 1'000'000;
+constexpr Nanos kMs = base::kNanosPerMilli;
 
 TimingConfig Sound() {
   return TimingConfig{.lease_duration = 10'000 * kMs,

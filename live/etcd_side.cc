@@ -75,7 +75,7 @@ std::string EtcdSide::Connect(const LiveOptions& o, std::ostream& out) {
 
 std::string EtcdSide::CheckAccess(const std::string& lease_key, const std::string& ledger_prefix) {
   const std::vector<etcd::AccessProblem> problems =
-      etcd::CheckAccess(*http_, {.lease_key = lease_key, .ledger_prefix = ledger_prefix}, 5'000 * kNanosPerMs);
+      etcd::CheckAccess(*http_, {.lease_key = lease_key, .ledger_prefix = ledger_prefix}, 5'000 * kNanosPerMilli);
   std::string error;
   for (const etcd::AccessProblem& problem : problems) error += (error.empty() ? "" : "; ") + problem.message;
   return error;
@@ -124,7 +124,7 @@ bool EtcdSide::ReadLedger(const std::string& prefix, std::vector<etcd::AppliedBa
   etcd::EtcdLedgerClient ledger(*http_, {.prefix = prefix, .writer = "orchestrator"});
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    if (ledger.ListApplied(2'000 * kNanosPerMs, applied)) return true;
+    if (ledger.ListApplied(2'000 * kNanosPerMilli, applied)) return true;
     // determinism-ok: live mode — waiting for etcd to answer again.
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }

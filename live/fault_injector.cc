@@ -43,7 +43,7 @@ FaultInjector::FaultInjector(FaultMechanisms& mechanisms, InjectorSettings setti
 
 void FaultInjector::Schedule(const std::vector<LiveFault>& faults) {
   for (const LiveFault& fault : faults) {
-    queue_.At(settings_.start_mono + fault.at_ms * kNanosPerMs,
+    queue_.At(settings_.start_mono + fault.at_ms * kNanosPerMilli,
               [this, fault](std::int64_t now) { Inject(fault, now); });
   }
 }
@@ -95,7 +95,7 @@ void FaultInjector::Inject(const LiveFault& fault, std::int64_t now) {
 
 void FaultInjector::Struck(const LiveFaultSpec& spec, const LiveFault& fault, const StruckTarget& target,
                            const std::string& description, bool holder, std::int64_t now) {
-  const std::int64_t heal_at = now + fault.duration_ms * kNanosPerMs;
+  const std::int64_t heal_at = now + fault.duration_ms * kNanosPerMilli;
   checker::FaultRecord record;
   record.kind = spec.history_kind;
   record.nodes = NodesOf(spec, target);
@@ -134,7 +134,7 @@ void FaultInjector::OnSelfStop(const Incarnation& stopped, std::int64_t now) {
   const Armed armed = *it;
   armed_.erase(it);
   const LiveFaultSpec& spec = SpecOf(armed.fault.kind);
-  const std::int64_t heal_at = now + armed.fault.duration_ms * kNanosPerMs;
+  const std::int64_t heal_at = now + armed.fault.duration_ms * kNanosPerMilli;
   checker::FaultRecord record;
   record.kind = spec.history_kind;
   record.nodes = {stopped.node};
@@ -143,7 +143,7 @@ void FaultInjector::OnSelfStop(const Incarnation& stopped, std::int64_t now) {
   record.within_assumptions = spec.within_assumptions(armed.fault, settings_.pause_budget_ms);
   record.at_point = kArmedPoint;
   record.description = NodeName(armed.target) + " stopped itself before a ledger write; held for " +
-                       Seconds(armed.fault.duration_ms * kNanosPerMs);
+                       Seconds(armed.fault.duration_ms * kNanosPerMilli);
   if (armed.holder) takeouts_.push_back({record.start_ns, NodeName(armed.target), spec.name});
   Record(std::move(record));
   ScheduleHeal(spec, armed.fault, armed.target, heal_at);

@@ -332,14 +332,6 @@ MergeOutput Merger::Finish() {
 
 }  // namespace
 
-std::int64_t Quantile(std::vector<std::int64_t> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const double rank = std::ceil(q * static_cast<double>(values.size()));
-  const std::size_t index = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
-  return values[index];
-}
-
 MergeOutput MergeJournals(const MergeInput& input) {
   Merger merger(input);
   for (const JournalFile& file : input.journals) merger.ReadJournal(file);

@@ -55,7 +55,5 @@ struct MergeOutput {
 
 MergeOutput MergeJournals(const MergeInput& input);
 
-// The q-quantile (0..1) of `values` (nearest rank), 0 when empty.
-std::int64_t Quantile(std::vector<std::int64_t> values, double q);
 
 }  // namespace leasesim::live

@@ -20,14 +20,14 @@ std::string ValidateProtocol(const std::string& protocol) {
 }
 
 core::TimingConfig TimingOf(const LiveOptions& o) {
-  return core::TimingConfig{.lease_duration = o.lease_ms * kNanosPerMs,
-                            .renew_interval = o.renew_interval_ms * kNanosPerMs,
-                            .renew_deadline = o.renew_deadline_ms * kNanosPerMs,
-                            .retry = o.retry_ms * kNanosPerMs,
-                            .request_timeout = o.request_timeout_ms * kNanosPerMs,
+  return core::TimingConfig{.lease_duration = o.lease_ms * kNanosPerMilli,
+                            .renew_interval = o.renew_interval_ms * kNanosPerMilli,
+                            .renew_deadline = o.renew_deadline_ms * kNanosPerMilli,
+                            .retry = o.retry_ms * kNanosPerMilli,
+                            .request_timeout = o.request_timeout_ms * kNanosPerMilli,
                             .drift_bound_ppm = o.drift_ppm,
-                            .safety_margin = o.margin_ms * kNanosPerMs,
-                            .pause_budget = o.pause_budget_ms * kNanosPerMs};
+                            .safety_margin = o.margin_ms * kNanosPerMilli,
+                            .pause_budget = o.pause_budget_ms * kNanosPerMilli};
 }
 
 // The etcd security flags' rules; an error naming the flag, or empty.

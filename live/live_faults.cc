@@ -12,7 +12,7 @@
 namespace leasesim::live {
 namespace {
 
-std::string For(const LiveFault& fault) { return " for " + Seconds(fault.duration_ms * kNanosPerMs); }
+std::string For(const LiveFault& fault) { return " for " + Seconds(fault.duration_ms * kNanosPerMilli); }
 
 // --- Within the assumptions -------------------------------------------------
 
@@ -45,7 +45,7 @@ StrikeOutcome ArmPauseMidBatch(FaultMechanisms& m, const LiveFault&, const Struc
 StrikeOutcome StrikeKill(FaultMechanisms& m, const LiveFault& fault, const StruckTarget& t, std::string& d) {
   m.KillNode(t.number);
   d = "SIGKILL " + t.who;
-  if (fault.duration_ms > 0) d += ", restart in " + Seconds(fault.duration_ms * kNanosPerMs);
+  if (fault.duration_ms > 0) d += ", restart in " + Seconds(fault.duration_ms * kNanosPerMilli);
   return StrikeOutcome::kStruck;
 }
 

@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "base/units.h"
+
 namespace leasesim::live {
 
-inline constexpr std::int64_t kNanosPerMs = 1'000'000;
+using base::kNanosPerMilli;
 
 enum class FaultKind {
   kPause,          // SIGSTOP the node, SIGCONT after the duration

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/figures.h"
+#include "base/units.h"
 #include "checker/check_command.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
@@ -25,7 +26,7 @@ namespace leasesim::live {
 namespace {
 
 using Json = nlohmann::json;
-constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kMs = base::kNanosPerMilli;
 constexpr std::int64_t kT0 = 1'000'000 * kMs;  // CLOCK_MONOTONIC at the run's start
 
 class Journal {

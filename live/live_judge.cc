@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/percentile.h"
+#include "base/units.h"
 #include "checker/checker.h"
 #include "checker/history_figures.h"
 #include "checker/history_index.h"
@@ -14,9 +16,9 @@ namespace {
 
 // etcd's own leader election (election timeout 1 s by default) comes on top
 // of the protocol's recovery bound after an etcd member is stopped.
-constexpr std::int64_t kEtcdElectionAllowanceNs = 3'000 * kNanosPerMs;
+constexpr std::int64_t kEtcdElectionAllowanceNs = 3'000 * kNanosPerMilli;
 // A window must have fallen due this long before the end to count as due.
-constexpr std::int64_t kDueSlackNs = 2'000 * kNanosPerMs;
+constexpr std::int64_t kDueSlackNs = 2'000 * kNanosPerMilli;
 
 checker::Assumptions AssumptionsOf(const LiveOptions& o) {
   const core::TimingConfig timing = TimingOf(o);
@@ -26,11 +28,11 @@ checker::Assumptions AssumptionsOf(const LiveOptions& o) {
   a.lease_duration_ns = timing.lease_duration;
   a.renew_interval_ns = timing.renew_interval;
   a.retry_ns = timing.retry;
-  a.settlement_period_ns = o.period_ms * kNanosPerMs;
+  a.settlement_period_ns = o.period_ms * kNanosPerMilli;
   a.recovery_bound_ns = core::RecoveryBound(timing) + kEtcdElectionAllowanceNs;
   // The settlement job's runner polls every poll_ms; the job goes at most
   // one ledger request between two lease checks (SettlementJob::RunnerFor).
-  a.callback_bound_ns = o.poll_ms * kNanosPerMs + timing.request_timeout;
+  a.callback_bound_ns = o.poll_ms * kNanosPerMilli + timing.request_timeout;
   a.last_point_before_write = std::string(core::fault_points::kBeforeLedgerWrite);
   return a;
 }
@@ -76,15 +78,15 @@ void AddFigures(const FinishedRun& run, const checker::HistoryIndex& index, Judg
   figures = checker::HistoryFigures(index);
   figures["due_windows"] = static_cast<std::int64_t>(history.due_windows.size());
   figures["renewals"] = static_cast<std::int64_t>(renewals.size());
-  figures["renewal_latency_p50_us"] = Quantile(renewals, 0.50) / 1000;
-  figures["renewal_latency_p99_us"] = Quantile(renewals, 0.99) / 1000;
-  figures["renewal_latency_max_us"] = Quantile(renewals, 1.0) / 1000;
+  figures["renewal_latency_p50_us"] = base::NearestRank(renewals, 500) / base::kNanosPerMicro;
+  figures["renewal_latency_p99_us"] = base::NearestRank(renewals, 990) / base::kNanosPerMicro;
+  figures["renewal_latency_max_us"] = base::NearestRank(renewals, 1000) / base::kNanosPerMicro;
   figures["faults_injected"] = static_cast<std::int64_t>(run.faults.size());
   const std::vector<std::int64_t> failovers = Failovers(history, run.takeouts, j.failovers);
   if (!failovers.empty()) {
     figures["failovers"] = static_cast<std::int64_t>(failovers.size());
-    figures["failover_ms_max"] = *std::max_element(failovers.begin(), failovers.end()) / kNanosPerMs;
-    figures["failover_ms_min"] = *std::min_element(failovers.begin(), failovers.end()) / kNanosPerMs;
+    figures["failover_ms_max"] = *std::max_element(failovers.begin(), failovers.end()) / kNanosPerMilli;
+    figures["failover_ms_min"] = *std::min_element(failovers.begin(), failovers.end()) / kNanosPerMilli;
   }
 }
 

@@ -31,6 +31,7 @@
 #include "backends/etcd/lease_health.h"
 #include "backends/etcd/metrics_server.h"
 #include "backends/etcd/real_env.h"
+#include "base/units.h"
 #include "core/metrics.h"
 #include "core/protocol.h"
 #include "core/timing.h"
@@ -45,7 +46,7 @@ std::atomic<bool> g_armed{false};
 void OnArm(int) { g_armed.store(true); }
 void OnDisarm(int) { g_armed.store(false); }
 
-constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kMs = base::kNanosPerMilli;
 constexpr int kExitUsage = 2;
 constexpr int kExitMisconfigured = 3;  // etcd refuses us: TLS, credentials, permissions
 

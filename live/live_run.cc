@@ -115,7 +115,7 @@ std::optional<RunFailure> LiveRun::Start() {
   run_.start_mono = MonotonicNanos();
   run_.start_wall_ns = WallNanos();
   run_.epoch_wall_ns = run_.start_wall_ns;  // window k falls due at true time (k+1)*period
-  const std::string run_id = "live-" + std::to_string(::getpid()) + "-" + std::to_string(run_.start_mono / kNanosPerMs);
+  const std::string run_id = "live-" + std::to_string(::getpid()) + "-" + std::to_string(run_.start_mono / kNanosPerMilli);
   lease_key_ = "leasesim/" + run_id + "/lease/settlement";
   ledger_prefix_ = "leasesim/" + run_id + "/ledger/";
   // TLS, credentials and permissions are checked once here, so a
@@ -143,14 +143,14 @@ std::optional<RunFailure> LiveRun::Start() {
 // Injects the faults at their times until the run's end or an interrupt.
 std::optional<RunFailure> LiveRun::RunFaults() {
   mechanisms_ = std::make_unique<RunMechanisms>(*fleet_, etcd_, lease_key_);
-  const std::int64_t arm_timeout = std::max<std::int64_t>(3 * o_.period_ms, 3'000) * kNanosPerMs;
+  const std::int64_t arm_timeout = std::max<std::int64_t>(3 * o_.period_ms, 3'000) * kNanosPerMilli;
   injector_ = std::make_unique<FaultInjector>(
       *mechanisms_,
       InjectorSettings{.start_mono = run_.start_mono, .pause_budget_ms = o_.pause_budget_ms,
                        .arm_timeout_ns = arm_timeout},
       out_);
   injector_->Schedule(o_.faults);
-  const std::int64_t end_at = run_.start_mono + o_.duration_ms * kNanosPerMs;
+  const std::int64_t end_at = run_.start_mono + o_.duration_ms * kNanosPerMilli;
   for (std::int64_t now = MonotonicNanos(); now < end_at; now = MonotonicNanos()) {
     if (g_interrupt.load() != 0) break;
     injector_->Tick(now);

@@ -166,7 +166,7 @@ TEST_F(LiveRun, ALeaderOnASlowStoreDemotesItselfAtItsDeadlineAndAFollowerTakesOv
   ASSERT_GE(slowed.demoted_ns, 0) << "the slowed leader never demoted";
   EXPECT_EQ(slowed.reason, "deadline");
   // At its deadline, give or take the settlement job's 100 ms poll.
-  EXPECT_LE(slowed.demoted_ns, slowed.valid_until_ns + 150 * kNanosPerMs);
+  EXPECT_LE(slowed.demoted_ns, slowed.valid_until_ns + 150 * kNanosPerMilli);
   EXPECT_GE(slowed.demoted_ns, slowed.valid_until_ns);
   // The follower only after the slowed leader had stopped.
   EXPECT_GT(terms.at(2).acquired_ns, slowed.demoted_ns);

@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/units.h"
+
 namespace leasesim::live {
 namespace {
 
-constexpr std::int64_t kNanosPerMs = 1'000'000;
+using base::kNanosPerMilli;
 constexpr int kIdlePollMs = 20;  // how often a cut is noticed when nothing moves
 
 std::int64_t NowNanos() {
@@ -95,13 +97,13 @@ void ProxyHub::SetStall(int group, bool stalled) {
 }
 
 std::int64_t ProxyHub::HoldNs(const Latency& latency) {
-  std::int64_t hold = std::max<std::int64_t>(0, latency.base_ms) * kNanosPerMs;
+  std::int64_t hold = std::max<std::int64_t>(0, latency.base_ms) * kNanosPerMilli;
   if (latency.jitter_ms > 0) {
     // xorshift64: jitter only (live mode is not replayed).
     jitter_state_ ^= jitter_state_ << 13;
     jitter_state_ ^= jitter_state_ >> 7;
     jitter_state_ ^= jitter_state_ << 17;
-    const auto span = static_cast<std::uint64_t>(latency.jitter_ms * kNanosPerMs + 1);
+    const auto span = static_cast<std::uint64_t>(latency.jitter_ms * kNanosPerMilli + 1);
     hold += static_cast<std::int64_t>(jitter_state_ % span);
   }
   return hold;
@@ -126,14 +128,14 @@ void ProxyHub::Run() {
 }
 
 int ProxyHub::PollTimeoutMs(std::int64_t now, const Settings& settings) const {
-  std::int64_t next = now + kIdlePollMs * kNanosPerMs;
+  std::int64_t next = now + kIdlePollMs * kNanosPerMilli;
   for (const Pipe& pipe : pipes_) {
     if (settings.stalled.contains(pipe.group) && settings.stalled.at(pipe.group)) continue;  // nothing is due
     for (const Direction* d : {&pipe.to_upstream, &pipe.to_client}) {
       if (!d->held.empty()) next = std::min(next, d->held.front().release_ns);
     }
   }
-  return static_cast<int>(std::max<std::int64_t>(0, (next - now + kNanosPerMs - 1) / kNanosPerMs));
+  return static_cast<int>(std::max<std::int64_t>(0, (next - now + kNanosPerMilli - 1) / kNanosPerMilli));
 }
 
 // One round: drop cut connections, wait for traffic (or the next held

@@ -128,15 +128,6 @@ runner::RunFunction MeasuringRun(const CallThresholds& thresholds) {
   };
 }
 
-std::int64_t Percentile(std::vector<std::int64_t>& values, int per_mille) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  std::size_t rank = (n * static_cast<std::size_t>(per_mille) + 999) / 1000;  // ceil(n * p)
-  rank = std::clamp<std::size_t>(rank, 1, n);
-  return values[rank - 1];
-}
-
 std::int64_t PerHourHundredths(std::int64_t count, std::int64_t span_ms) {
   if (span_ms <= 0) return 0;
   return count * 360'000'000 / span_ms;  // count * 3,600,000 ms/h * 100

@@ -52,10 +52,6 @@ RunMeasure MeasureFromFigures(const std::map<std::string, std::int64_t>& figures
 // runner::RunScenario, with the run's measure added to its figures.
 runner::RunFunction MeasuringRun(const CallThresholds& thresholds);
 
-// Nearest-rank percentile (per mille: 500 = median, 990 = p99) of
-// `values`, which it sorts; 0 when empty.
-std::int64_t Percentile(std::vector<std::int64_t>& values, int per_mille);
-
 // count per hour of `span_ms`, in hundredths (integer arithmetic).
 std::int64_t PerHourHundredths(std::int64_t count, std::int64_t span_ms);
 std::string FormatHundredths(std::int64_t hundredths);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <variant>
 
+#include "base/percentile.h"
 #include "base/units.h"
 #include "runner/scenario_parser.h"
 #include "timing/explain.h"
@@ -27,8 +28,8 @@ void Summarize(SweepRow& row) {
     demotions += w.demotions;
     changes += w.leader_changes;
   }
-  row.failover_p99_ms = Percentile(failover, 990);
-  row.failover_max_ms = failover.empty() ? 0 : failover.back();
+  row.failover_p99_ms = base::NearestRank(failover, 990);
+  row.failover_max_ms = base::NearestRank(failover, 1000);
   row.renew_failed_per_hour = PerHourHundredths(renew_failed, quiet_ms);
   row.spurious_demotions_per_hour = PerHourHundredths(demotions, quiet_ms);
   row.leader_changes_per_hour = PerHourHundredths(changes, quiet_ms);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "base/percentile.h"
 #include "base/units.h"
 #include "runner/sweep.h"
 #include "timing/explain.h"
@@ -82,7 +83,8 @@ std::string FailoverCells(std::vector<std::int64_t> samples) {
   if (samples.empty()) return "           -        -        -";
   char text[64];
   const std::int64_t count = static_cast<std::int64_t>(samples.size());
-  const std::int64_t p50 = Percentile(samples, 500), p99 = Percentile(samples, 990), max = samples.back();
+  const std::int64_t p50 = base::NearestRank(samples, 500), p99 = base::NearestRank(samples, 990),
+                     max = base::NearestRank(samples, 1000);
   std::snprintf(text, sizeof text, "%6lld %8s %8s %8s", static_cast<long long>(count), FormatSeconds(p50).c_str(),
                 FormatSeconds(p99).c_str(), FormatSeconds(max).c_str());
   return text;
@@ -144,7 +146,8 @@ VerifyVerdict Judge(const std::vector<WorldStats>& worlds, const Targets& target
     unrecovered += w.unrecovered;
   }
   std::vector<std::int64_t> samples = verdict.failover_ms;
-  verdict.target_met = !samples.empty() && unrecovered == 0 && Percentile(samples, 990) <= targets.failover_target_ms;
+  verdict.target_met =
+      !samples.empty() && unrecovered == 0 && base::NearestRank(samples, 990) <= targets.failover_target_ms;
   return verdict;
 }
 
@@ -191,7 +194,8 @@ std::string RecoveryLine(const std::vector<WorldStats>& worlds, const VerifyVerd
   std::vector<std::int64_t> recovery;
   for (const WorldStats& w : worlds) recovery.insert(recovery.end(), w.recovery_ms.begin(), w.recovery_ms.end());
   if (recovery.empty()) return "";
-  const std::int64_t p50 = Percentile(recovery, 500), p99 = Percentile(recovery, 990), max = recovery.back();
+  const std::int64_t p50 = base::NearestRank(recovery, 500), p99 = base::NearestRank(recovery, 990),
+                     max = base::NearestRank(recovery, 1000);
   return "recovery after a long store outage: p50 " + FormatSeconds(p50) + ", p99 " + FormatSeconds(p99) + ", max " +
          FormatSeconds(max) + (verdict.recovery_met ? " within" : " NOT within") + " the recovery bound " +
          FormatSeconds(bound_ms) + "\n";
@@ -218,8 +222,8 @@ std::string VerifyText(const std::vector<WorldStats>& worlds, const Targets& tar
                        const CallThresholds& thresholds, const std::string& seeds_text) {
   const VerifyVerdict verdict = Judge(worlds, targets, bound_ms);
   std::vector<std::int64_t> samples = verdict.failover_ms;
-  const std::int64_t p50 = Percentile(samples, 500), p99 = Percentile(samples, 990);
-  const std::int64_t max = samples.empty() ? 0 : samples.back();
+  const std::int64_t p50 = base::NearestRank(samples, 500), p99 = base::NearestRank(samples, 990);
+  const std::int64_t max = base::NearestRank(samples, 1000);
   std::string text = "verify over seeds " + seeds_text + ":\n" + WorldTable(worlds) +
                      CallsLine(worlds, thresholds);
   text += "failover (within the assumptions, " + std::to_string(samples.size()) + " leader losses): p50 " +

@@ -124,14 +124,8 @@ TEST(MeasureHistory, AFailoverIsFromTheFaultToTheNextLeaderAndARiddenOutFaultIsK
   EXPECT_EQ(back.kept, 1);
 }
 
-TEST(Measure, PercentilesAreNearestRankAndRatesAreIntegers) {
-  std::vector<std::int64_t> values;
-  for (int i = 100; i >= 1; --i) values.push_back(i);
-  EXPECT_EQ(Percentile(values, 500), 50);
-  EXPECT_EQ(Percentile(values, 990), 99);
-  EXPECT_EQ(Percentile(values, 1000), 100);
-  std::vector<std::int64_t> none;
-  EXPECT_EQ(Percentile(none, 990), 0);
+// Percentiles are base::NearestRank's (base/percentile_test.cc).
+TEST(Measure, RatesAreIntegers) {
   EXPECT_EQ(FormatHundredths(PerHourHundredths(3, 2 * 3'600'000)), "1.50");
 }
 

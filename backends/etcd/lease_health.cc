@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/units.h"
+
 namespace leasesim::etcd {
 
 LeaseHealth::LeaseHealth(core::EventSink& events, core::StoreClient& store, LeaseHealthOptions options)
@@ -56,7 +58,7 @@ HealthStatus LeaseHealth::Check(core::Nanos boot_now) const {
                                       : "ok: not leading " + options_.lease + " (the record last seen still names it)"};
   }
   return HealthStatus{false, "leader failed to renew lease " + options_.lease + ": " +
-                                 std::to_string(overdue / 1'000'000) + " ms past its deadline (timeout " +
+                                 std::to_string(overdue / base::kNanosPerMilli) + " ms past its deadline (timeout " +
                                  std::to_string(options_.timeout / 1'000'000) + " ms), " +
                                  (leading ? "still leading" : "the record last seen still names it")};
 }

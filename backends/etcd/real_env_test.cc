@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/etcd/lease_exposition.h"
 #include "backends/etcd/memory_backends_test_util.h"
 #include "base/units.h"
 #include "core/lease_node.h"
@@ -122,12 +123,12 @@ TEST(RealEnv, TheUnchangedCoreLeadsRenewsAndSettlesOnRealThreads) {
   node.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::string metrics;
-  env.WithCoreLock([&] { metrics = core::RenderPrometheus(node.metrics(), "n1"); });
+  env.WithCoreLock([&] { metrics = RenderLeaseExposition(node.metrics(), node.tap(), "lease/job"); });
   env.Stop();
   EXPECT_EQ(sink.acquired.load(), 1);
   EXPECT_GE(sink.renewed.load(), 3);
   EXPECT_GT(ledger.entries(), 10u);
-  EXPECT_NE(metrics.find("leasesim_is_leader{node=\"n1\"} 1"), std::string::npos);
+  EXPECT_NE(metrics.find("leasesim_is_leader{lease=\"lease/job\"} 1"), std::string::npos) << metrics;
 }
 
 // A KV store whose watch answers only once another task has run core code:
