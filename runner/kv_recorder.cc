@@ -127,6 +127,7 @@ std::int64_t KvRecorder::KvInvoked(int node, const backends::KvRequest& request)
 void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
   assert(op >= 0 && static_cast<std::size_t>(op) < applied_.size());
   applied_[static_cast<std::size_t>(op)] = reply;
+  ops_[static_cast<std::size_t>(op)].applied_seq = next_kv_applied_seq_++;
   const Projected& call = projected_[static_cast<std::size_t>(op)];
   if (call.store_op < 0) return;
   records_->StoreApplied(call.store_op, next_applied_seq_++);
@@ -195,6 +196,7 @@ void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {
   op.lease = expiry.lease;
   op.revision = expiry.revision;
   op.return_ns = world_.now();
+  op.applied_seq = next_kv_applied_seq_++;
 }
 
 }  // namespace leasesim::runner

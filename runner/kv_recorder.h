@@ -76,6 +76,7 @@ class KvRecorder final : public backends::KvObserver {
   std::vector<Projected> projected_;  // by op
   std::map<std::int64_t, std::int64_t> version_at_mod_;  // the record's
   std::int64_t next_applied_seq_ = 0;  // of the record store's ops
+  std::int64_t next_kv_applied_seq_ = 0;  // of this store's ops (KvStoreOp::applied_seq)
 };
 
 }  // namespace leasesim::runner
