@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -81,7 +82,9 @@ constexpr core::Nanos kTimeout = 1'000'000'000;
 
 TEST(KvRecordEncoding, RoundTripsEveryField) {
   for (const core::LeaseRecord& record :
-       {core::LeaseRecord{}, Record("n1#1", 7), Record("", 0), Record("a b:c 3:", -1)}) {
+       {core::LeaseRecord{}, Record("n1#1", 7), Record("", 0), Record("a b:c 3:", -1),
+        core::LeaseRecord{.holder = "x", .term = std::numeric_limits<std::int64_t>::max(),
+                          .duration_ns = std::numeric_limits<std::int64_t>::min()}}) {
     const std::string value = core::EncodeLeaseRecord(record);
     const std::optional<core::LeaseRecord> back = core::DecodeLeaseRecord(value);
     ASSERT_TRUE(back.has_value()) << value;
@@ -96,7 +99,10 @@ TEST(KvRecordEncoding, RejectsWhatIsNotARecord) {
   for (const std::string& bad : {std::string(), std::string("{\"holder\":\"n1\"}"), good + "x",
                                  good.substr(0, good.size() - 1), std::string("1 2 3 4 9:n1 0:"),
                                  std::string("1 2 3 4 -1: 0:"), std::string("1 2 3 x 0: 0:"),
-                                 std::string("1 2 3 4 0:0:")}) {
+                                 std::string("1 2 3 4 0:0:"), std::string("9223372036854775808 2 3 4 0: 0:"),
+                                 std::string("-9223372036854775809 2 3 4 0: 0:"),
+                                 std::string("12345678901234567890 2 3 4 0: 0:"), std::string("- 2 3 4 0: 0:"),
+                                 std::string("1 2 3 4 1:")}) {
     EXPECT_FALSE(core::DecodeLeaseRecord(bad).has_value()) << bad;
   }
 }
