@@ -23,9 +23,9 @@ void AppendText(std::string& out, std::string_view text) {
 
 // Reads a decimal int64 ("-" and at most 19 digits, as to_chars writes
 // it) and then `separator` off the front of `rest`. By hand rather than
-// from_chars: every read of the record parses five of these, and 19
+// from_chars: every read of the record parses six of these, and 19
 // digits always fit in 64 bits unsigned, so no digit needs an overflow
-// check (from_chars checks each: three times the cost here).
+// check (from_chars checks each).
 bool TakeNumber(std::string_view& rest, std::int64_t& number, char separator = ' ') {
   std::size_t at = 0;
   const bool negative = !rest.empty() && rest[0] == '-';
