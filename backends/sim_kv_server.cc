@@ -41,6 +41,19 @@ void SendKvExchange(sim::Network& network, sim::HostId server_host, sim::HostId 
   network.Send(me, server_host, sim::kAnyIncarnation, std::move(request_message));
 }
 
+using WatchExchange = KvExchange<KvWatchRequest, core::KvWatchResult>;
+
+// Sends the exchange's watch to `server`; its answer signals `token` (the
+// first answer counts, however often the one exchange was sent).
+void SendWatch(sim::Network& network, SimKvServer& server, sim::HostId me, std::uint64_t incarnation,
+               std::shared_ptr<WatchExchange> exchange, sim::WaitToken token) {
+  SendKvExchange<KvWatchRequest, core::KvWatchResult>(
+      network, server.host(), me, incarnation, std::move(exchange), token,
+      [server = &server](std::shared_ptr<const KvWatchRequest> sent, auto reply) {
+        server->Watch(std::move(sent), KvWatchReply(std::move(reply)));
+      });
+}
+
 bool Changed(const KvReply& reply, std::int64_t revision_before) {
   return reply.txn.revision > revision_before || reply.lease.revision > revision_before;
 }
@@ -257,15 +270,37 @@ core::KvLeaseResult SimKvClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos 
 core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
-  auto exchange = std::make_shared<KvExchange<KvWatchRequest, core::KvWatchResult>>();
+  auto exchange = std::make_shared<WatchExchange>();
   exchange->request = KvWatchRequest{keys, start_revision, host_};
   const sim::WaitToken token = world_.PrepareWait();
-  SendKvExchange<KvWatchRequest, core::KvWatchResult>(
-      network_, server_.host(), host_, incarnation_, exchange, token,
-      [server = &server_](std::shared_ptr<const KvWatchRequest> sent, auto reply) {
-        server->Watch(std::move(sent), KvWatchReply(std::move(reply)));
-      });
+  SendWatch(network_, server_, host_, incarnation_, exchange, token);
   world_.Wait(token, world_.MonotonicNow(host_) + timeout);
+  core::KvWatchResult result;  // kTimeout: no news
+  if (exchange->done) result = exchange->result;
+  return result;
+}
+
+core::KvWatchResult SimKvClient::WatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
+                                            const std::function<core::Nanos()>& next_timeout,
+                                            const std::function<bool()>& again) {
+  assert(world_.in_fiber());
+  const core::Nanos timeout = next_timeout();
+  assert(timeout > 0);
+  // One exchange for every watch of this wait: the same request each time
+  // (the server keeps a client's newest), and the first answer ends it.
+  auto exchange = std::make_shared<WatchExchange>();
+  exchange->request = KvWatchRequest{keys, start_revision, host_};
+  const sim::WaitToken token = world_.PrepareWait();
+  // At each quiet timeout, in the scheduler: what the task would do next.
+  const std::function<core::Nanos()> step = [&]() -> core::Nanos {
+    if (!again()) return -1;
+    const core::Nanos next = next_timeout();
+    assert(next > 0);
+    SendWatch(network_, server_, host_, incarnation_, exchange, token);
+    return world_.MonotonicNow(host_) + next;
+  };
+  SendWatch(network_, server_, host_, incarnation_, exchange, token);
+  world_.WaitStepping(token, world_.MonotonicNow(host_) + timeout, step);
   core::KvWatchResult result;  // kTimeout: no news
   if (exchange->done) result = exchange->result;
   return result;

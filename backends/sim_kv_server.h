@@ -13,6 +13,7 @@
 // host ends nothing while paused and, on resume, what is due.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -154,6 +155,11 @@ class SimKvClient final : public core::KvClient {
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
+  // Each quiet timeout's next watch is sent from the scheduler, the fiber
+  // still parked (World::WaitStepping): a quiet wait costs no task switch.
+  core::KvWatchResult WatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
+                                 const std::function<core::Nanos()>& next_timeout,
+                                 const std::function<bool()>& again) override;
   core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
   core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
   core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;

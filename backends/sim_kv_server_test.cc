@@ -221,5 +221,41 @@ TEST(SimKvServer, AWatchFromACompactedRevisionMustReadAgain) {
   EXPECT_EQ(fresh.events[0].kv.mod_revision, 7);
 }
 
+TEST(SimKvServer, WatchWhileWatchesAgainAfterEachQuietTimeoutUntilNews) {
+  KvRig rig(Etcd());
+  core::KvWatchResult news, declined;
+  int drawn = 0;
+  int asked = 0;
+  sim::Nanos answered_at = 0;
+  rig.Client([&] {
+    // Quiet 100 ms waits, each asking again; the put at 450 ms ends one.
+    news = rig.kv->WatchWhile(
+        KvKeys::Single("k"), 2,
+        [&] {
+          ++drawn;
+          return sim::Millis(100);
+        },
+        [&] { return ++asked < 100; });
+    answered_at = rig.world.now();
+    // A caller that declines at once gets the timeout.
+    declined = rig.kv->WatchWhile(KvKeys::Single("k"), 3, [] { return sim::Millis(50); }, [] { return false; });
+  });
+  rig.Client([&] {
+    rig.SleepFor(sim::Millis(450));
+    core::KvTxn put;
+    put.success.push_back(KvRequestOp::Put("k", "v"));
+    rig.kv->Txn(put, sim::Millis(100));
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  ASSERT_EQ(news.status, KvStatus::kOk);
+  ASSERT_EQ(news.events.size(), 1u);
+  EXPECT_EQ(news.events[0].kv.value, "v");
+  EXPECT_EQ(asked, 4);  // at 100, 200, 300 and 400 ms
+  EXPECT_EQ(drawn, 5);  // the first wait's and one per wait after
+  EXPECT_GT(answered_at, sim::Millis(450));
+  EXPECT_LT(answered_at, sim::Millis(500));
+  EXPECT_EQ(declined.status, KvStatus::kTimeout);
+}
+
 }  // namespace
 }  // namespace leasesim::backends

@@ -208,6 +208,11 @@ struct KvStoreOp {
   std::int64_t ttl_ns = 0;  // grant, keep-alive: the TTL granted
   TimeNs call_ns = 0;
   TimeNs return_ns = kNeverNs;  // kNeverNs when the outcome is unknown
+  // The store's own order of application (0-based, per store), when the
+  // recorder knows it (the simulator does); -1: not applied, or not known.
+  // Where every op that matters carries one, the checker first tries that
+  // order as the linearization (CheckKvStore).
+  std::int64_t applied_seq = -1;
 };
 
 // One injected fault, as it happened.

@@ -125,6 +125,7 @@ Json KvOpJson(const KvStoreOp& op) {
             {"lease", op.lease}};
   if (op.ttl_ns != 0) line["ttl_ns"] = op.ttl_ns;
   if (op.lease_not_found) line["lease_not_found"] = true;
+  if (op.applied_seq >= 0) line["applied_seq"] = op.applied_seq;
   if (op.kind != KvStoreOp::Kind::kTxn) return line;
   Json compares = Json::array();
   for (const KvStoreCompare& c : op.compares) {
@@ -161,6 +162,7 @@ KvStoreOp ReadKvOp(ObjectReader& r) {
   op.lease = r.IntegerOr("lease", kMin, kMax, 0);
   op.ttl_ns = r.IntegerOr("ttl_ns", 0, kMax, 0);
   op.lease_not_found = r.BoolOr("lease_not_found", false);
+  op.applied_seq = r.IntegerOr("applied_seq", -1, kMax, -1);
   op.compares = ReadCompares(r);
   op.success = ReadRequests(r, "success");
   op.failure = ReadRequests(r, "failure");

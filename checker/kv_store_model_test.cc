@@ -206,5 +206,44 @@ TEST(KvStoreModel, SplitsByKeyOnlyWhenNothingLinksKeys) {
   EXPECT_EQ(CheckKvStore(leased).partitions, 1u);
 }
 
+// The store's own order, when every op carries it, is tried as the
+// linearization first: no search when it explains every answer; a search
+// when it is missing, breaks real time or does not explain them, which
+// then judges as before.
+TEST(KvStoreModel, TheAppliedOrderIsTriedBeforeAnySearch) {
+  std::vector<KvStoreOp> ops = {
+      Txn(1, 0, 10, {Put("a", "1")}, 2),
+      Txn(2, 5, 30, {Get("a", {})}, 1),  // concurrent with the put, and read before it
+      Txn(3, 20, 40, {Get("a", {Entry("a", "1", 2, 2, 1)})}, 2),
+      Txn(1, 50, kNeverNs, {Put("a", "2")}, 0, Outcome::kUnknown),  // never applied
+  };
+  ops[1].applied_seq = 0;
+  ops[0].applied_seq = 1;
+  ops[2].applied_seq = 2;
+  const LinResult witnessed = CheckKvStore(ops);
+  EXPECT_EQ(witnessed.verdict, LinVerdict::kLinearizable);
+  EXPECT_EQ(witnessed.steps, 0);  // no search
+
+  std::vector<KvStoreOp> unplaced = ops;
+  unplaced[2].applied_seq = -1;  // a returned op without its place: searched
+  EXPECT_EQ(CheckKvStore(unplaced).verdict, LinVerdict::kLinearizable);
+  EXPECT_GT(CheckKvStore(unplaced).steps, 0);
+
+  std::vector<KvStoreOp> against_time = ops;
+  against_time[1].call_ns = 15;  // now after the put returned: its place breaks real time
+  EXPECT_EQ(CheckKvStore(against_time).verdict, LinVerdict::kNotLinearizable);
+
+  std::vector<KvStoreOp> wrong_order = ops;  // an order that does not explain the reads...
+  wrong_order[1].applied_seq = 1;
+  wrong_order[0].applied_seq = 0;
+  const LinResult searched = CheckKvStore(wrong_order);
+  EXPECT_EQ(searched.verdict, LinVerdict::kLinearizable);  // ...is no verdict: the search finds one
+  EXPECT_GT(searched.steps, 0);
+
+  std::vector<KvStoreOp> twice = ops;  // one place given twice
+  twice[2].applied_seq = 1;
+  EXPECT_GT(CheckKvStore(twice).steps, 0);
+}
+
 }  // namespace
 }  // namespace leasesim::checker

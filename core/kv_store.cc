@@ -60,4 +60,12 @@ KvTxnResult KvClient::Range(const KvRequestOp& range, Nanos timeout) {
   return Txn(txn, timeout);
 }
 
+KvWatchResult KvClient::WatchWhile(const KvKeys& keys, std::int64_t start_revision,
+                                   const std::function<Nanos()>& next_timeout, const std::function<bool()>& again) {
+  for (;;) {
+    KvWatchResult result = Watch(keys, start_revision, next_timeout());
+    if (result.status != KvStatus::kTimeout || !again()) return result;
+  }
+}
+
 }  // namespace leasesim::core

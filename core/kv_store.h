@@ -6,10 +6,11 @@
 // revision, and TTL leases that keys are attached to. etcd's election, a
 // Redlock key with a TTL, ZooKeeper's ephemeral sequential nodes and a
 // Kubernetes Lease's resource-version CAS are all expressible on it (see
-// docs/STORE_MODEL.md). Additive for now: core's protocol still runs on
-// StoreClient (core/env.h).
+// docs/STORE_MODEL.md). core's own protocol uses it through KvRecordStore
+// (core/kv_record_store.h), its StoreClient over one key.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -161,6 +162,15 @@ class KvClient {
   // start_revision is older than the store keeps (the caller reads again and
   // watches from that read's revision + 1), or kTimeout.
   virtual KvWatchResult Watch(const KvKeys& keys, std::int64_t start_revision, Nanos timeout) = 0;
+  // Watch(keys, start_revision, next_timeout()), again after each kTimeout
+  // for as long as again() says the caller would only wait once more;
+  // returns the first answer that is not a timeout, or the timeout again()
+  // declined. `again` may only read memory (clocks included) and
+  // next_timeout may only draw from Env::Random: a simulated store asks
+  // them between the waits without resuming the task (a quiet wait then
+  // costs the simulator no task switch).
+  virtual KvWatchResult WatchWhile(const KvKeys& keys, std::int64_t start_revision,
+                                   const std::function<Nanos()>& next_timeout, const std::function<bool()>& again);
   virtual KvLeaseResult LeaseGrant(Nanos ttl, Nanos timeout) = 0;
   // Restarts the lease's full TTL; kLeaseNotFound once it expired or was revoked.
   virtual KvLeaseResult LeaseKeepAlive(KvLeaseId lease, Nanos timeout) = 0;

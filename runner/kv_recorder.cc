@@ -1,7 +1,11 @@
 #include "runner/kv_recorder.h"
 
 #include <cassert>
+#include <string>
 #include <utility>
+
+#include "core/kv_record_store.h"
+#include "runner/record_projection.h"
 
 namespace leasesim::runner {
 namespace {
@@ -58,7 +62,48 @@ checker::KvStoreOp& KvRecorder::NewOp() {
   op.store = store_;
   op.call_ns = world_.now();
   applied_.emplace_back();
+  projected_.emplace_back();
   return op;
+}
+
+void KvRecorder::ProjectRecord(std::string key, backends::SimObserver& records) {
+  assert(ops_.empty());
+  record_key_ = std::move(key);
+  records_ = &records;
+}
+
+std::int64_t KvRecorder::VersionAt(std::int64_t mod_revision) const {
+  const auto found = version_at_mod_.find(mod_revision);
+  return found == version_at_mod_.end() ? -1 : found->second;
+}
+
+void KvRecorder::ProjectInvoked(int node, const core::KvTxn& txn) {
+  std::optional<RecordCall> call = AsRecordCall(txn, record_key_);
+  if (!call) return;
+  Projected& projected = projected_.back();
+  projected.kind = call->kind;
+  projected.expected_mod_revision = call->expected_mod_revision;
+  projected.written = std::move(call->value);
+  // A CAS on a mod revision the record never had compares a version it never had.
+  const std::int64_t expected = call->kind == backends::StoreOpKind::kCas ? VersionAt(call->expected_mod_revision) : 0;
+  projected.store_op = records_->StoreInvoked(node, "n" + std::to_string(node), call->kind, record_key_, expected,
+                                              projected.written);
+}
+
+void KvRecorder::LearnVersions(const Projected& call, const core::KvTxnResult& reply) {
+  if (reply.status != core::KvStatus::kOk) return;
+  if (reply.succeeded && call.kind == backends::StoreOpKind::kCreate) version_at_mod_[reply.revision] = 1;
+  if (reply.succeeded && call.kind == backends::StoreOpKind::kCas) {
+    // The store found the record at that mod revision, which a record call
+    // applied here before (unless some other writer put it: then unknown).
+    const std::int64_t before = VersionAt(call.expected_mod_revision);
+    if (before > 0) version_at_mod_[reply.revision] = before + 1;
+  }
+  for (const core::KvResponseOp& response : reply.responses) {
+    for (const core::KvEntry& entry : response.kvs) {
+      if (entry.key == record_key_) version_at_mod_[entry.mod_revision] = entry.version;
+    }
+  }
 }
 
 std::int64_t KvRecorder::KvInvoked(int node, const backends::KvRequest& request) {
@@ -75,17 +120,30 @@ std::int64_t KvRecorder::KvInvoked(int node, const backends::KvRequest& request)
   }
   op.success = ToRequests(request.txn.success);
   op.failure = ToRequests(request.txn.failure);
+  if (records_ != nullptr && request.kind == backends::KvRequest::Kind::kTxn) ProjectInvoked(node, request.txn);
   return static_cast<std::int64_t>(ops_.size() - 1);
 }
 
 void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
   assert(op >= 0 && static_cast<std::size_t>(op) < applied_.size());
   applied_[static_cast<std::size_t>(op)] = reply;
+  ops_[static_cast<std::size_t>(op)].applied_seq = next_kv_applied_seq_++;
+  const Projected& call = projected_[static_cast<std::size_t>(op)];
+  if (call.store_op < 0) return;
+  records_->StoreApplied(call.store_op, next_applied_seq_++);
+  LearnVersions(call, reply.txn);
 }
 
 void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply) {
   assert(index >= 0 && static_cast<std::size_t>(index) < ops_.size());
   checker::KvStoreOp& op = ops_[static_cast<std::size_t>(index)];
+  if (const Projected& call = projected_[static_cast<std::size_t>(index)]; call.store_op >= 0) {
+    const bool write = call.kind != backends::StoreOpKind::kRead;
+    core::StoreResult result = core::RecordResultOf(reply.txn, write ? &call.written : nullptr);
+    // The record store's versions: the key's own, not its mod revision.
+    if (result.current.found) result.current.version = VersionAt(result.current.version);
+    records_->StoreCompleted(call.store_op, result);
+  }
   const bool txn = op.kind == checker::KvStoreOp::Kind::kTxn;
   const core::KvStatus status = txn ? reply.txn.status : reply.lease.status;
   if (status == core::KvStatus::kTimeout) {
@@ -126,6 +184,7 @@ std::vector<checker::KvStoreOp> KvRecorder::TakeOps() {
     if (unknown_grant && applied_[i]) op.lease = applied_[i]->lease.id;
   }
   applied_.clear();
+  projected_.clear();
   return std::move(ops_);
 }
 
@@ -137,6 +196,7 @@ void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {
   op.lease = expiry.lease;
   op.revision = expiry.revision;
   op.return_ns = world_.now();
+  op.applied_seq = next_kv_applied_seq_++;
 }
 
 }  // namespace leasesim::runner

@@ -6,14 +6,22 @@
 // ended on its own clock, as an operation of the store at that instant.
 // The run's history carries them (History::kv_ops) for the KV store's
 // linearizability check (checker/kv_store_model.h).
+//
+// On the store that holds the lease record (ProjectRecord), the calls of
+// core's record store (core::KvRecordStore) are also entered as the record
+// store's operations (checker::StoreOp, through the run's SimObserver),
+// with the record's per-key versions (runner/record_projection.h): the
+// lease checks and the record store's figures read those.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backends/sim_kv_server.h"
+#include "backends/sim_observer.h"
 #include "checker/history.h"
 #include "sim/world.h"
 
@@ -29,6 +37,12 @@ class KvRecorder final : public backends::KvObserver {
   void KvCompleted(std::int64_t op, const backends::KvReply& reply) override;
   void KvLeaseExpired(const backends::KvExpiry& expiry) override;
 
+  // Enters the record-store calls on `key` also as the record store's
+  // operations, reported to `records` (the run's recorder) as the record
+  // store server reported them: invoked, applied (in this store's order),
+  // completed.
+  void ProjectRecord(std::string key, backends::SimObserver& records);
+
   const std::vector<checker::KvStoreOp>& ops() const { return ops_; }
   // Hands the operations over (the recorder holds none after). A grant
   // whose caller never learned its outcome (a timeout, or its process
@@ -38,6 +52,18 @@ class KvRecorder final : public backends::KvObserver {
  private:
   checker::KvStoreOp& NewOp();
   void RecordTxnReply(checker::KvStoreOp& op, const core::KvTxnResult& reply) const;
+  // A KV call that is also a record-store call.
+  struct Projected {
+    std::int64_t store_op = -1;  // the record store op's id; -1: not a record call
+    backends::StoreOpKind kind = backends::StoreOpKind::kRead;
+    std::int64_t expected_mod_revision = 0;
+    core::LeaseRecord written;
+  };
+  void ProjectInvoked(int node, const core::KvTxn& txn);
+  // Learns the record's versions from what the store applied.
+  void LearnVersions(const Projected& call, const core::KvTxnResult& reply);
+  // The record's per-key version at this mod revision; -1 when unknown.
+  std::int64_t VersionAt(std::int64_t mod_revision) const;
 
   sim::World& world_;
   std::string store_;
@@ -45,6 +71,12 @@ class KvRecorder final : public backends::KvObserver {
   // What the store answered when it applied each op (the store's own
   // knowledge): a timed-out grant's lease id is learned here.
   std::vector<std::optional<backends::KvReply>> applied_;
+  backends::SimObserver* records_ = nullptr;  // set by ProjectRecord
+  std::string record_key_;
+  std::vector<Projected> projected_;  // by op
+  std::map<std::int64_t, std::int64_t> version_at_mod_;  // the record's
+  std::int64_t next_applied_seq_ = 0;  // of the record store's ops
+  std::int64_t next_kv_applied_seq_ = 0;  // of this store's ops (KvStoreOp::applied_seq)
 };
 
 }  // namespace leasesim::runner

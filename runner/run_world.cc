@@ -74,6 +74,10 @@ void RunWorld::AddKvStores() {
                                              .monotonic_start = clocks.UniformRange(sim::Seconds(1), sim::Seconds(1'000'000)),
                                              .wall_start = kWallClockBase});
     kv_recorders_.push_back(std::make_unique<KvRecorder>(world_, name));
+    // The first store is where a protocol on core's record store keeps its
+    // record (core::KvRecordStore over Env::kv(0)): its calls on the lease
+    // key are also the record store's history.
+    if (server == 1) kv_recorders_.back()->ProjectRecord(scenario_.lease_key, *recorder_);
     kv_servers_.push_back(std::make_unique<backends::SimKvServer>(world_, host, world_.MakePrng(name),
                                                                   scenario_.kv.server, *kv_recorders_.back()));
     // The store runs on every incarnation of its host (a kv_crash restarts it).

@@ -1,0 +1,303 @@
+// core::KvRecordStore (core/kv_record_store.h) against the KV state machine
+// (backends/kv_state.h) behind a synchronous KvClient, and against the
+// record store it replaces (backends/lease_store.h, the reference model of
+// create/CAS/read on versioned records).
+#include "core/kv_record_store.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/kv_state.h"
+#include "backends/lease_store.h"
+#include "sim/prng.h"
+
+namespace leasesim::backends {
+namespace {
+
+using core::KvStatus;
+using core::StoreStatus;
+
+// A KvClient applying each call to a KvState at once. A watch with no news
+// answers kTimeout at once; `scripted` answers override the next calls'
+// statuses (kTimeout after applying: a lost reply; others before).
+class SyncKvClient final : public core::KvClient {
+ public:
+  explicit SyncKvClient(KvState& state) : state_(state) {}
+
+  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override {
+    (void)timeout;
+    ++txns;
+    const KvStatus forced = NextScripted();
+    if (forced != KvStatus::kOk && forced != KvStatus::kTimeout) return core::KvTxnResult{forced, false, 0, {}};
+    core::KvTxnResult result = state_.Txn(txn);
+    if (forced == KvStatus::kTimeout) return core::KvTxnResult{};
+    return result;
+  }
+  core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override {
+    (void)timeout;
+    watch_starts.push_back(start_revision);
+    core::KvWatchResult result = state_.EventsFrom(keys, start_revision);
+    if (result.status == KvStatus::kOk && result.events.empty()) result.status = KvStatus::kTimeout;
+    return result;
+  }
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override {
+    (void)timeout;
+    return state_.LeaseGrant(ttl, 0);
+  }
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override {
+    (void)timeout;
+    return state_.LeaseKeepAlive(lease, 0);
+  }
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override {
+    (void)timeout;
+    return state_.LeaseRevoke(lease);
+  }
+
+  std::deque<KvStatus> scripted;
+  std::vector<std::int64_t> watch_starts;
+  int txns = 0;
+
+ private:
+  KvStatus NextScripted() {
+    if (scripted.empty()) return KvStatus::kOk;
+    const KvStatus next = scripted.front();
+    scripted.pop_front();
+    return next;
+  }
+  KvState& state_;
+};
+
+core::LeaseRecord Record(std::string holder, std::int64_t term) {
+  return core::LeaseRecord{.holder = std::move(holder), .term = term, .duration_ns = 10'000'000'000,
+                           .acquired_wall_ns = -5, .renewed_wall_ns = 1'700'000'000'000'000'000,
+                           .preferred_successor = "n2 #3:x"};
+}
+
+constexpr core::Nanos kTimeout = 1'000'000'000;
+
+TEST(KvRecordEncoding, RoundTripsEveryField) {
+  for (const core::LeaseRecord& record :
+       {core::LeaseRecord{}, Record("n1#1", 7), Record("", 0), Record("a b:c 3:", -1),
+        core::LeaseRecord{.holder = "x", .term = std::numeric_limits<std::int64_t>::max(),
+                          .duration_ns = std::numeric_limits<std::int64_t>::min()}}) {
+    const std::string value = core::EncodeLeaseRecord(record);
+    const std::optional<core::LeaseRecord> back = core::DecodeLeaseRecord(value);
+    ASSERT_TRUE(back.has_value()) << value;
+    EXPECT_EQ(*back, record) << value;
+  }
+  EXPECT_EQ(core::EncodeLeaseRecord(core::LeaseRecord{.holder = "n1#1", .term = 7, .duration_ns = 10}),
+            "7 10 0 0 4:n1#1 0:");
+}
+
+TEST(KvRecordEncoding, RejectsWhatIsNotARecord) {
+  const std::string good = core::EncodeLeaseRecord(Record("n1#1", 3));
+  for (const std::string& bad : {std::string(), std::string("{\"holder\":\"n1\"}"), good + "x",
+                                 good.substr(0, good.size() - 1), std::string("1 2 3 4 9:n1 0:"),
+                                 std::string("1 2 3 4 -1: 0:"), std::string("1 2 3 x 0: 0:"),
+                                 std::string("1 2 3 4 0:0:"), std::string("9223372036854775808 2 3 4 0: 0:"),
+                                 std::string("-9223372036854775809 2 3 4 0: 0:"),
+                                 std::string("12345678901234567890 2 3 4 0: 0:"), std::string("- 2 3 4 0: 0:"),
+                                 std::string("1 2 3 4 1:")}) {
+    EXPECT_FALSE(core::DecodeLeaseRecord(bad).has_value()) << bad;
+  }
+}
+
+TEST(KvRecordStore, CreateOnAbsentAndOnPresentKey) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const core::StoreResult created = store.Create("lease", Record("n1#1", 1), kTimeout);
+  ASSERT_EQ(created.status, StoreStatus::kOk);
+  EXPECT_TRUE(created.current.found);
+  EXPECT_EQ(created.current.version, state.keys().at("lease").mod_revision);
+  EXPECT_EQ(created.current.record, Record("n1#1", 1));
+
+  const core::StoreResult again = store.Create("lease", Record("n2#1", 1), kTimeout);
+  ASSERT_EQ(again.status, StoreStatus::kConflict);
+  EXPECT_TRUE(again.current.found);
+  EXPECT_EQ(again.current.version, created.current.version);
+  EXPECT_EQ(again.current.record, Record("n1#1", 1));  // the winner's, untouched
+  EXPECT_EQ(state.keys().at("lease").version, 1);
+}
+
+TEST(KvRecordStore, CompareAndSetOnTheModRevision) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const std::int64_t first = store.Create("lease", Record("n1#1", 1), kTimeout).current.version;
+  ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", "x")}, {}}).status, KvStatus::kOk);
+
+  const core::StoreResult renewed = store.CompareAndSet("lease", first, Record("n1#1", 1), kTimeout);
+  ASSERT_EQ(renewed.status, StoreStatus::kOk);
+  EXPECT_GT(renewed.current.version, first + 1);  // another key's put moved the revision too
+  EXPECT_EQ(renewed.current.version, state.keys().at("lease").mod_revision);
+
+  const core::StoreResult stale = store.CompareAndSet("lease", first, Record("n2#1", 2), kTimeout);
+  ASSERT_EQ(stale.status, StoreStatus::kConflict);
+  EXPECT_EQ(stale.current.version, renewed.current.version);
+  EXPECT_EQ(stale.current.record, Record("n1#1", 1));
+
+  const core::StoreResult missing = store.CompareAndSet("nothing", first, Record("n2#1", 2), kTimeout);
+  EXPECT_EQ(missing.status, StoreStatus::kConflict);
+  EXPECT_FALSE(missing.current.found);
+  // Version 0 names the absent record: still no create through a CAS.
+  EXPECT_EQ(store.CompareAndSet("nothing", 0, Record("n2#1", 2), kTimeout).status, StoreStatus::kConflict);
+  EXPECT_FALSE(state.keys().contains("nothing"));
+}
+
+TEST(KvRecordStore, ReadsAbsentPresentAndForeignValues) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const core::StoreResult absent = store.Read("lease", kTimeout);
+  EXPECT_EQ(absent.status, StoreStatus::kOk);
+  EXPECT_FALSE(absent.current.found);
+  const std::int64_t version = store.Create("lease", Record("n1#1", 4), kTimeout).current.version;
+  const core::StoreResult present = store.Read("lease", kTimeout);
+  EXPECT_EQ(present.status, StoreStatus::kOk);
+  EXPECT_EQ(present.current.version, version);
+  EXPECT_EQ(present.current.record, Record("n1#1", 4));
+
+  ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("foreign", "not a record")}, {}}).status,
+            KvStatus::kOk);
+  EXPECT_EQ(store.Read("foreign", kTimeout).status, StoreStatus::kUnavailable);
+  const core::StoreResult clash = store.Create("foreign", Record("n1#1", 1), kTimeout);
+  EXPECT_EQ(clash.status, StoreStatus::kConflict);
+  EXPECT_FALSE(clash.current.found);
+}
+
+TEST(KvRecordStore, MapsTheCallsOutcomes) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  kv.scripted = {KvStatus::kUnavailable, KvStatus::kLeaseNotFound, KvStatus::kInvalid, KvStatus::kTimeout};
+  EXPECT_EQ(store.Create("lease", Record("n1#1", 1), kTimeout).status, StoreStatus::kUnavailable);
+  EXPECT_EQ(store.Create("lease", Record("n1#1", 1), kTimeout).status, StoreStatus::kUnavailable);
+  EXPECT_EQ(store.Create("lease", Record("n1#1", 1), kTimeout).status, StoreStatus::kUnavailable);
+  EXPECT_FALSE(state.keys().contains("lease"));  // none of them applied
+  // A lost reply: unknown outcome, and here the create took effect.
+  EXPECT_EQ(store.Create("lease", Record("n1#1", 1), kTimeout).status, StoreStatus::kTimeout);
+  EXPECT_TRUE(state.keys().contains("lease"));
+}
+
+// Random creates, CASes and reads on two keys, each applied to the record
+// store's reference model and through the adapter: the same answers, the
+// adapter's versions being the keys' mod revisions and the model's the
+// keys' per-key versions.
+TEST(KvRecordStore, AgreesWithTheRecordStoreOnRandomCalls) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  LeaseStore reference;
+  sim::Prng prng(27);
+  std::map<std::string, std::int64_t> last_mod;  // per key: the newest mod revision the adapter answered
+  const std::string keys[] = {"a", "b"};
+  int written = 0;
+  int conflicts = 0;
+  for (int step = 0; step < 2000; ++step) {
+    const std::string& key = keys[static_cast<std::size_t>(prng.UniformRange(0, 1))];
+    const core::LeaseRecord record = Record("n" + std::to_string(prng.UniformRange(1, 3)), step);
+    const bool current = prng.ChancePpm(700'000);
+    const std::int64_t mod_guess = current ? last_mod[key] : prng.UniformRange(0, state.revision());
+    // The guess is right for the adapter exactly when it names the key's
+    // mod revision; the model is then given the key's version, else none.
+    const auto entry = state.keys().find(key);
+    const bool hits = entry != state.keys().end() && entry->second.mod_revision == mod_guess;
+    const std::int64_t version_guess = hits ? entry->second.version : -1;
+    core::StoreResult got;
+    core::StoreResult want;
+    switch (prng.UniformRange(0, 2)) {
+      case 0: got = store.Create(key, record, kTimeout); want = reference.Create(key, record); break;
+      case 1:
+        got = store.CompareAndSet(key, mod_guess, record, kTimeout);
+        want = reference.CompareAndSet(key, version_guess, record);
+        break;
+      default: got = store.Read(key, kTimeout); want = reference.Read(key); break;
+    }
+    ASSERT_EQ(got.status, want.status) << "step " << step;
+    ASSERT_EQ(got.current.found, want.current.found) << "step " << step;
+    ASSERT_EQ(got.current.record, want.current.record) << "step " << step;
+    written += got.status == StoreStatus::kOk && got.current.record == record ? 1 : 0;
+    conflicts += got.status == StoreStatus::kConflict ? 1 : 0;
+    if (!got.current.found) continue;
+    ASSERT_EQ(got.current.version, state.keys().at(key).mod_revision) << "step " << step;
+    ASSERT_EQ(want.current.version, state.keys().at(key).version) << "step " << step;
+    last_mod[key] = got.current.version;
+  }
+  EXPECT_GT(written, 300);  // both answers, often
+  EXPECT_GT(conflicts, 300);
+}
+
+TEST(KvRecordStore, WaitForChangeReportsTheNewestPut) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const std::int64_t v1 = store.Create("lease", Record("n1#1", 1), kTimeout).current.version;
+  EXPECT_EQ(store.WaitForChange("lease", v1, kTimeout).status, StoreStatus::kTimeout);  // no news
+  EXPECT_EQ(kv.watch_starts.back(), v1 + 1);
+  const std::int64_t v2 = store.CompareAndSet("lease", v1, Record("n1#1", 1), kTimeout).current.version;
+  const std::int64_t v3 = store.CompareAndSet("lease", v2, Record("n2#1", 2), kTimeout).current.version;
+  const core::StoreResult change = store.WaitForChange("lease", v1, kTimeout);
+  ASSERT_EQ(change.status, StoreStatus::kOk);
+  EXPECT_EQ(change.current.version, v3);
+  EXPECT_EQ(change.current.record, Record("n2#1", 2));
+}
+
+TEST(KvRecordStore, AWatchFromACompactedRevisionReadsAgainAndResumesFromTheRead) {
+  KvState state(KvStateConfig{.history_revisions = 2});
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const std::int64_t v1 = store.Create("lease", Record("n1#1", 1), kTimeout).current.version;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", std::to_string(i))}, {}}).status,
+              KvStatus::kOk);
+  }
+  ASSERT_GT(state.compact_revision(), v1 + 1);
+  // Unchanged: no news, and the next watch starts past the read's revision.
+  const int txns_before = kv.txns;
+  EXPECT_EQ(store.WaitForChange("lease", v1, kTimeout).status, StoreStatus::kTimeout);
+  EXPECT_EQ(kv.txns, txns_before + 1);  // the read
+  const std::int64_t read_at = state.revision();
+  EXPECT_EQ(store.WaitForChange("lease", v1, kTimeout).status, StoreStatus::kTimeout);
+  EXPECT_EQ(kv.watch_starts.back(), read_at + 1);
+  EXPECT_EQ(kv.txns, txns_before + 1);  // no compaction this time: no read
+
+  // Changed while compacted away: the read is the news.
+  const std::int64_t v2 = store.CompareAndSet("lease", v1, Record("n2#1", 2), kTimeout).current.version;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", std::to_string(i))}, {}}).status,
+              KvStatus::kOk);
+  }
+  const core::StoreResult change = store.WaitForChange("lease", v1, kTimeout);
+  ASSERT_EQ(change.status, StoreStatus::kOk);
+  EXPECT_EQ(change.current.version, v2);
+  EXPECT_EQ(change.current.record, Record("n2#1", 2));
+}
+
+TEST(KvRecordStore, WaitForChangeWhileAsksAgainBetweenQuietWaits) {
+  KvState state;
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const std::int64_t v1 = store.Create("lease", Record("n1#1", 1), kTimeout).current.version;
+  int drawn = 0;
+  int asked = 0;
+  const core::StoreResult quiet = store.WaitForChangeWhile(
+      "lease", v1,
+      [&] {
+        ++drawn;
+        return kTimeout;
+      },
+      [&] { return ++asked < 3; });
+  EXPECT_EQ(quiet.status, StoreStatus::kTimeout);
+  EXPECT_EQ(drawn, 3);
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(kv.watch_starts.size(), 3u);
+}
+
+}  // namespace
+}  // namespace leasesim::backends

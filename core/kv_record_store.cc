@@ -1,0 +1,209 @@
+#include "core/kv_record_store.h"
+
+#include <cassert>
+#include <charconv>
+#include <utility>
+#include <vector>
+
+namespace leasesim::core {
+namespace {
+
+void AppendNumber(std::string& out, std::int64_t number) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, number);
+  assert(ec == std::errc());
+  out.append(digits, end);
+}
+
+void AppendText(std::string& out, std::string_view text) {
+  AppendNumber(out, static_cast<std::int64_t>(text.size()));
+  out.push_back(':');
+  out.append(text);
+}
+
+// Reads a decimal int64 ("-" and at most 19 digits, as to_chars writes
+// it) and then `separator` off the front of `rest`. By hand rather than
+// from_chars: every read of the record parses six of these, and 19
+// digits always fit in 64 bits unsigned, so no digit needs an overflow
+// check (from_chars checks each).
+bool TakeNumber(std::string_view& rest, std::int64_t& number, char separator = ' ') {
+  std::size_t at = 0;
+  const bool negative = !rest.empty() && rest[0] == '-';
+  at += negative ? 1 : 0;
+  const std::size_t first_digit = at;
+  std::uint64_t magnitude = 0;
+  while (at < rest.size() && at - first_digit < 20 && rest[at] >= '0' && rest[at] <= '9') {
+    magnitude = magnitude * 10 + static_cast<std::uint64_t>(rest[at] - '0');
+    ++at;
+  }
+  const std::size_t digits = at - first_digit;
+  if (digits == 0 || digits > 19 || at == rest.size() || rest[at] != separator) return false;
+  constexpr std::uint64_t kMaxMagnitude = std::uint64_t{1} << 63;  // -INT64_MIN
+  if (magnitude > kMaxMagnitude - (negative ? 0 : 1)) return false;
+  number = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+  rest.remove_prefix(at + 1);
+  return true;
+}
+
+// Reads "<length>:<bytes>" off the front of `rest`.
+bool TakeText(std::string_view& rest, std::string& text) {
+  std::int64_t length = 0;
+  if (!TakeNumber(rest, length, ':') || length < 0) return false;
+  if (static_cast<std::uint64_t>(length) > rest.size()) return false;
+  text.assign(rest.substr(0, static_cast<std::size_t>(length)));
+  rest.remove_prefix(static_cast<std::size_t>(length));
+  return true;
+}
+
+StoreStatus FailedCall(KvStatus status) {
+  // kLeaseNotFound and kInvalid: etcd applied nothing of the txn.
+  return status == KvStatus::kTimeout ? StoreStatus::kTimeout : StoreStatus::kUnavailable;
+}
+
+// One key's entry as the record it holds; nullopt when it holds none.
+std::optional<VersionedRecord> ToRecord(const KvEntry& entry) {
+  std::optional<LeaseRecord> record = DecodeLeaseRecord(entry.value);
+  if (!record) return std::nullopt;
+  return VersionedRecord{true, entry.mod_revision, std::move(*record)};
+}
+
+// A range of the record's key as a read's answer.
+StoreResult FromRange(const KvTxnResult& ranged) {
+  if (ranged.status != KvStatus::kOk) return StoreResult{FailedCall(ranged.status), {}};
+  assert(ranged.responses.size() == 1);
+  const std::vector<KvEntry>& kvs = ranged.responses.front().kvs;
+  if (kvs.empty()) return StoreResult{StoreStatus::kOk, {}};
+  std::optional<VersionedRecord> record = ToRecord(kvs.front());
+  if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
+  return StoreResult{StoreStatus::kOk, std::move(*record)};
+}
+
+KvTxnResult RangeOf(KvClient& kv, std::string_view key, Nanos timeout) {
+  return kv.Range(KvRequestOp::Range(KvKeys::Single(key)), timeout);
+}
+
+}  // namespace
+
+StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written) {
+  if (written == nullptr) return FromRange(result);
+  if (result.status != KvStatus::kOk) return StoreResult{FailedCall(result.status), {}};
+  // The put took the txn's one new revision: the key's mod revision now.
+  if (result.succeeded) return StoreResult{StoreStatus::kOk, VersionedRecord{true, result.revision, *written}};
+  StoreResult conflict = FromRange(result);
+  if (conflict.status != StoreStatus::kOk) return StoreResult{StoreStatus::kConflict, {}};
+  conflict.status = StoreStatus::kConflict;
+  return conflict;
+}
+
+std::string EncodeLeaseRecord(const LeaseRecord& record) {
+  std::string out;
+  out.reserve(64 + record.holder.size() + record.preferred_successor.size());
+  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
+    AppendNumber(out, number);
+    out.push_back(' ');
+  }
+  AppendText(out, record.holder);
+  out.push_back(' ');
+  AppendText(out, record.preferred_successor);
+  return out;
+}
+
+std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
+  LeaseRecord record;
+  std::string_view rest = value;
+  for (std::int64_t* number :
+       {&record.term, &record.duration_ns, &record.acquired_wall_ns, &record.renewed_wall_ns}) {
+    if (!TakeNumber(rest, *number)) return std::nullopt;
+  }
+  if (!TakeText(rest, record.holder)) return std::nullopt;
+  if (rest.empty() || rest.front() != ' ') return std::nullopt;
+  rest.remove_prefix(1);
+  if (!TakeText(rest, record.preferred_successor) || !rest.empty()) return std::nullopt;
+  return record;
+}
+
+StoreResult KvRecordStore::Read(std::string_view key, Nanos timeout) {
+  return FromRange(RangeOf(kv_, key, timeout));
+}
+
+StoreResult KvRecordStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
+  KvCompare absent{.key = std::string(key), .target = KvCompareTarget::kCreateRevision,
+                   .result = KvCompareResult::kEqual, .number = 0, .value = {}};
+  return Write(key, std::move(absent), record, timeout);
+}
+
+StoreResult KvRecordStore::CompareAndSet(std::string_view key, std::int64_t expected_version,
+                                         const LeaseRecord& record, Nanos timeout) {
+  // No key has mod revision 0 but an absent one (etcd's revisions start at
+  // 1, and a put takes a new one): a CAS on version 0 is a conflict, as the
+  // record store has always answered a CAS on a missing record.
+  if (expected_version <= 0) {
+    StoreResult seen = Read(key, timeout);
+    if (seen.status != StoreStatus::kOk) return seen;
+    return StoreResult{StoreStatus::kConflict, std::move(seen.current)};
+  }
+  KvCompare unchanged{.key = std::string(key), .target = KvCompareTarget::kModRevision,
+                      .result = KvCompareResult::kEqual, .number = expected_version, .value = {}};
+  return Write(key, std::move(unchanged), record, timeout);
+}
+
+StoreResult KvRecordStore::Write(std::string_view key, KvCompare compare, const LeaseRecord& record,
+                                 Nanos timeout) {
+  KvTxn txn;
+  txn.compares.push_back(std::move(compare));
+  txn.success.push_back(KvRequestOp::Put(key, EncodeLeaseRecord(record)));
+  txn.failure.push_back(KvRequestOp::Range(KvKeys::Single(key)));
+  return RecordResultOf(kv_.Txn(txn, timeout), &record);
+}
+
+std::int64_t KvRecordStore::WatchStart(std::string_view key, std::int64_t known_version) const {
+  const bool resumes = known_version == resume_known_ && key == std::string_view(resume_key_);
+  return resumes ? resume_revision_ + 1 : known_version + 1;
+}
+
+StoreResult KvRecordStore::FromWatch(std::string_view key, std::int64_t known_version,
+                                     const KvWatchResult& watched, Nanos timeout) {
+  if (watched.status == KvStatus::kOk) {
+    // Every event is from a revision past known_version: the newest is news.
+    assert(!watched.events.empty());
+    const KvWatchEvent& newest = watched.events.back();
+    if (newest.type == KvWatchEvent::Type::kDelete) return StoreResult{StoreStatus::kOk, {}};
+    std::optional<VersionedRecord> record = ToRecord(newest.kv);
+    if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
+    return StoreResult{StoreStatus::kOk, std::move(*record)};
+  }
+  if (watched.status != KvStatus::kCompacted) return StoreResult{FailedCall(watched.status), {}};
+  // The store no longer has the events from known_version on: read, and
+  // if the record is still the one the caller knows, watch from the read's
+  // revision next time (etcd issue 8668).
+  const KvTxnResult ranged = RangeOf(kv_, key, timeout);
+  StoreResult read = FromRange(ranged);
+  if (read.status != StoreStatus::kOk) return read;
+  const bool unchanged = read.current.version == known_version;  // (absent: version 0)
+  if (!unchanged) return read;
+  resume_key_.assign(key);
+  resume_known_ = known_version;
+  resume_revision_ = ranged.revision;
+  return StoreResult{StoreStatus::kTimeout, {}};  // no news yet
+}
+
+StoreResult KvRecordStore::WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) {
+  const KvWatchResult watched = kv_.Watch(KvKeys::Single(key), WatchStart(key, known_version), timeout);
+  return FromWatch(key, known_version, watched, timeout);
+}
+
+StoreResult KvRecordStore::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
+                                              const std::function<Nanos()>& next_timeout,
+                                              const std::function<bool()>& again) {
+  Nanos last_timeout = 0;  // the read after a compaction gets as long as the last wait had
+  const std::function<Nanos()> drawn = [&] { return last_timeout = next_timeout(); };
+  for (;;) {
+    const KvWatchResult watched = kv_.WatchWhile(KvKeys::Single(key), WatchStart(key, known_version), drawn, again);
+    StoreResult result = FromWatch(key, known_version, watched, last_timeout);
+    // A compaction's read that found nothing new: keep waiting from there.
+    const bool quiet_after_read = watched.status == KvStatus::kCompacted && result.status == StoreStatus::kTimeout;
+    if (!quiet_after_read || !again()) return result;
+  }
+}
+
+}  // namespace leasesim::core

@@ -1,0 +1,42 @@
+#include "runner/record_projection.h"
+
+#include <utility>
+
+#include "core/kv_record_store.h"
+
+namespace leasesim::runner {
+namespace {
+
+bool IsRangeOf(const core::KvRequestOp& op, std::string_view key) {
+  return op.kind == core::KvRequestOp::Kind::kRange && op.keys.end.empty() && op.keys.key == key &&
+         op.limit == 0;
+}
+
+}  // namespace
+
+std::optional<RecordCall> AsRecordCall(const core::KvTxn& txn, std::string_view key) {
+  if (txn.compares.empty()) {
+    // Read: a txn holding one range of the key.
+    if (txn.success.size() != 1 || !txn.failure.empty() || !IsRangeOf(txn.success[0], key)) return std::nullopt;
+    return RecordCall{};
+  }
+  // Create / CAS: one compare on the key, then {put key}, else {range key}.
+  if (txn.compares.size() != 1 || txn.success.size() != 1 || txn.failure.size() != 1) return std::nullopt;
+  const core::KvCompare& compare = txn.compares[0];
+  const core::KvRequestOp& put = txn.success[0];
+  const bool shape = compare.key == key && compare.result == core::KvCompareResult::kEqual &&
+                     put.kind == core::KvRequestOp::Kind::kPut && put.keys.key == key &&
+                     put.lease == core::kNoLease && IsRangeOf(txn.failure[0], key);
+  if (!shape) return std::nullopt;
+  std::optional<core::LeaseRecord> value = core::DecodeLeaseRecord(put.value);
+  if (!value) return std::nullopt;
+  if (compare.target == core::KvCompareTarget::kCreateRevision && compare.number == 0) {
+    return RecordCall{backends::StoreOpKind::kCreate, 0, std::move(*value)};
+  }
+  if (compare.target == core::KvCompareTarget::kModRevision && compare.number > 0) {
+    return RecordCall{backends::StoreOpKind::kCas, compare.number, std::move(*value)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace leasesim::runner
