@@ -41,18 +41,25 @@ bool ReadArgs(const CommandLine& args, StoreFuzzArgs& out, std::ostream& err) {
   std::int64_t fsync_ms = -1;
   std::int64_t duration_s = out.options.duration / sim::kNanosPerSecond;
   std::int64_t clients = out.options.clients;
+  std::int64_t record_clients = out.options.record_clients;
   std::int64_t keys = out.options.keys;
   if (!ReadInt(args, "--runs", 1, 100'000'000, out.runs, err) ||
       !ReadInt(args, "--seed", 0, std::numeric_limits<std::int64_t>::max(), out.seed, err) || !ReadInt(args, "--replicas", 1, 7, replicas, err) ||
       !ReadInt(args, "--fsync-ms", 0, 1000, fsync_ms, err) ||
-      !ReadInt(args, "--duration-s", 1, 3600, duration_s, err) || !ReadInt(args, "--clients", 1, 64, clients, err) ||
+      !ReadInt(args, "--duration-s", 1, 3600, duration_s, err) || !ReadInt(args, "--clients", 0, 64, clients, err) ||
+      !ReadInt(args, "--record-clients", 0, 64, record_clients, err) ||
       !ReadInt(args, "--keys", 1, 100, keys, err)) {
     return false;
   }
   out.options.replicas = static_cast<int>(replicas);
   out.options.fsync = fsync_ms < 0 ? -1 : fsync_ms * sim::kNanosPerMilli;
   out.options.duration = duration_s * sim::kNanosPerSecond;
+  if (clients + record_clients == 0) {
+    err << "leasesim store-fuzz: --clients and --record-clients must not both be 0 (no traffic to judge)\n";
+    return false;
+  }
   out.options.clients = static_cast<int>(clients);
+  out.options.record_clients = static_cast<int>(record_clients);
   out.options.keys = static_cast<int>(keys);
   if (args.has("--unsafe-reads")) out.options.read_mode = backends::ReadMode::kUnsafe;
   out.options.reply_before_fsync = args.has("--reply-before-fsync");
@@ -74,7 +81,8 @@ void PrintSummary(const StoreFuzzArgs& args, std::int64_t failed, std::int64_t u
 
 int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
   CommandLine args("store-fuzz",
-                   "The replicated (Raft) store under a search of its own: for each seed, concurrent clients "
+                   "The replicated (Raft) store under a search of its own: for each seed, concurrent KV clients "
+                   "(ranges, puts, compare-and-sets, transactions, deletes, TTL leases) and lease-record clients "
                    "(reads, creates, compare-and-sets) against 3 or 5 replicas while a nemesis partitions the "
                    "store leader, cuts links one way, clogs them, crashes replicas, cuts their power (the "
                    "un-fsynced tail of the disk is lost), pauses them and drifts their clocks. Each run is judged by "
@@ -85,7 +93,8 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
       .Option("--replicas", "R", "replicas per run (default: 3 or 5, drawn per seed)")
       .Option("--fsync-ms", "MS", "one fsync's latency (default: 1-8 ms, drawn per seed; 0: writes durable at once)")
       .Option("--duration-s", "S", "traffic and faults per run, in simulated seconds (default 20)")
-      .Option("--clients", "N", "concurrent clients (default 6)")
+      .Option("--clients", "N", "concurrent KV clients (default 6)")
+      .Option("--record-clients", "N", "concurrent lease-record clients (default 2)")
       .Option("--keys", "N", "keys the clients share (default 3)")
       .Switch("--unsafe-reads", "the deliberate mistake: reads answered from any replica's state")
       .Switch("--reply-before-fsync", "the deliberate mistake: replicas reply before their writes are synced")
