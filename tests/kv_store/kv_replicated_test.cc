@@ -93,7 +93,7 @@ struct KvCluster {
   }
 
   // The true time of the first trace event of this kind at or after `from`.
-  std::optional<Nanos> FirstEvent(const std::string& kind, Nanos from) const {
+  std::optional<Nanos> FirstEvent(const std::string& kind, Nanos from) {
     for (const sim::TraceEvent& event : world.trace().events()) {
       if (event.time >= from && kind == event.kind) return event.time;
     }
