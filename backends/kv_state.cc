@@ -228,6 +228,24 @@ std::optional<KvExpiry> KvState::ExpireIfDue(core::KvLeaseId lease, Nanos now) {
   return EndLease(lease);
 }
 
+std::optional<KvExpiry> KvState::Expire(core::KvLeaseId lease) {
+  if (!leases_.contains(lease)) return std::nullopt;
+  return EndLease(lease);
+}
+
+std::vector<core::KvLeaseId> KvState::DueLeases(Nanos now, std::size_t limit) const {
+  std::vector<core::KvLeaseId> due;
+  for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first <= now && due.size() < limit; ++it) {
+    due.push_back(it->second);
+  }
+  return due;
+}
+
+Nanos KvState::DeadlineOf(core::KvLeaseId lease) const {
+  const auto it = leases_.find(lease);
+  return it == leases_.end() ? std::numeric_limits<Nanos>::max() : it->second.deadline;
+}
+
 void KvState::RestartDeadlines(Nanos now) {
   deadlines_.clear();
   for (auto& [id, lease] : leases_) {

@@ -65,6 +65,14 @@ class KvState {
   std::vector<KvExpiry> ExpireDue(Nanos now);
   // Ends this lease if it is due (before a keep-alive of it).
   std::optional<KvExpiry> ExpireIfDue(core::KvLeaseId lease, Nanos now);
+  // Ends this lease whatever its deadline (a replicated store's log says
+  // its leader found it due); nullopt when it is gone already.
+  std::optional<KvExpiry> Expire(core::KvLeaseId lease);
+  // The leases whose deadline is <= now, earliest first, at most `limit`,
+  // without ending them (a replicated leader proposes their ends instead).
+  std::vector<core::KvLeaseId> DueLeases(Nanos now, std::size_t limit) const;
+  // The lease's deadline on the judging clock; kNeverNanos when it has none.
+  Nanos DeadlineOf(core::KvLeaseId lease) const;
   // Every lease's deadline becomes now + its TTL: a store that restarted
   // (etcd's lessor Promote, server/lease/lessor.go, when a member becomes
   // leader: the time left before is not trusted).

@@ -19,12 +19,20 @@ RaftInvariants::RaftInvariants(int replicas)
 }
 
 RaftInvariants::EntryId RaftInvariants::IdOf(const ReplicaLogEntry& entry) {
-  return EntryId{entry.term, entry.noop ? 0 : entry.request.op + 1};
+  if (entry.noop) return EntryId{entry.term, EntryId::Kind::kNoop, 0};
+  if (entry.kv == nullptr) return EntryId{entry.term, EntryId::Kind::kRecord, entry.request.op};
+  return EntryId{entry.term, entry.expiry ? EntryId::Kind::kExpiry : EntryId::Kind::kKv, entry.kv->op};
 }
 
 std::string RaftInvariants::Describe(const EntryId& id) {
-  return id.op == 0 ? "the no-op of term " + std::to_string(id.term)
-                    : "op " + std::to_string(id.op - 1) + " (term " + std::to_string(id.term) + ")";
+  const std::string term = " (term " + std::to_string(id.term) + ")";
+  switch (id.kind) {
+    case EntryId::Kind::kNoop: return "the no-op of term " + std::to_string(id.term);
+    case EntryId::Kind::kRecord: return "op " + std::to_string(id.op) + term;
+    case EntryId::Kind::kKv: return "kv op " + std::to_string(id.op) + term;
+    case EntryId::Kind::kExpiry: return "the expiry of lease " + std::to_string(-id.op) + term;
+  }
+  return "?";
 }
 
 void RaftInvariants::Report(sim::Nanos now, std::string message) {
@@ -65,7 +73,7 @@ void RaftInvariants::LogChanged(sim::Nanos now, int replica, const ReplicaDisk& 
   for (std::size_t i = start; i < disk.log.size(); ++i) {
     const EntryId id = IdOf(disk.log[i]);
     std::uint64_t state = hash ^ (static_cast<std::uint64_t>(id.term) * 0x9E3779B97F4A7C15ULL) ^
-                          (static_cast<std::uint64_t>(id.op) << 1);
+                          (static_cast<std::uint64_t>(id.op) << 1) ^ (static_cast<std::uint64_t>(id.kind) << 60);
     hash = sim::SplitMix64(state);
     hashes.push_back(hash);
     const auto index = static_cast<std::int64_t>(i + 1);

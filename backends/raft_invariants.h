@@ -50,9 +50,12 @@ class RaftInvariants {
  private:
   static constexpr std::size_t kViolationsMax = 20;
 
-  // What identifies an entry: its term and the request it carries (0 for a no-op).
+  // What identifies an entry: its term, what it carries and the request's
+  // id (0 for a no-op; record and KV requests number their ids apart).
   struct EntryId {
+    enum class Kind { kNoop, kRecord, kKv, kExpiry };
     std::int64_t term = 0;
+    Kind kind = Kind::kNoop;
     std::int64_t op = 0;
     bool operator==(const EntryId&) const = default;
   };

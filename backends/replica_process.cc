@@ -14,7 +14,8 @@ ReplicaProcess::ReplicaProcess(ReplicatedStore& store, int replica, sim::HostId 
       host_(host),
       incarnation_(incarnation),
       prng_(store.world_.MakePrng("store/replica/" + std::to_string(replica) + "/" +
-                                  std::to_string(incarnation))) {
+                                  std::to_string(incarnation))),
+      kv_(store.config().kv_state) {
   const int n = store_.replicas();
   next_.assign(static_cast<std::size_t>(n + 1), 1);
   match_.assign(static_cast<std::size_t>(n + 1), 0);
@@ -28,7 +29,7 @@ ReplicaProcess::ReplicaProcess(ReplicatedStore& store, int replica, sim::HostId 
   }
 }
 
-void ReplicaProcess::OnClientArrival(const StoreRequest& request, Route route) {
+void ReplicaProcess::OnClientArrival(const ClientRequest& request, Route route) {
   const sim::Nanos at = store_.world_.now() + store_.DrawService();
   sim::World& world = store_.world_;
   // Host and incarnation are copied now: a crash before `at` destroys this
@@ -307,10 +308,17 @@ void ReplicaProcess::StepDown() {
   // under the next leader: the client must resend (applied at most once).
   std::vector<PendingRead> reads = std::move(reads_);
   reads_.clear();
-  for (PendingRead& read : reads) read.route(ClientAnswer{ClientAnswer::Kind::kNotLeader, 0, {}, -1});
+  for (PendingRead& read : reads) read.route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, 0));
+  std::vector<Watcher> watchers = std::move(watchers_);
+  watchers_.clear();
+  for (Watcher& watcher : watchers) watcher.route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, 0));
   std::map<std::int64_t, Route> waiting = std::move(waiting_);
   waiting_.clear();
-  for (auto& [op, route] : waiting) route(ClientAnswer{ClientAnswer::Kind::kRetry, 0, {}, -1});
+  for (auto& [op, route] : waiting) route(ClientAnswer::Redirect(ClientAnswer::Kind::kRetry, 0));
+  std::map<std::int64_t, Route> kv_waiting = std::move(kv_waiting_);
+  kv_waiting_.clear();
+  for (auto& [op, route] : kv_waiting) route(ClientAnswer::Redirect(ClientAnswer::Kind::kRetry, 0));
+  Demote();
   round_sent_at_.clear();
   ArmElection(RandomElectionTimeout());
 }
@@ -460,48 +468,180 @@ void ReplicaProcess::Apply() {
     store_.invariants_->Applied(store_.world_.now(), me_, applied_, entry);
     if (entry.noop) {
       store_.EntryApplied(applied_, entry, false);
+      // etcd server/etcdserver/server.go applyEntryNormal: an empty entry
+      // applied by the leader ("finished applying all entries from the last
+      // term") promotes its lessor.
+      if (role_ == ReplicaRole::kLeader) Promote();
       continue;
     }
-    const StoreRequest& request = entry.request;
-    auto done = results_.find(request.op);
-    const bool first = done == results_.end();
-    if (first) {
-      core::StoreResult result;
-      switch (request.kind) {
-        case StoreOpKind::kRead: result = sm_.Read(request.key); break;
-        case StoreOpKind::kCreate: result = sm_.Create(request.key, request.record); break;
-        case StoreOpKind::kCas:
-          result = sm_.CompareAndSet(request.key, request.expected_version, request.record);
-          break;
+    if (entry.kv != nullptr) {
+      ApplyKv(entry);
+    } else {
+      ApplyRecord(entry);
+    }
+  }
+}
+
+void ReplicaProcess::ApplyRecord(const ReplicaLogEntry& entry) {
+  const StoreRequest& request = entry.request;
+  auto done = results_.find(request.op);
+  const bool first = done == results_.end();
+  if (first) {
+    core::StoreResult result;
+    switch (request.kind) {
+      case StoreOpKind::kRead: result = sm_.Read(request.key); break;
+      case StoreOpKind::kCreate: result = sm_.Create(request.key, request.record); break;
+      case StoreOpKind::kCas: result = sm_.CompareAndSet(request.key, request.expected_version, request.record); break;
+    }
+    done = results_.emplace(request.op, result).first;
+  }
+  store_.EntryApplied(applied_, entry, first);
+  auto waiting = waiting_.find(request.op);
+  if (waiting != waiting_.end()) {
+    Route route = std::move(waiting->second);
+    waiting_.erase(waiting);
+    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1, {}, {}});
+  }
+}
+
+void ReplicaProcess::ApplyKv(const ReplicaLogEntry& entry) {
+  const KvRequest& request = *entry.kv;
+  const std::int64_t before = kv_.revision();
+  auto done = kv_results_.find(request.op);
+  const bool first = done == kv_results_.end();
+  std::optional<KvExpiry> expired;
+  if (first) done = kv_results_.emplace(request.op, ApplyKvRequest(entry, expired)).first;
+  store_.EntryApplied(applied_, entry, first, &done->second, expired ? &*expired : nullptr);
+  if (request.kind == KvRequest::Kind::kLeaseRevoke) {
+    revoking_.erase(request.lease);
+    AnswerRenewals(request.lease);
+  }
+  auto waiting = kv_waiting_.find(request.op);
+  if (waiting != kv_waiting_.end()) {
+    Route route = std::move(waiting->second);
+    kv_waiting_.erase(waiting);
+    route(ClientAnswer::Kv(me_, done->second));
+  }
+  if (kv_.revision() != before) NotifyWatchers();
+}
+
+KvReply ReplicaProcess::ApplyKvRequest(const ReplicaLogEntry& entry, std::optional<KvExpiry>& expired) {
+  const KvRequest& request = *entry.kv;
+  KvReply reply;
+  switch (request.kind) {
+    case KvRequest::Kind::kTxn: reply.txn = kv_.Txn(request.txn); break;
+    // Every replica keeps the lease; only the primary's deadline counts
+    // (etcd's Grant refreshes it on the primary, sets it to forever elsewhere).
+    case KvRequest::Kind::kLeaseGrant: reply.lease = kv_.LeaseGrant(request.ttl, Local()); break;
+    case KvRequest::Kind::kLeaseRevoke:
+      if (entry.expiry) {
+        expired = kv_.Expire(request.lease);
+        reply.lease = core::KvLeaseResult{core::KvStatus::kOk, request.lease, 0, kv_.revision()};
+      } else {
+        reply.lease = kv_.LeaseRevoke(request.lease);
       }
-      done = results_.emplace(request.op, result).first;
-    }
-    store_.EntryApplied(applied_, entry, first);
-    auto waiting = waiting_.find(request.op);
-    if (waiting != waiting_.end()) {
-      Route route = std::move(waiting->second);
-      waiting_.erase(waiting);
-      route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1});
-    }
+      break;
+    case KvRequest::Kind::kLeaseKeepAlive: assert(false); break;  // renewed on the leader, never logged
+  }
+  return reply;
+}
+
+// --- the lessor ---------------------------------------------------------------
+
+// etcd server/lease/lessor.go Promote(extend), called with the election
+// timeout: each lease's expiry becomes now + extend + its TTL (refresh) —
+// the time a lease had left under the old leader is not known here, so it
+// gets its whole TTL again, plus the time the old leader may still have
+// believed it led. (With at least leaseRevokeRate = 1000 leases etcd also
+// spreads the expiries out; this model's stores hold far fewer.)
+void ReplicaProcess::Promote() {
+  primary_ = true;
+  kv_.RestartDeadlines(Local() + store_.config().election_timeout_min);
+  if (kv_.lease_count() > 0) Trace("repl_lessor_promote", disk().term, static_cast<std::int64_t>(kv_.lease_count()));
+  if (store_.kv_observer_ != nullptr) ArmLessor();
+}
+
+// etcd lessor.Demote: every expiry becomes forever (a follower's TTLs are
+// not watched: primary_ is false), and a Renew waiting for a revocation
+// returns ErrNotPrimary, which the client retries at the new leader.
+void ReplicaProcess::Demote() {
+  primary_ = false;
+  revoking_.clear();
+  std::multimap<core::KvLeaseId, Route> renewing = std::move(renewing_);
+  renewing_.clear();
+  for (auto& [lease, route] : renewing) route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, 0));
+}
+
+// The loop runs on the host's monotonic clock (Go's time.After), so a
+// paused leader revokes nothing while paused and, on resume, what is due.
+void ReplicaProcess::ArmLessor() {
+  if (lessor_armed_) return;
+  lessor_armed_ = true;
+  store_.world_.AtLocal(host_, incarnation_, Local() + store_.config().lessor_period, [this] {
+    lessor_armed_ = false;
+    Step([this] { RevokeExpired(); });
+    ArmLessor();
+  });
+}
+
+// etcd revokeExpiredLeases/findExpiredLeases: the primary takes the leases
+// past their expiry (at most leaseRevokeRate / 2 per loop), and the server
+// proposes a LeaseRevoke for each through Raft; a lease proposed already
+// is proposed again only after expiredLeaseRetryInterval.
+void ReplicaProcess::RevokeExpired() {
+  if (!primary_ || role_ != ReplicaRole::kLeader) return;
+  constexpr std::size_t kRevokesPerLoop = 500;
+  const sim::Nanos now = Local();
+  bool proposed = false;
+  for (const core::KvLeaseId lease : kv_.DueLeases(now, kRevokesPerLoop)) {
+    const auto earlier = revoking_.find(lease);
+    if (earlier != revoking_.end() && now - earlier->second < store_.config().lessor_retry) continue;
+    revoking_[lease] = now;
+    auto request = std::make_shared<KvRequest>();
+    request->op = -lease;  // one id per lease: a second proposal applies as a duplicate
+    request->kind = KvRequest::Kind::kLeaseRevoke;
+    request->lease = lease;
+    disk().Append(ReplicaLogEntry{disk().term, false, {}, std::move(request), true});
+    LogChanged(LastIndex());
+    Trace("repl_lessor_revoke", lease, LastIndex());
+    proposed = true;
+  }
+  if (proposed) Broadcast();
+}
+
+void ReplicaProcess::AnswerRenewals(core::KvLeaseId lease) {
+  auto [first, last] = renewing_.equal_range(lease);
+  std::vector<Route> routes;
+  for (auto it = first; it != last; ++it) routes.push_back(std::move(it->second));
+  renewing_.erase(first, last);
+  for (const Route& route : routes) {
+    KvReply reply;
+    reply.lease = core::KvLeaseResult{core::KvStatus::kLeaseNotFound, lease, 0, kv_.revision()};
+    route(ClientAnswer::Kv(me_, std::move(reply)));
   }
 }
 
 // --- clients ----------------------------------------------------------------
 
-void ReplicaProcess::HandleClient(const StoreRequest& request, const Route& route) {
-  const ReplicatedStoreConfig& config = store_.config();
-  if (request.kind == StoreOpKind::kRead && config.read_mode == ReadMode::kUnsafe) {
-    // The mistake on purpose: answer from whatever this replica has applied.
-    const std::int64_t seq = store_.NextReadSeq(applied_);
-    if (applied_ < store_.highest_applied_index_) store_.figures_.StaleRead();
-    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(request.key), seq});
+void ReplicaProcess::HandleClient(const ClientRequest& request, const Route& route) {
+  if (request.watch == nullptr && request.IsRead() && store_.config().read_mode == ReadMode::kUnsafe) {
+    ServeUnsafeRead(request, route);
     return;
   }
   if (role_ != ReplicaRole::kLeader) {
-    route(ClientAnswer{ClientAnswer::Kind::kNotLeader, leader_hint_ == me_ ? 0 : leader_hint_, {}, -1});
+    route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, leader_hint_ == me_ ? 0 : leader_hint_));
     return;
   }
-  if (request.kind == StoreOpKind::kRead) {
+  if (request.watch != nullptr) {
+    HandleWatch(*request.watch, route);
+    return;
+  }
+  // etcd's LeaseRenew on the leader first confirms its leadership with a
+  // read index round (server/etcdserver/v3_server.go ensureLeadership,
+  // etcd-io/etcd#15247: a stale leader renewed leases the new one revoked)
+  // and waits for the applied index: a keep-alive is served like a read.
+  const bool keep_alive = request.kv != nullptr && request.kv->kind == KvRequest::Kind::kLeaseKeepAlive;
+  if (request.IsRead() || keep_alive) {
     // Read index: answer once a majority confirmed, in a round sent after
     // the read arrived, that this replica still leads, and once the state
     // machine has applied everything committed when it arrived.
@@ -515,9 +655,31 @@ void ReplicaProcess::HandleClient(const StoreRequest& request, const Route& rout
     ServeReads();
     return;
   }
+  if (request.kv != nullptr) {
+    HandleKvWrite(request.kv, route);
+  } else {
+    HandleRecordWrite(request.record, route);
+  }
+}
+
+// The mistake on purpose: answer from whatever this replica has applied
+// (for the KV store, etcd's serializable reads).
+void ReplicaProcess::ServeUnsafeRead(const ClientRequest& request, const Route& route) {
+  if (applied_ < store_.highest_applied_index_) store_.figures_.StaleRead();
+  if (request.kv != nullptr) {
+    KvReply reply;
+    reply.txn = kv_.Txn(request.kv->txn);
+    route(ClientAnswer::Kv(me_, std::move(reply)));
+    return;
+  }
+  const std::int64_t seq = store_.NextReadSeq(applied_);
+  route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(request.record.key), seq, {}, {}});
+}
+
+void ReplicaProcess::HandleRecordWrite(const StoreRequest& request, const Route& route) {
   auto done = results_.find(request.op);
   if (done != results_.end()) {  // a resend of a request already applied
-    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1});
+    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1, {}, {}});
     return;
   }
   auto waiting = waiting_.find(request.op);
@@ -525,10 +687,63 @@ void ReplicaProcess::HandleClient(const StoreRequest& request, const Route& rout
     waiting->second = route;
     return;
   }
-  disk().Append(ReplicaLogEntry{disk().term, false, request});
+  disk().Append(ReplicaLogEntry{disk().term, false, request, nullptr, false});
   LogChanged(LastIndex());
   waiting_[request.op] = route;
   Broadcast();
+}
+
+void ReplicaProcess::HandleKvWrite(const std::shared_ptr<const KvRequest>& request, const Route& route) {
+  if (store_.kv_observer_ != nullptr) ArmLessor();
+  auto done = kv_results_.find(request->op);
+  if (done != kv_results_.end()) {  // a resend of a request already applied
+    route(ClientAnswer::Kv(me_, done->second));
+    return;
+  }
+  auto waiting = kv_waiting_.find(request->op);
+  if (waiting != kv_waiting_.end()) {  // a resend of a request still in flight here
+    waiting->second = route;
+    return;
+  }
+  disk().Append(ReplicaLogEntry{disk().term, false, {}, request, false});
+  LogChanged(LastIndex());
+  kv_waiting_[request->op] = route;
+  Broadcast();
+}
+
+// A watch is served from this leader's applied state, as etcd's watchable
+// store serves it from the member's own: news at once, else at the first
+// change on its keys; a start the history no longer holds is kCompacted.
+void ReplicaProcess::HandleWatch(const KvWatchRequest& request, const Route& route) {
+  std::erase_if(watchers_, [&](const Watcher& w) { return w.request.client == request.client; });  // replaced
+  Watcher watcher{request, route};
+  if (watcher.request.start_revision == 0) watcher.request.start_revision = kv_.revision() + 1;
+  ClientAnswer answer;
+  answer.hint = me_;
+  answer.watch = kv_.EventsFrom(watcher.request.keys, watcher.request.start_revision);
+  if (answer.watch.status != core::KvStatus::kOk || !answer.watch.events.empty()) {
+    route(answer);
+    return;
+  }
+  assert(watchers_.size() < kWatchersMax);
+  watchers_.push_back(std::move(watcher));
+}
+
+void ReplicaProcess::NotifyWatchers() {
+  if (watchers_.empty()) return;
+  std::vector<Watcher> answering = std::move(watchers_);
+  watchers_.clear();
+  for (Watcher& watcher : answering) {
+    ClientAnswer answer;
+    answer.hint = me_;
+    answer.watch = kv_.EventsFrom(watcher.request.keys, watcher.request.start_revision);
+    if (answer.watch.status == core::KvStatus::kOk && answer.watch.events.empty()) {
+      watchers_.push_back(std::move(watcher));  // no news yet: keeps its place
+      continue;
+    }
+    Trace("repl_kv_watch_answer", watcher.request.client, answer.watch.revision);
+    watcher.route(answer);
+  }
 }
 
 std::int64_t ReplicaProcess::ConfirmedRound() const {
@@ -560,10 +775,40 @@ void ReplicaProcess::ServeReads() {
     }
   }
   reads_ = std::move(waiting);
-  for (PendingRead& read : ready) {
+  for (PendingRead& read : ready) ServeRead(read);
+}
+
+void ReplicaProcess::ServeRead(PendingRead& read) {
+  const ClientRequest& request = read.request;
+  if (request.kv == nullptr) {
     const std::int64_t seq = store_.NextReadSeq(applied_);
-    read.route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(read.request.key), seq});
+    read.route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(request.record.key), seq, {}, {}});
+    return;
   }
+  if (request.kv->kind == KvRequest::Kind::kLeaseKeepAlive) {
+    ServeKeepAlive(*request.kv, read.route);
+    return;
+  }
+  KvReply reply;
+  const std::int64_t before = kv_.revision();
+  reply.txn = kv_.Txn(request.kv->txn);
+  assert(kv_.revision() == before);  // ranges only
+  read.route(ClientAnswer::Kv(me_, std::move(reply)));
+}
+
+// etcd lessor.Renew on the primary: a lease past its expiry is not renewed
+// but waits for its revocation (then ErrLeaseNotFound) or the demotion.
+void ReplicaProcess::ServeKeepAlive(const KvRequest& request, const Route& route) {
+  // The read index was answered after this term's no-op applied: promoted.
+  assert(primary_);
+  const sim::Nanos now = Local();
+  if (kv_.HasLease(request.lease) && kv_.DeadlineOf(request.lease) <= now) {
+    renewing_.emplace(request.lease, route);
+    return;
+  }
+  KvReply reply;
+  reply.lease = kv_.LeaseKeepAlive(request.lease, now);
+  route(ClientAnswer::Kv(me_, std::move(reply)));
 }
 
 }  // namespace leasesim::backends

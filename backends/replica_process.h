@@ -8,6 +8,8 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -53,6 +55,21 @@ struct ClientAnswer {
   int hint = 0;
   core::StoreResult result;
   std::int64_t read_seq = -1;  // a read's place in the applied order
+  KvReply kv;                  // a KV request's result
+  core::KvWatchResult watch;   // a watch's result
+
+  static ClientAnswer Redirect(Kind kind, int hint) {
+    ClientAnswer answer;
+    answer.kind = kind;
+    answer.hint = hint;
+    return answer;
+  }
+  static ClientAnswer Kv(int replica, KvReply reply) {
+    ClientAnswer answer;
+    answer.hint = replica;
+    answer.kv = std::move(reply);
+    return answer;
+  }
 };
 
 // One replica incarnation's memory. Event-driven: messages and timers run
@@ -68,9 +85,10 @@ class ReplicaProcess final : public sim::ProcessState {
   std::int64_t commit() const { return commit_; }
   std::int64_t applied() const { return applied_; }
   const LeaseStore& state_machine() const { return sm_; }
+  const KvState& kv_state() const { return kv_; }
 
   // A client request arrived: act on it after the service time.
-  void OnClientArrival(const StoreRequest& request, Route route);
+  void OnClientArrival(const ClientRequest& request, Route route);
   // A Raft message from a peer arrived (the network delivered it here).
   void OnRaft(const RaftMessage& m);
 
@@ -122,16 +140,37 @@ class ReplicaProcess final : public sim::ProcessState {
   void OnAppendReply(const RaftMessage& m);
   void AdvanceCommit();
   void Apply();
+  void ApplyRecord(const ReplicaLogEntry& entry);
+  void ApplyKv(const ReplicaLogEntry& entry);
+  KvReply ApplyKvRequest(const ReplicaLogEntry& entry, std::optional<KvExpiry>& expired);
+
+  // --- the KV store's lessor (etcd server/lease/lessor.go) -------------------
+  // Primary once this leader applied its term's no-op: every TTL restarts.
+  void Promote();
+  // No longer leading: nothing expires here; renewals waiting are refused.
+  void Demote();
+  void ArmLessor();
+  // The primary proposes the revoke of every lease past its deadline.
+  void RevokeExpired();
+  void AnswerRenewals(core::KvLeaseId lease);
 
   // --- clients ---------------------------------------------------------------
-  void HandleClient(const StoreRequest& request, const Route& route);
+  void HandleClient(const ClientRequest& request, const Route& route);
+  void HandleRecordWrite(const StoreRequest& request, const Route& route);
+  void HandleKvWrite(const std::shared_ptr<const KvRequest>& request, const Route& route);
+  void HandleWatch(const KvWatchRequest& request, const Route& route);
+  void NotifyWatchers();
 
   std::int64_t ConfirmedRound() const;
 
   void ServeReads();
+  struct PendingRead;
+  void ServeRead(PendingRead& read);
+  void ServeKeepAlive(const KvRequest& request, const Route& route);
+  void ServeUnsafeRead(const ClientRequest& request, const Route& route);
 
   struct PendingRead {
-    StoreRequest request;
+    ClientRequest request;
     Route route;
     std::int64_t read_index = -1;  // -1: not known until this leader commits in its term
     std::int64_t round = 0;
@@ -150,6 +189,8 @@ class ReplicaProcess final : public sim::ProcessState {
   std::int64_t applied_ = 0;
   LeaseStore sm_;
   std::map<std::int64_t, core::StoreResult> results_;  // by request id: applied at most once
+  KvState kv_;
+  std::map<std::int64_t, KvReply> kv_results_;  // by KV request id: applied at most once
   std::set<int> votes_;
   std::uint64_t election_generation_ = 0;
   std::uint64_t heartbeat_generation_ = 0;
@@ -164,6 +205,21 @@ class ReplicaProcess final : public sim::ProcessState {
   std::int64_t term_start_index_ = 0;
   std::vector<PendingRead> reads_;
   std::map<std::int64_t, Route> waiting_;  // request id -> the client to answer
+  std::map<std::int64_t, Route> kv_waiting_;  // KV request id -> the client to answer
+  // The lessor: primary while this leader's TTLs run; the leases whose
+  // revoke it proposed, and when (its clock); keep-alives of leases past
+  // their TTL, waiting for the revoke (etcd's Renew waits on revokec).
+  bool primary_ = false;
+  bool lessor_armed_ = false;  // its loop's next round is scheduled
+  std::map<core::KvLeaseId, sim::Nanos> revoking_;
+  std::multimap<core::KvLeaseId, Route> renewing_;
+  // Watches waiting for news, one per client host (the leader serves them).
+  struct Watcher {
+    KvWatchRequest request;
+    Route route;
+  };
+  std::vector<Watcher> watchers_;
+  static constexpr std::size_t kWatchersMax = 4096;
 
   // The disk: an fsync in flight, the messages waiting for it, and the
   // inputs that arrived meanwhile.

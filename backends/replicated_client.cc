@@ -1,5 +1,6 @@
 // The client side of the replicated store: one call, retried across
-// replicas until it has an answer or its deadline passes.
+// replicas until it has an answer or its deadline passes; for lease records
+// (ReplicatedStore::Call) and for the KV store (ReplicatedKvClient).
 
 #include <algorithm>
 #include <cassert>
@@ -16,8 +17,7 @@ namespace {
 // (which may run after the call has returned, hence shared ownership).
 struct CallState {
   bool done = false;
-  core::StoreResult result;
-  std::int64_t read_seq = -1;
+  ClientAnswer result;  // kResult, once done
   int answered_by = 0;
   int attempt = 0;
   bool answered = false;
@@ -34,37 +34,51 @@ constexpr int kAttemptsMax = 100'000;
 // One call, from a fiber on the client's host: tries the replica it believes
 // leads (or the nearest), follows redirects, rotates on silence, waits a
 // heartbeat while nobody leads, and resends after a failover (a resend is
-// applied at most once).
+// applied at most once). A watch long-polls: it waits for its answer until
+// the call's deadline rather than resending on silence.
 class ReplicatedCall {
  public:
-  ReplicatedCall(ReplicatedStore& store, sim::HostId client, StoreRequest request, core::Nanos timeout)
+  ReplicatedCall(ReplicatedStore& store, sim::HostId client, ClientRequest request, core::Nanos timeout)
       : store_(store),
         client_(client),
         request_(std::move(request)),
         incarnation_(store.world_.incarnation(client)),
         stats_(StatsFor(store, client, incarnation_)),
-        is_read_(request_.kind == StoreOpKind::kRead),
-        unsafe_read_(is_read_ && store.config_.read_mode == ReadMode::kUnsafe),
+        is_read_(request_.IsRead()),
+        is_watch_(request_.watch != nullptr),
+        unsafe_read_(is_read_ && !is_watch_ && store.config_.read_mode == ReadMode::kUnsafe),
         invoked_(store.world_.now()),
         deadline_(Local() + timeout),
         target_(unsafe_read_ || stats_.leader_hint == 0 ? store.NearestReplica(client) : stats_.leader_hint) {}
 
   core::StoreResult Run() {
-    for (int attempt = 1; attempt <= kAttemptsMax; ++attempt) {
-      if (state_->done || Local() >= deadline_) break;
-      if (attempt > 1) store_.figures_.Resend();
-      SendAttempt(attempt);
-      store_.world_.Wait(state_->token, std::min(deadline_, Local() + store_.config_.client_attempt_timeout));
-      if (state_->done) break;
-      if (!state_->answered) {
-        OnSilence();
-      } else {
-        OnRedirect();
-      }
-    }
+    Attempts();
     core::StoreResult result = Outcome();
     const bool answered = result.status == core::StoreStatus::kOk || result.status == core::StoreStatus::kConflict;
     store_.figures_.CallEnded(invoked_, store_.world_.now(), answered, stats_.outage_since);
+    return result;
+  }
+
+  KvReply RunKv() {
+    Attempts();
+    KvReply reply;  // kTimeout: the outcome is unknown
+    if (Answered()) {
+      reply = state_->result.kv;
+    } else if (!maybe_applied_ && !silent_) {
+      reply.txn.status = core::KvStatus::kUnavailable;
+      reply.lease.status = core::KvStatus::kUnavailable;
+    }
+    const core::KvStatus status = request_.kv->kind == KvRequest::Kind::kTxn ? reply.txn.status : reply.lease.status;
+    store_.figures_.CallEnded(invoked_, store_.world_.now(), status != core::KvStatus::kTimeout &&
+                                                                 status != core::KvStatus::kUnavailable,
+                              stats_.outage_since);
+    return reply;
+  }
+
+  core::KvWatchResult RunWatch() {
+    Attempts();
+    core::KvWatchResult result;  // kTimeout: no news
+    if (Answered()) result = state_->result.watch;
     return result;
   }
 
@@ -78,6 +92,29 @@ class ReplicatedCall {
   }
 
   sim::Nanos Local() const { return store_.world_.clock(client_).Monotonic(store_.world_.now()); }
+
+  void Attempts() {
+    for (int attempt = 1; attempt <= kAttemptsMax; ++attempt) {
+      if (state_->done || Local() >= deadline_) break;
+      if (attempt > 1) store_.figures_.Resend();
+      SendAttempt(attempt);
+      const sim::Nanos wait = is_watch_ ? deadline_ : std::min(deadline_, Local() + store_.config_.client_attempt_timeout);
+      store_.world_.Wait(state_->token, wait);
+      if (state_->done) break;
+      if (!state_->answered) {
+        OnSilence();
+      } else {
+        OnRedirect();
+      }
+    }
+  }
+
+  // The call got a result, and remembers who gave it (the next call goes there).
+  bool Answered() {
+    if (!state_->done) return false;
+    if (!unsafe_read_) stats_.leader_hint = state_->answered_by;
+    return true;
+  }
   int Next(int replica) const { return replica % store_.config_.replicas + 1; }
 
   // Sends the request to the target replica; its answer travels back over
@@ -92,7 +129,7 @@ class ReplicatedCall {
     const std::uint64_t incarnation = incarnation_;
     const int replica = target_;
     std::shared_ptr<CallState> state = state_;
-    const StoreRequest request = request_;
+    const ClientRequest request = request_;
     store_.network_.Send(client, store_.host(replica), sim::kAnyIncarnation,
                          [store, replica, client, incarnation, state, attempt, request] {
       ReplicaProcess* process = store->Process(replica);
@@ -110,8 +147,7 @@ class ReplicatedCall {
     if (answer.kind == ClientAnswer::Kind::kResult) {
       if (state.done) return;  // a resend's answer; the first one counted
       state.done = true;
-      state.result = answer.result;
-      state.read_seq = answer.read_seq;
+      state.result = answer;
       state.answered_by = replica;
     } else if (attempt == state.attempt) {
       state.answered = true;
@@ -127,8 +163,9 @@ class ReplicatedCall {
   void OnSilence() {
     silent_ = true;
     if (!is_read_) maybe_applied_ = true;
-    stats_.leader_hint = 0;
     target_ = Next(target_);
+    // A watch waited out its whole call: its next call asks the next replica.
+    stats_.leader_hint = is_watch_ ? target_ : 0;
   }
 
   // An answer that is not a result: go where it points, or, when nobody is
@@ -150,10 +187,10 @@ class ReplicatedCall {
 
   core::StoreResult Outcome() {
     core::StoreResult result;
-    if (state_->done) {
-      result = state_->result;
-      if (is_read_ && state_->read_seq >= 0) store_.observer_.StoreApplied(request_.op, state_->read_seq);
-      if (!unsafe_read_) stats_.leader_hint = state_->answered_by;
+    if (Answered()) {
+      result = state_->result.result;
+      const std::int64_t read_seq = state_->result.read_seq;
+      if (is_read_ && read_seq >= 0) store_.observer_.StoreApplied(request_.record.op, read_seq);
     } else {
       result.status = maybe_applied_ || silent_ ? core::StoreStatus::kTimeout : core::StoreStatus::kUnavailable;
     }
@@ -162,10 +199,11 @@ class ReplicatedCall {
 
   ReplicatedStore& store_;
   const sim::HostId client_;
-  const StoreRequest request_;
+  const ClientRequest request_;
   const std::uint64_t incarnation_;
   ClientStats& stats_;
   const bool is_read_;
+  const bool is_watch_;
   const bool unsafe_read_;
   const sim::Nanos invoked_;
   const sim::Nanos deadline_;
@@ -178,8 +216,74 @@ class ReplicatedCall {
 core::StoreResult ReplicatedStore::Call(sim::HostId client, StoreRequest request, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
-  ReplicatedCall call(*this, client, std::move(request), timeout);
+  ReplicatedCall call(*this, client, ClientRequest{std::move(request), nullptr, nullptr}, timeout);
   return call.Run();
+}
+
+KvReply ReplicatedStore::KvCall(sim::HostId client, KvRequest request, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(timeout > 0);
+  ReplicatedCall call(*this, client, ClientRequest{{}, std::make_shared<const KvRequest>(std::move(request)), nullptr},
+                      timeout);
+  return call.RunKv();
+}
+
+core::KvWatchResult ReplicatedStore::WatchCall(sim::HostId client, KvWatchRequest request, core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(timeout > 0);
+  request.client = client;
+  ReplicatedCall call(*this, client,
+                      ClientRequest{{}, nullptr, std::make_shared<const KvWatchRequest>(std::move(request))}, timeout);
+  return call.RunWatch();
+}
+
+// --- the KV client -------------------------------------------------------------
+
+ReplicatedKvClient::ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, KvObserver& observer)
+    : store_(store), host_(host), node_(node), observer_(observer) {
+  store_.UseKvObserver(observer);
+}
+
+KvReply ReplicatedKvClient::Call(KvRequest request, core::Nanos timeout) {
+  request.op = observer_.KvInvoked(node_, request);
+  const std::int64_t op = request.op;
+  KvReply reply = store_.KvCall(host_, std::move(request), timeout);
+  observer_.KvCompleted(op, reply);
+  return reply;
+}
+
+core::KvTxnResult ReplicatedKvClient::Txn(const core::KvTxn& txn, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kTxn;
+  request.txn = txn;
+  return Call(std::move(request), timeout).txn;
+}
+
+core::KvLeaseResult ReplicatedKvClient::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {
+  assert(ttl > 0);
+  KvRequest request;
+  request.kind = KvRequest::Kind::kLeaseGrant;
+  request.ttl = ttl;
+  return Call(std::move(request), timeout).lease;
+}
+
+core::KvLeaseResult ReplicatedKvClient::LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kLeaseKeepAlive;
+  request.lease = lease;
+  return Call(std::move(request), timeout).lease;
+}
+
+core::KvLeaseResult ReplicatedKvClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kLeaseRevoke;
+  request.lease = lease;
+  return Call(std::move(request), timeout).lease;
+}
+
+core::KvWatchResult ReplicatedKvClient::Watch(const core::KvKeys& keys, std::int64_t start_revision,
+                                              core::Nanos timeout) {
+  return store_.WatchCall(host_, KvWatchRequest{keys, start_revision, host_}, timeout);
 }
 
 }  // namespace leasesim::backends

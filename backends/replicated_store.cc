@@ -161,12 +161,53 @@ sim::Nanos ReplicatedStore::DrawService() {
   return latency;
 }
 
-void ReplicatedStore::EntryApplied(std::int64_t index, const ReplicaLogEntry& entry, bool first_for_op) {
+void ReplicatedStore::EntryApplied(std::int64_t index, const ReplicaLogEntry& entry, bool first_for_op,
+                                   const KvReply* kv_reply, const KvExpiry* expiry) {
   if (index <= highest_applied_index_) return;  // another replica applied it first
   highest_applied_index_ = index;
   if (entry.noop || !first_for_op) return;
-  observer_.StoreApplied(entry.request.op, index * kReadSlots);
-  world_.trace().Record(world_.now(), -1, "repl_commit", entry.request.op, index);
+  if (entry.kv == nullptr) {
+    observer_.StoreApplied(entry.request.op, index * kReadSlots);
+    world_.trace().Record(world_.now(), -1, "repl_commit", entry.request.op, index);
+    return;
+  }
+  if (entry.expiry) {
+    world_.trace().Record(world_.now(), -1, "repl_kv_expire", entry.kv->lease, index);
+  } else {
+    world_.trace().Record(world_.now(), -1, "repl_kv_commit", entry.kv->op, index);
+  }
+  if (kv_observer_ == nullptr) return;
+  // A lessor's revoke of a lease already gone (a client revoked it, or an
+  // earlier proposal ended it) changed nothing: not an expiry.
+  if (entry.expiry) {
+    if (expiry != nullptr) kv_observer_->KvLeaseExpired(*expiry);
+    return;
+  }
+  assert(kv_reply != nullptr);
+  kv_observer_->KvApplied(entry.kv->op, *kv_reply);
+}
+
+void ReplicatedStore::UseKvObserver(KvObserver& observer) {
+  assert(kv_observer_ == nullptr || kv_observer_ == &observer);
+  kv_observer_ = &observer;
+}
+
+const KvState* ReplicatedStore::KvLocal(int replica) const {
+  const ReplicaProcess* process = Process(replica);
+  return process == nullptr ? nullptr : &process->kv_state();
+}
+
+bool ClientRequest::KvReadOnly() const {
+  if (kv == nullptr || kv->kind != KvRequest::Kind::kTxn) return false;
+  const auto range = [](const core::KvRequestOp& op) { return op.kind == core::KvRequestOp::Kind::kRange; };
+  return std::all_of(kv->txn.success.begin(), kv->txn.success.end(), range) &&
+         std::all_of(kv->txn.failure.begin(), kv->txn.failure.end(), range);
+}
+
+bool ClientRequest::IsRead() const {
+  if (watch != nullptr) return true;
+  if (kv != nullptr) return KvReadOnly();
+  return record.kind == StoreOpKind::kRead;
 }
 
 std::int64_t ReplicatedStore::NextReadSeq(std::int64_t applied_index) {

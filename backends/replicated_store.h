@@ -20,6 +20,14 @@
 // The store records the history through the SimObserver like the single
 // server: applied_seq is the commit order (log index · 2^20 for a write;
 // reads served at applied index k take k · 2^20 + 1, + 2, ...).
+//
+// The replicated state machine holds two key spaces: the lease records
+// core::StoreClient reads and writes (LeaseStore), and the KV store of
+// core::KvClient (KvState: revisions, txns, ranges, watches, TTL leases),
+// served to client hosts by ReplicatedKvClient and recorded through a
+// KvObserver. TTL leases are etcd's: only the leader's lessor expires them,
+// on its host's monotonic clock, by proposing a revoke through the log; a
+// new leader restarts every TTL (docs/STORE_MODEL.md, "The replicated store").
 
 #include <cstdint>
 #include <map>
@@ -30,8 +38,10 @@
 #include <vector>
 
 #include "backends/lease_store.h"
+#include "backends/kv_state.h"
 #include "backends/replicated_figures.h"
 #include "base/enum_names.h"
+#include "backends/sim_kv_server.h"
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
 #include "core/env.h"
@@ -81,6 +91,14 @@ struct ReplicatedStoreConfig {
   // waiting for the fsync, so a power loss can take back an acknowledged
   // append or a granted vote.
   bool reply_before_fsync = false;
+  // The KV state machine (its compaction window).
+  KvStateConfig kv_state;
+  // The leader's lessor loop: how often it looks for leases past their TTL
+  // (etcd server/lease/lessor.go runLoop: every 500 ms), and how long it
+  // waits before proposing the revoke of a lease it already proposed
+  // (expiredLeaseRetryInterval, 3 s).
+  sim::Nanos lessor_period = sim::Millis(500);
+  sim::Nanos lessor_retry = sim::Seconds(3);
 };
 
 enum class ReplicaRole { kFollower, kPreCandidate, kCandidate, kLeader };
@@ -93,7 +111,25 @@ inline const char* ReplicaRoleName(ReplicaRole role) { return kReplicaRoleNames.
 struct ReplicaLogEntry {
   std::int64_t term = 0;
   bool noop = false;      // the entry a new leader appends to commit its term
-  StoreRequest request;   // when !noop
+  StoreRequest request;   // a lease-record request: when !noop and kv is null
+  // A KV request (txn, lease grant, revoke), shared: the entry is copied to
+  // every follower. Keep-alives never enter the log (etcd renews on the
+  // leader alone).
+  std::shared_ptr<const KvRequest> kv;
+  // kv is the leader's lessor revoking a lease whose TTL ran out on its
+  // clock (etcd revokeExpiredLeases proposes a LeaseRevoke), not a client's.
+  bool expiry = false;
+};
+
+// What a client asks a replica: a lease-record request, a KV request or a
+// KV watch (exactly one of kv and watch set, or neither for a record).
+struct ClientRequest {
+  StoreRequest record;
+  std::shared_ptr<const KvRequest> kv;
+  std::shared_ptr<const KvWatchRequest> watch;
+  // A KV txn with nothing but ranges: served through the read index, not the log.
+  bool KvReadOnly() const;
+  bool IsRead() const;
 };
 
 // A replica's disk: term, vote and log as the replica last wrote them (a
@@ -168,6 +204,14 @@ class ReplicatedStore {
   // kOk/kConflict with the result, kUnavailable when the store definitely did
   // not apply it, kTimeout when it may have.
   core::StoreResult Call(sim::HostId client, StoreRequest request, core::Nanos timeout);
+  // One KV call the same way (ReplicatedKvClient): status kTimeout when it
+  // may have applied, kUnavailable when it definitely did not.
+  KvReply KvCall(sim::HostId client, KvRequest request, core::Nanos timeout);
+  // One long-polled watch, served by the store leader from its applied state.
+  core::KvWatchResult WatchCall(sim::HostId client, KvWatchRequest request, core::Nanos timeout);
+  // Where the KV store's applications and lease expiries are reported (one
+  // observer for the store; its clients report their calls to it too).
+  void UseKvObserver(KvObserver& observer);
 
   // A power loss on the replica: it dies, and its disk keeps only what its
   // last fsync made durable (Restart boots it again).
@@ -186,6 +230,8 @@ class ReplicatedStore {
   const ReplicaDisk& disk(int replica) const { return disks_.at(static_cast<std::size_t>(replica - 1)); }
   // The replica's state machine (empty when crashed).
   core::StoreResult ReadLocal(int replica, const std::string& key) const;
+  // The replica's KV state machine (nullptr when crashed).
+  const KvState* KvLocal(int replica) const;
   std::int64_t elections() const { return figures_.elections(); }
 
  private:
@@ -198,8 +244,10 @@ class ReplicatedStore {
   void SendRaft(int from, int to, std::shared_ptr<const RaftMessage> message);
   // A replica's time to handle one client request (config.service).
   sim::Nanos DrawService();
-  // A replica applied committed entry `index` (first time anywhere: recorded).
-  void EntryApplied(std::int64_t index, const ReplicaLogEntry& entry, bool first_for_op);
+  // A replica applied committed entry `index` (first time anywhere: recorded):
+  // for a KV entry, with its reply and, for a lessor's revoke, the lease it ended.
+  void EntryApplied(std::int64_t index, const ReplicaLogEntry& entry, bool first_for_op,
+                    const KvReply* kv_reply = nullptr, const KvExpiry* expiry = nullptr);
   std::int64_t NextReadSeq(std::int64_t applied_index);
   int NearestReplica(sim::HostId client) const;
 
@@ -213,6 +261,7 @@ class ReplicatedStore {
   sim::Network& network_;
   ReplicatedStoreConfig config_;
   SimObserver& observer_;
+  KvObserver* kv_observer_ = nullptr;
   sim::Prng service_prng_;
   std::vector<sim::HostId> hosts_;
   std::vector<ReplicaDisk> disks_;
@@ -223,6 +272,29 @@ class ReplicatedStore {
 
   ReplicatedStoreFigures figures_;
   std::unique_ptr<RaftInvariants> invariants_;
+};
+
+// core::KvClient for tasks (fibers) on a client host, served by the
+// replicated store: each call finds the store leader and resends to the
+// next replica on silence, as ReplicatedStore::Call does; its calls are
+// reported to the store's KvObserver.
+class ReplicatedKvClient final : public core::KvClient {
+ public:
+  ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, KvObserver& observer);
+
+  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
+  core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
+
+ private:
+  KvReply Call(KvRequest request, core::Nanos timeout);
+
+  ReplicatedStore& store_;
+  sim::HostId host_;
+  int node_;
+  KvObserver& observer_;
 };
 
 }  // namespace leasesim::backends

@@ -23,6 +23,7 @@ struct StoreFuzzArgs {
   std::int64_t fsync_ms = -1;  // -1: drawn per seed
   std::int64_t duration_s = 20;
   int clients = 6;
+  int record_clients = 2;
   int keys = 3;
   bool unsafe_reads = false;
   bool reply_before_fsync = false;
@@ -33,6 +34,7 @@ struct StoreFuzzArgs {
 void Declare(CommandLine& args, StoreFuzzArgs& a) {
   a.duration_s = a.options.duration / sim::kNanosPerSecond;
   a.clients = a.options.clients;
+  a.record_clients = a.options.record_clients;
   a.keys = a.options.keys;
   args.Integer("--runs", "N", "how many seeds (default 100)", a.runs, 1, 100'000'000)
       .Integer("--seed", "S", "the first seed (default 1)", a.seed, 0, std::numeric_limits<std::int64_t>::max())
@@ -41,7 +43,8 @@ void Declare(CommandLine& args, StoreFuzzArgs& a) {
                a.fsync_ms, 0, 1000)
       .Integer("--duration-s", "S", "traffic and faults per run, in simulated seconds (default 20)", a.duration_s, 1,
                3600)
-      .Integer("--clients", "N", "concurrent clients (default 6)", a.clients, 1, 64)
+      .Integer("--clients", "N", "concurrent KV clients (default 6)", a.clients, 0, 64)
+      .Integer("--record-clients", "N", "concurrent lease-record clients (default 2)", a.record_clients, 0, 64)
       .Integer("--keys", "N", "keys the clients share (default 3)", a.keys, 1, 100)
       .Switch("--unsafe-reads", "the deliberate mistake: reads answered from any replica's state", a.unsafe_reads)
       .Switch("--reply-before-fsync", "the deliberate mistake: replicas reply before their writes are synced",
@@ -50,14 +53,20 @@ void Declare(CommandLine& args, StoreFuzzArgs& a) {
       .Footer("Exit: 0 every run passed, 1 a run broke an invariant or linearizability, 2 bad input.");
 }
 
-void Apply(StoreFuzzArgs& a) {
+bool Apply(StoreFuzzArgs& a, std::ostream& err) {
+  if (a.clients + a.record_clients == 0) {
+    err << "leasesim store-fuzz: --clients and --record-clients must not both be 0 (no traffic to judge)\n";
+    return false;
+  }
   a.options.replicas = a.replicas;
   a.options.fsync = a.fsync_ms < 0 ? -1 : a.fsync_ms * sim::kNanosPerMilli;
   a.options.duration = a.duration_s * sim::kNanosPerSecond;
   a.options.clients = a.clients;
+  a.options.record_clients = a.record_clients;
   a.options.keys = a.keys;
   if (a.unsafe_reads) a.options.read_mode = backends::ReadMode::kUnsafe;
   a.options.reply_before_fsync = a.reply_before_fsync;
+  return true;
 }
 
 void PrintSummary(const StoreFuzzArgs& args, std::int64_t failed, std::int64_t unknown,
@@ -75,7 +84,8 @@ void PrintSummary(const StoreFuzzArgs& args, std::int64_t failed, std::int64_t u
 
 int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
   CommandLine args("store-fuzz",
-                   "The replicated (Raft) store under a search of its own: for each seed, concurrent clients "
+                   "The replicated (Raft) store under a search of its own: for each seed, concurrent KV clients "
+                   "(ranges, puts, compare-and-sets, transactions, deletes, TTL leases) and lease-record clients "
                    "(reads, creates, compare-and-sets) against 3 or 5 replicas while a nemesis partitions the "
                    "store leader, cuts links one way, clogs them, crashes replicas, cuts their power (the "
                    "un-fsynced tail of the disk is lost), pauses them and drifts their clocks. Each run is judged by "
@@ -84,7 +94,7 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
   StoreFuzzArgs parsed;
   Declare(args, parsed);
   if (const std::optional<int> done = args.Parse(words, out, err)) return *done;
-  Apply(parsed);
+  if (!Apply(parsed, err)) return kExitBadInput;
   std::int64_t failed = 0;
   std::int64_t unknown = 0;
   std::map<std::string, std::int64_t> totals;

@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "backends/raft_invariants.h"
+#include "checker/kv_store_model.h"
 #include "checker/store_checks.h"
+#include "runner/kv_recorder.h"
 #include "runner/recorder.h"
 #include "sim/network.h"
 #include "sim/prng.h"
@@ -58,6 +60,11 @@ class StoreFuzzRun {
   void AddClients();
   void ClientLoop(int client);
   backends::StoreRequest DrawRequest(int client, sim::Prng& prng);
+  void KvClientLoop(int client);
+  // One KV call of a client's traffic; `lease` is the client's current lease.
+  void KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease);
+  core::KvTxn DrawTxn(int client, sim::Prng& prng, core::KvLeaseId lease);
+  void CountKv(core::KvStatus status);
   void PlanFaults();
   void Strike(StoreFault fault, Nanos duration);
   int Target();
@@ -74,8 +81,11 @@ class StoreFuzzRun {
   std::vector<sim::HostId> client_hosts_;
   std::unique_ptr<sim::Network> network_;
   std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<KvRecorder> kv_recorder_;
   std::unique_ptr<backends::ReplicatedStore> store_;
-  // Per client: the version it last saw of each key (its CAS guess).
+  std::vector<std::unique_ptr<backends::ReplicatedKvClient>> kv_clients_;
+  // Per client: the version (record clients) or mod revision (KV clients)
+  // it last saw of each key (its CAS guess).
   std::vector<std::map<std::string, std::int64_t>> seen_;
   std::int64_t values_written_ = 0;
   std::map<std::string, std::int64_t> counts_;
@@ -83,7 +93,9 @@ class StoreFuzzRun {
 
 StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
     : options_(options), seed_(seed), world_(seed, false), plan_(world_.MakePrng("store-fuzz/plan")) {
-  assert(options_.clients >= 1);
+  assert(options_.clients >= 0);
+  assert(options_.record_clients >= 0);
+  assert(options_.clients + options_.record_clients >= 1);
   assert(options_.keys >= 1);
   AddClients();
   sim::NetworkConfig net;
@@ -94,7 +106,12 @@ StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
   net.reorder_delay_ns_max = 30 * kMs;
   network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), net);
   recorder_ = std::make_unique<Recorder>(world_, client_hosts_);
+  kv_recorder_ = std::make_unique<KvRecorder>(world_, "store");
   store_ = std::make_unique<backends::ReplicatedStore>(world_, *network_, DrawStore(), *recorder_);
+  for (int client = options_.record_clients + 1; client <= static_cast<int>(client_hosts_.size()); ++client) {
+    kv_clients_.push_back(std::make_unique<backends::ReplicatedKvClient>(
+        *store_, client_hosts_[static_cast<std::size_t>(client - 1)], client, *kv_recorder_));
+  }
 }
 
 StoreFuzzRun::~StoreFuzzRun() {
@@ -124,13 +141,14 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
 
 void StoreFuzzRun::AddClients() {
   sim::Prng clocks = world_.MakePrng("store-fuzz/clocks");
-  for (int client = 1; client <= options_.clients; ++client) {
+  // Record clients first (c1..), then the KV clients.
+  for (int client = 1; client <= options_.record_clients + options_.clients; ++client) {
     sim::HostConfig config;
-    config.name = "c" + std::to_string(client);
+    config.name = (client <= options_.record_clients ? "c" : "kv") + std::to_string(client);
     config.monotonic_start = clocks.UniformRange(sim::Seconds(1), sim::Seconds(1'000'000));
     client_hosts_.push_back(world_.AddHost(config));
   }
-  seen_.resize(static_cast<std::size_t>(options_.clients));
+  seen_.resize(client_hosts_.size());
 }
 
 
@@ -179,6 +197,96 @@ backends::StoreRequest StoreFuzzRun::DrawRequest(int client, sim::Prng& prng) {
   const std::int64_t seen = seen_[static_cast<std::size_t>(client - 1)][request.key];
   request.expected_version = prng.ChancePpm(800'000) ? seen : std::max<std::int64_t>(0, seen + prng.UniformRange(-1, 1));
   return request;
+}
+
+// A KV client's traffic, as etcd's robustness traffic mixes its requests
+// (etcd tests/robustness/traffic/etcd.go: get, put, delete, multi-op txns,
+// compare-and-set on the mod revision, lease grant, put with a lease,
+// lease revoke; plus keep-alives as clientv3 sends them): every write a
+// value no other write uses, the CAS mostly guarded by the mod revision it
+// last read; a short think time between calls.
+void StoreFuzzRun::KvClientLoop(int client) {
+  const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
+  sim::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
+  core::KvLeaseId lease = core::kNoLease;
+  while (world_.now() < options_.duration) {
+    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
+    KvCall(client, prng, lease);
+  }
+}
+
+void StoreFuzzRun::KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease) {
+  core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - options_.record_clients - 1)];
+  const std::int64_t kind = prng.UniformRange(0, 99);
+  if (kind < 5) {
+    const core::KvLeaseResult granted = kv.LeaseGrant(prng.UniformRange(300, 2000) * kMs, kCallTimeout);
+    CountKv(granted.status);
+    if (granted.status == core::KvStatus::kOk) lease = granted.id;
+    return;
+  }
+  if (kind < 13) {
+    CountKv(kv.LeaseKeepAlive(lease, kCallTimeout).status);
+    return;
+  }
+  if (kind < 16) {
+    CountKv(kv.LeaseRevoke(lease, kCallTimeout).status);
+    return;
+  }
+  const core::KvTxnResult result = kv.Txn(DrawTxn(client, prng, lease), kCallTimeout);
+  CountKv(result.status);
+  if (result.status != core::KvStatus::kOk) return;
+  std::map<std::string, std::int64_t>& seen = seen_[static_cast<std::size_t>(client - 1)];
+  for (const core::KvResponseOp& response : result.responses) {
+    for (const core::KvEntry& entry : response.kvs) seen[entry.key] = entry.mod_revision;
+  }
+}
+
+// A txn of the traffic: a range (one key, or the prefix sorted by create
+// revision with a limit), a put (on the client's lease a third of the
+// time), a compare-and-set, a two-key txn guarded by a version, or a delete.
+core::KvTxn StoreFuzzRun::DrawTxn(int client, sim::Prng& prng, core::KvLeaseId lease) {
+  const auto key = [&] { return "k" + std::to_string(prng.UniformRange(1, options_.keys)); };
+  const std::string value = "kv" + std::to_string(client) + "-" + std::to_string(++values_written_);
+  const std::int64_t kind = prng.UniformRange(0, 99);
+  core::KvTxn txn;
+  if (kind < 30) {
+    txn.success.push_back(core::KvRequestOp::Range(core::KvKeys::Single(key())));
+  } else if (kind < 40) {
+    txn.success.push_back(core::KvRequestOp::Range(core::KvKeys::Prefix("k"), core::KvSortBy::kCreateRevision,
+                                                   prng.UniformRange(0, 2)));
+  } else if (kind < 60) {
+    txn.success.push_back(core::KvRequestOp::Put(key(), value, prng.ChancePpm(330'000) ? lease : core::kNoLease));
+  } else if (kind < 85) {
+    const std::string guarded = key();
+    const std::int64_t seen = seen_[static_cast<std::size_t>(client - 1)][guarded];
+    const std::int64_t guess = prng.ChancePpm(800'000) ? seen : std::max<std::int64_t>(0, seen + prng.UniformRange(-1, 1));
+    txn.compares.push_back(
+        core::KvCompare{guarded, core::KvCompareTarget::kModRevision, core::KvCompareResult::kEqual, guess, {}});
+    txn.success.push_back(core::KvRequestOp::Put(guarded, value));
+    txn.failure.push_back(core::KvRequestOp::Range(core::KvKeys::Single(guarded)));
+  } else if (kind < 93) {
+    const std::string first = key();
+    const std::string second = first == "k1" ? "k2" : "k1";
+    txn.compares.push_back(core::KvCompare{first, core::KvCompareTarget::kVersion, core::KvCompareResult::kLess,
+                                           prng.UniformRange(1, 4), {}});
+    txn.success.push_back(core::KvRequestOp::Put(first, value));
+    txn.success.push_back(core::KvRequestOp::Put(second, value + "b"));
+    txn.failure.push_back(core::KvRequestOp::Range(core::KvKeys::Single(first)));
+    txn.failure.push_back(core::KvRequestOp::Delete(core::KvKeys::Single(second)));
+  } else {
+    txn.success.push_back(core::KvRequestOp::Delete(core::KvKeys::Single(key())));
+  }
+  return txn;
+}
+
+void StoreFuzzRun::CountKv(core::KvStatus status) {
+  ++counts_["kv_ops"];
+  switch (status) {
+    case core::KvStatus::kOk:
+    case core::KvStatus::kLeaseNotFound: ++counts_["ops_ok"]; break;
+    case core::KvStatus::kTimeout: ++counts_["ops_unknown"]; break;
+    default: ++counts_["ops_failed"]; break;
+  }
 }
 
 // The nemesis: a fault every 0.2-2.5 s until the traffic ends, each healed
@@ -278,7 +386,11 @@ StoreFuzzResult StoreFuzzRun::Run() {
   for (std::size_t i = 0; i < client_hosts_.size(); ++i) {
     world_.Start(client_hosts_[i]);
     const int client = static_cast<int>(i) + 1;
-    world_.Spawn(client_hosts_[i], [this, client] { ClientLoop(client); });
+    if (client <= options_.record_clients) {
+      world_.Spawn(client_hosts_[i], [this, client] { ClientLoop(client); });
+    } else {
+      world_.Spawn(client_hosts_[i], [this, client] { KvClientLoop(client); });
+    }
   }
   PlanFaults();
   world_.RunUntil(options_.duration + kQuiet);
@@ -301,7 +413,16 @@ void StoreFuzzRun::Judge(StoreFuzzResult& result) {
     result.problems.push_back(violation.kind + ": " + violation.message);
   }
   result.linearizability_unknown = verdict.linearizability_unknown;
+  const std::vector<checker::KvStoreOp> kv_ops = kv_recorder_->TakeOps();
+  const checker::LinResult kv = checker::CheckKvStore(kv_ops, check.lin);
+  if (kv.verdict == checker::LinVerdict::kNotLinearizable) {
+    result.problems.push_back("not_linearizable (kv): " + kv.explanation);
+  }
+  if (kv.verdict == checker::LinVerdict::kUnknown) result.linearizability_unknown = true;
   result.counts = counts_;
+  result.counts["kv_lease_expiries"] = std::count_if(kv_ops.begin(), kv_ops.end(), [](const checker::KvStoreOp& op) {
+    return op.kind == checker::KvStoreOp::Kind::kLeaseExpire;
+  });
   result.counts["entries_applied"] = invariants.applied_entries();
   result.counts["invariant_checks"] = invariants.checks();
   result.counts["store_leaders_elected"] = store_->elections();

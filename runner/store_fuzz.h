@@ -3,14 +3,18 @@
 // own, as etcd's robustness suite tests etcd (etcd tests/robustness: a
 // traffic of many concurrent clients, failpoints and network faults injected
 // while it runs, and every history validated against a model): one seed
-// draws a store (3 or 5 replicas, an fsync latency), a workload of clients
-// doing reads, creates and compare-and-sets on a few keys, and a nemesis of
+// draws a store (3 or 5 replicas, an fsync latency), a workload of KV
+// clients (core::KvClient: ranges, puts, compare-and-sets, multi-key
+// transactions, deletes, and TTL leases granted, kept alive, revoked and
+// ended by the store leader's lessor) and of lease-record clients (reads,
+// creates and compare-and-sets, core::StoreClient's) on a few keys, and a nemesis of
 // store-leader partitions, one-way cuts, clogs, replica crashes, power
 // losses (the un-fsynced tail of the disk is lost, as LazyFS's clear-cache
 // loses it), pauses and clock drift on replicas, all healed before a quiet
 // end. A run is judged twice: by the checker's linearizability of the
-// clients' history, and by Raft's own invariants, checked as the replicas
-// run (backends/raft_invariants.h). Same seed, same run.
+// clients' histories (the KV one by checker/kv_store_model.h, expiries
+// included), and by Raft's own invariants, checked as the replicas run
+// (backends/raft_invariants.h). Same seed, same run.
 
 #include <cstdint>
 #include <map>
@@ -24,7 +28,8 @@ namespace leasesim::runner {
 
 struct StoreFuzzOptions {
   int replicas = 0;  // 0: 3 or 5, drawn per seed
-  int clients = 6;
+  int clients = 6;         // KV clients
+  int record_clients = 2;  // lease-record clients (core::StoreClient's requests)
   int keys = 3;
   sim::Nanos duration = sim::Seconds(20);  // faults and traffic; a quiet second follows
   // One fsync's latency; -1: drawn per seed from 1-8 ms.
@@ -42,7 +47,8 @@ struct StoreFuzzResult {
   bool linearizability_unknown = false;
   std::uint64_t trace_hash = 0;
   // ops_ok, ops_unknown, ops_failed, entries_applied, store_leaders_elected,
-  // invariant_checks, and fault_<kind> for each fault struck.
+  // invariant_checks, kv_ops, kv_lease_expiries, and fault_<kind> for each
+  // fault struck.
   std::map<std::string, std::int64_t> counts;
   bool ok() const { return problems.empty(); }
 };
