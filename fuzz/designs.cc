@@ -27,11 +27,6 @@ std::string Rate(const DesignRow& row) {
   return text;
 }
 
-int KindCases(const DesignRow& row, const std::string& kind) {
-  const auto found = row.kind_cases.find(kind);
-  return found == row.kind_cases.end() ? 0 : found->second;
-}
-
 }  // namespace
 
 std::vector<std::string> DesignProtocols(const std::vector<std::string>& only, std::string& error) {
@@ -80,6 +75,7 @@ DesignRow HuntDesign(const std::string& protocol, int runs, std::uint64_t seed, 
     std::set<std::string> kinds;
     for (const checker::Violation& violation : result.unexpected) kinds.insert(violation.kind);
     for (const std::string& kind : kinds) row.kind_cases[kind] += 1;
+    if (kinds.contains("stale_token_write") || kinds.contains("dual_writer")) ++row.stale_applied;
     if (row.first_violation == 0) {
       row.first_violation = index;
       row.kinds.assign(kinds.begin(), kinds.end());
@@ -101,16 +97,16 @@ DesignRow HuntDesign(const std::string& protocol, int runs, std::uint64_t seed, 
 std::string FormatDesignTable(const std::vector<DesignRow>& rows, const std::vector<std::string>& counterexamples) {
   std::ostringstream out;
   char line[1024];
-  std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-26s %-18s %-12s %s\n", "protocol", "token", "first (case)",
-                "kinds (first)", "violating", "stale writes", "counterexample");
+  std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-26s %-18s %-13s %s\n", "protocol", "token", "first (case)",
+                "kinds (first)", "violating", "stale applied", "counterexample");
   out << line;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const DesignRow& row = rows[i];
     const std::string first = row.first_violation > 0 ? std::to_string(row.first_violation) : "none";
     const std::string file = i < counterexamples.size() && !counterexamples[i].empty() ? counterexamples[i] : "-";
-    std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-26s %-18s %-12d %s\n", row.protocol.c_str(),
+    std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-26s %-18s %-13d %s\n", row.protocol.c_str(),
                   row.token ? "yes" : "no", first.c_str(), row.kinds.empty() ? "-" : Join(row.kinds).c_str(),
-                  Rate(row).c_str(), KindCases(row, "stale_token_write"), file.c_str());
+                  Rate(row).c_str(), row.stale_applied, file.c_str());
     out << line;
   }
   return out.str();
@@ -128,7 +124,8 @@ std::string DesignTableJson(const std::vector<DesignRow>& rows, const std::vecto
                                  {"violating", row.violating},
                                  {"first_violation", row.first_violation},
                                  {"kinds", row.kinds},
-                                 {"kind_cases", row.kind_cases}};
+                                 {"kind_cases", row.kind_cases},
+                                 {"stale_applied", row.stale_applied}};
     const std::string file = i < counterexamples.size() ? counterexamples[i] : "";
     if (!file.empty()) {
       entry["counterexample"] = file;

@@ -25,6 +25,9 @@ struct DesignRow {
   int first_violation = 0;         // 1-based index of the first; 0 = none
   std::vector<std::string> kinds;  // the first violating case's kinds
   std::map<std::string, int> kind_cases;  // kind -> violating cases showing it
+  // Cases where the ledger applied a stale writer's batch (stale_token_write
+  // or dual_writer): what a token must bring to zero.
+  int stale_applied = 0;
   runner::Scenario failing;        // the first violating case
   std::uint64_t run_seed = 0;      // its simulator seed
   bool shrunk = false;
