@@ -22,7 +22,8 @@ std::string Join(const std::vector<std::string>& items) {
 // "12/200 (6.0%)": violating cases of those run.
 std::string Rate(const DesignRow& row) {
   char text[64];
-  const int permille = row.cases == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(row.violating) * 1000 / row.cases);
+  const int permille =
+      row.cases == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(row.violating) * 1000 / row.cases);
   std::snprintf(text, sizeof text, "%d/%d (%d.%d%%)", row.violating, row.cases, permille / 10, permille % 10);
   return text;
 }
@@ -131,7 +132,9 @@ std::string DesignTableJson(const std::vector<DesignRow>& rows, const std::vecto
       entry["counterexample"] = file;
       entry["replay"] = program + " run " + file + " --seed " + std::to_string(row.run_seed);
       entry["shrunk_kinds"] = nlohmann::ordered_json::array();
-      for (const checker::Violation& violation : row.shrink.result.unexpected) entry["shrunk_kinds"].push_back(violation.kind);
+      for (const checker::Violation& violation : row.shrink.result.unexpected) {
+        entry["shrunk_kinds"].push_back(violation.kind);
+      }
     }
     table["rows"].push_back(entry);
   }

@@ -135,7 +135,9 @@ class EtcdElectionNode final : public core::ProtocolNode {
     while (!session->done && !stopping_) {
       Sleep(kKeepAliveTick);
       if (session->done || env_.MonotonicNow() < session->next_keep_alive) continue;
+      env_.AtFaultPoint(core::FaultPoint::kBeforeRenew);  // the seam's named points (core/fault_points.h)
       const core::KvLeaseResult alive = env_.kv(0).LeaseKeepAlive(session->lease, setup_.timing.request_timeout);
+      env_.AtFaultPoint(core::FaultPoint::kAfterCasReply);
       if (session->done) return;
       if (alive.status == KvStatus::kLeaseNotFound || (alive.status == KvStatus::kOk && alive.ttl <= 0)) {
         return CloseSession(session, "lease not found");
@@ -171,11 +173,14 @@ class EtcdElectionNode final : public core::ProtocolNode {
   // before it to be deleted. True once it returns without error.
   bool Campaign() {
     leader_key_ = prefix_ + Hex(session_->lease);
+    const core::KvCompare absent{.key = leader_key_, .target = core::KvCompareTarget::kCreateRevision, .number = 0};
     core::KvTxn txn{
-        .compares = {core::KvCompare{.key = leader_key_, .target = core::KvCompareTarget::kCreateRevision, .number = 0}},
+        .compares = {absent},
         .success = {core::KvRequestOp::Put(leader_key_, setup_.identity, session_->lease)},
         .failure = {core::KvRequestOp::Range(core::KvKeys::Single(leader_key_))}};
+    env_.AtFaultPoint(core::FaultPoint::kBeforeAcquire);
     const core::KvTxnResult put = env_.kv(0).Txn(txn, setup_.timing.request_timeout);
+    env_.AtFaultPoint(core::FaultPoint::kAfterCasReply);
     if (put.status != KvStatus::kOk) return false;
     if (put.succeeded) {
       leader_rev_ = put.revision;
@@ -229,6 +234,7 @@ class EtcdElectionNode final : public core::ProtocolNode {
         .compares = {core::KvCompare{.key = leader_key_, .target = core::KvCompareTarget::kCreateRevision,
                                      .number = leader_rev_}},
         .success = {core::KvRequestOp::Delete(core::KvKeys::Single(leader_key_))}};
+    env_.AtFaultPoint(core::FaultPoint::kDuringRelease);
     env_.kv(0).Txn(txn, setup_.timing.request_timeout);
     campaigned_ = false;
   }

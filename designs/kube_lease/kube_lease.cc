@@ -232,6 +232,7 @@ class KubeLeaseNode final : public core::ProtocolNode {
     const Nanos wall = env_.WallNow();
     const LeaseSpec released{.duration_seconds = 1, .acquire_wall = wall, .renew_wall = wall,
                              .transitions = observed_.transitions};
+    env_.AtFaultPoint(core::FaultPoint::kDuringRelease);
     if (Update(released, config_.request_timeout)) SetObserved(released);
   }
 
@@ -267,7 +268,13 @@ class KubeLeaseNode final : public core::ProtocolNode {
   bool Write(const core::KvCompare& guard, const LeaseSpec& spec, Nanos timeout) {
     if (timeout <= 0) return false;
     KvTxn txn{.compares = {guard}, .success = {core::KvRequestOp::Put(setup_.key, Encode(spec))}};
+    // The seam's named points, where a test world may strike: a renewal by
+    // the holder, a take by a candidate, and the reply of either.
+    if (!spec.holder.empty()) {
+      env_.AtFaultPoint(IsLeader() ? core::FaultPoint::kBeforeRenew : core::FaultPoint::kBeforeAcquire);
+    }
     const KvTxnResult result = env_.kv(0).Txn(txn, timeout);
+    env_.AtFaultPoint(core::FaultPoint::kAfterCasReply);
     if (result.status != KvStatus::kOk || !result.succeeded) return false;
     resource_version_ = result.revision;  // the stored object's new resourceVersion
     return true;
