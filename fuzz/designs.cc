@@ -98,14 +98,14 @@ DesignRow HuntDesign(const std::string& protocol, int runs, std::uint64_t seed, 
 std::string FormatDesignTable(const std::vector<DesignRow>& rows, const std::vector<std::string>& counterexamples) {
   std::ostringstream out;
   char line[1024];
-  std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-26s %-18s %-13s %s\n", "protocol", "token", "first (case)",
+  std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13s %s\n", "protocol", "token", "first (case)",
                 "kinds (first)", "violating", "stale applied", "counterexample");
   out << line;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const DesignRow& row = rows[i];
     const std::string first = row.first_violation > 0 ? std::to_string(row.first_violation) : "none";
     const std::string file = i < counterexamples.size() && !counterexamples[i].empty() ? counterexamples[i] : "-";
-    std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-26s %-18s %-13d %s\n", row.protocol.c_str(),
+    std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13d %s\n", row.protocol.c_str(),
                   row.token ? "yes" : "no", first.c_str(), row.kinds.empty() ? "-" : Join(row.kinds).c_str(),
                   Rate(row).c_str(), row.stale_applied, file.c_str());
     out << line;

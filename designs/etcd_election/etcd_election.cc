@@ -87,12 +87,12 @@ class EtcdElectionNode final : public core::ProtocolNode {
     (void)preferred_successor;  // the recipe has no successor
     stopping_ = true;
     job_.Stop();
+    NoteBelief("resigned");  // the service stops leading before its key goes
     if (campaigned_) Resign();
     if (session_ && !session_->done) {
       env_.kv(0).LeaseRevoke(session_->lease, setup_.timing.request_timeout);
       CloseSession("closed");
     }
-    NoteBelief("resigned");
   }
 
  private:

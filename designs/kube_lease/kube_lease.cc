@@ -125,8 +125,8 @@ class KubeLeaseNode final : public core::ProtocolNode {
     (void)preferred_successor;  // client-go names no successor
     stopping_ = true;
     job_.Stop();
+    NoteBelief("released");  // the job's context ends before the Lease is given up
     if (config_.release_on_cancel && IsLeader()) Release();
-    NoteBelief("released");
   }
 
  private:
