@@ -8,9 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "core/events.h"
 #include "core/kv_store.h"
 #include "designs/common/design_job.h"
+#include "designs/common/design_protocol.h"
 
 // Sources, read at etcd-io/etcd client/v3: concurrency/session.go
 // (NewSession: grant, KeepAlive, Done), concurrency/election.go (Campaign,
@@ -24,9 +24,7 @@ namespace leasesim::designs {
 namespace {
 
 using core::Env;
-using core::EventKind;
 using core::KvStatus;
-using core::LeaseEvent;
 using core::NodeSetup;
 
 constexpr Nanos kSecond = 1'000'000'000;
@@ -72,7 +70,7 @@ class EtcdElectionNode final : public core::ProtocolNode {
  public:
   EtcdElectionNode(Env& env, const NodeSetup& setup)
       : env_(env), setup_(setup), ttl_(SessionTtl(setup.timing)), prefix_(setup.key + "/"),
-        job_(env, setup.settlement, setup.identity) {}
+        job_(env, setup.settlement, setup.identity), beliefs_(env, setup.identity) {}
 
   void Start() override {
     env_.Spawn("election", [this] { RunService(); });
@@ -246,17 +244,8 @@ class EtcdElectionNode final : public core::ProtocolNode {
   // Reports a change of belief; no deadline is claimed (Session exposes
   // none: only Done()).
   void NoteBelief(const std::string& reason) {
-    const bool leading = Leading();
-    if (leading == reported_leading_) return;
-    reported_leading_ = leading;
-    LeaseEvent event{.kind = leading ? EventKind::kAcquired : EventKind::kDemoted,
-                     .holder = setup_.identity,
-                     .term = leader_rev_};
-    if (!leading && stopping_) event.kind = EventKind::kReleased;
-    event.monotonic_ns = env_.MonotonicNow();
-    event.boot_ns = env_.BootNow();
-    if (!leading) event.reason = session_ && session_->done ? session_->done_reason : reason;
-    env_.events().Emit(event);
+    const bool done = session_ && session_->done;
+    beliefs_.Note(Leading(), leader_rev_, done ? session_->done_reason : reason, stopping_);
   }
 
   Env& env_;
@@ -266,33 +255,22 @@ class EtcdElectionNode final : public core::ProtocolNode {
   DesignJob job_;
   bool stopping_ = false;
   bool campaigned_ = false;
-  bool reported_leading_ = false;
+  BeliefReport beliefs_;
   std::shared_ptr<Session> session_;
   std::string leader_key_;
   std::int64_t leader_rev_ = 0;  // Election.leaderRev: the token
 };
 
-core::Protocol EtcdElectionProtocol(std::string name, bool fenced) {
-  return core::Protocol{
-      .name = std::move(name),
-      .summary = fenced ? "etcd concurrency.Election; the ledger fences by the leader key's create revision"
-                        : "etcd concurrency.Election: leads from Campaign until Session.Done() (no fencing token)",
-      .build = [](Env& env, const NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
-        return std::make_unique<EtcdElectionNode>(env, setup);
-      },
-      .ledger_checks_fence = fenced,
-      .kv_stores = core::KvStoreNeeds{.servers = 1, .model = core::KvStoreModel::kEtcd},
-      .design = "etcd-election",
-  };
-}
-
 }  // namespace
 
 void RegisterEtcdElection(core::ProtocolRegistry& registry) {
-  const bool added = registry.Add(EtcdElectionProtocol("etcd-election", false)) &&
-                     registry.Add(EtcdElectionProtocol("etcd-election-fenced", true));
-  assert(added && "etcd-election registered twice");
-  (void)added;
+  RegisterTokenModes(
+      registry, "etcd-election",
+      "etcd concurrency.Election: leads from Campaign until Session.Done() (token: the key's create revision)",
+      [](Env& env, const NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
+        return std::make_unique<EtcdElectionNode>(env, setup);
+      },
+      core::KvStoreNeeds{.servers = 1, .model = core::KvStoreModel::kEtcd});
 }
 
 }  // namespace leasesim::designs

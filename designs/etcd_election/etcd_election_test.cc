@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <set>
 #include <string>
 
 #include "runner/run.h"
@@ -16,32 +15,21 @@
 namespace leasesim::designs {
 namespace {
 
+using runner::testing::BeliefHolders;
+using runner::testing::ViolationKinds;
+
 runner::Scenario Parse(const std::string& text) {
-  auto parsed = runner::ParseScenarioText("t.json", text);
-  if (!std::holds_alternative<runner::ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<runner::ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<runner::ScenarioFile>(parsed).scenarios.at(0);
-}
-
-std::set<std::string> Kinds(const runner::RunResult& result) {
-  std::set<std::string> kinds;
-  for (const checker::Violation& violation : result.verdict.violations) kinds.insert(violation.kind);
-  return kinds;
-}
-
-std::set<std::string> Holders(const runner::RunResult& result) {
-  std::set<std::string> holders;
-  for (const checker::LeadershipBelief& belief : result.history.beliefs) holders.insert(belief.holder);
-  return holders;
+  std::string error;
+  runner::Scenario scenario = runner::testing::FirstScenario(text, error);
+  EXPECT_EQ(error, "");
+  return scenario;
 }
 
 TEST(EtcdElection, ElectsOneLeaderWhoSettlesEveryWindow) {
   const runner::Scenario scenario = Parse(runner::testing::ScenarioJson(R"("protocol": "etcd-election")"));
   const runner::RunResult result = runner::RunScenario(scenario, 1, {.keep_history = true});
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
-  EXPECT_EQ(Holders(result).size(), 1u);
+  EXPECT_EQ(BeliefHolders(result).size(), 1u);
   EXPECT_GE(result.figures.at("settlements_applied"), 10);
 }
 
@@ -50,7 +38,7 @@ TEST(EtcdElection, AnotherNodeTakesOverAfterTheLeaderCrashes) {
       R"("protocol": "etcd-election", "faults": [{"at_ms": 20000, "kind": "crash", "node": "leader"}])"));
   const runner::RunResult result = runner::RunScenario(scenario, 3, {.keep_history = true});
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
-  ASSERT_EQ(Holders(result).size(), 2u);
+  ASSERT_EQ(BeliefHolders(result).size(), 2u);
   // The successor's key was created later: a higher create revision.
   EXPECT_LT(result.history.beliefs.front().term, result.history.beliefs.back().term);
   EXPECT_GE(result.figures.at("settlements_applied"), 8);
@@ -68,7 +56,7 @@ TEST(EtcdElection, APausedLeaderWritesAfterItsSuccessorUnlessFenced) {
   ASSERT_EQ(scenarios.size(), 2u);
   const runner::RunResult plain = runner::RunScenario(scenarios[0], 1);
   EXPECT_TRUE(plain.ok()) << (plain.unexpected.empty() ? "" : plain.unexpected[0].message);
-  EXPECT_TRUE(Kinds(plain).contains("stale_token_accepted"));
+  EXPECT_TRUE(ViolationKinds(plain).contains("stale_token_accepted"));
   EXPECT_GT(plain.figures.at("overlap_ms"), 0);
   const runner::RunResult fenced = runner::RunScenario(scenarios[1], 1);
   EXPECT_TRUE(fenced.ok()) << (fenced.unexpected.empty() ? "" : fenced.unexpected[0].message);

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <utility>
 
-#include "core/events.h"
 #include "core/kv_store.h"
 #include "designs/common/design_job.h"
+#include "designs/common/design_protocol.h"
 
 // Sources: k8s.io/client-go tools/leaderelection/leaderelection.go (the
 // elector: acquire, renew, release, tryAcquireOrRenew, IsLeader,
@@ -26,11 +26,9 @@ namespace leasesim::designs {
 namespace {
 
 using core::Env;
-using core::EventKind;
 using core::KvStatus;
 using core::KvTxn;
 using core::KvTxnResult;
-using core::LeaseEvent;
 using core::NodeSetup;
 
 constexpr Nanos kSecond = 1'000'000'000;
@@ -108,7 +106,8 @@ bool Accepted(const ElectorConfig& config) {
 class KubeLeaseNode final : public core::ProtocolNode {
  public:
   KubeLeaseNode(Env& env, const NodeSetup& setup)
-      : env_(env), setup_(setup), config_(ConfigOf(setup.timing)), job_(env, setup.settlement, setup.identity) {}
+      : env_(env), setup_(setup), config_(ConfigOf(setup.timing)), job_(env, setup.settlement, setup.identity),
+        beliefs_(env, setup.identity) {}
 
   void Start() override {
     if (!Accepted(config_)) return;  // NewLeaderElector returned an error: the service never starts
@@ -304,21 +303,7 @@ class KubeLeaseNode final : public core::ProtocolNode {
   bool Leading() const { return started_leading_ && !stopping_ && IsLeader(); }
 
   // Reports a change of belief (no deadline claimed: IsLeader has none).
-  void NoteBelief(const std::string& reason) {
-    const bool leading = Leading();
-    if (leading == reported_leading_) return;
-    reported_leading_ = leading;
-    LeaseEvent event{.kind = leading ? EventKind::kAcquired : EventKind::kDemoted,
-                     .holder = setup_.identity,
-                     .term = leading ? observed_.transitions : reported_term_,
-                     .version = resource_version_};
-    if (!leading && stopping_) event.kind = EventKind::kReleased;
-    event.monotonic_ns = env_.MonotonicNow();
-    event.boot_ns = env_.BootNow();
-    event.reason = leading ? "" : reason;
-    reported_term_ = event.term;
-    env_.events().Emit(event);
-  }
+  void NoteBelief(const std::string& reason) { beliefs_.Note(Leading(), observed_.transitions, reason, stopping_); }
 
   Env& env_;
   const NodeSetup setup_;
@@ -326,35 +311,22 @@ class KubeLeaseNode final : public core::ProtocolNode {
   DesignJob job_;
   bool stopping_ = false;
   bool started_leading_ = false;
-  bool reported_leading_ = false;
-  std::int64_t reported_term_ = 0;
+  BeliefReport beliefs_;
   LeaseSpec observed_;              // observedRecord
   std::string observed_raw_;        // observedRawRecord
   Nanos observed_time_ = 0;         // observedTime (monotonic)
   std::int64_t resource_version_ = 0;  // of the object leaselock.go keeps
 };
 
-core::Protocol KubeLeaseProtocol(std::string name, bool fenced) {
-  return core::Protocol{
-      .name = std::move(name),
-      .summary = fenced ? "client-go leader election on a Lease; the ledger fences by leaseTransitions"
-                        : "client-go leader election on a Lease (IsLeader, no fencing token)",
-      .build = [](Env& env, const NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
-        return std::make_unique<KubeLeaseNode>(env, setup);
-      },
-      .ledger_checks_fence = fenced,
-      .kv_stores = core::KvStoreNeeds{.servers = 1, .model = core::KvStoreModel::kEtcd},
-      .design = "kube-lease",
-  };
-}
-
 }  // namespace
 
 void RegisterKubeLease(core::ProtocolRegistry& registry) {
-  const bool added = registry.Add(KubeLeaseProtocol("kube-lease", false)) &&
-                     registry.Add(KubeLeaseProtocol("kube-lease-fenced", true));
-  assert(added && "kube-lease registered twice");
-  (void)added;
+  RegisterTokenModes(
+      registry, "kube-lease", "client-go leader election on a Lease (IsLeader; token: leaseTransitions)",
+      [](Env& env, const NodeSetup& setup) -> std::unique_ptr<core::ProtocolNode> {
+        return std::make_unique<KubeLeaseNode>(env, setup);
+      },
+      core::KvStoreNeeds{.servers = 1, .model = core::KvStoreModel::kEtcd});
 }
 
 }  // namespace leasesim::designs
