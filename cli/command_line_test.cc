@@ -73,7 +73,8 @@ TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
   const std::pair<const char*, Command> commands[] = {
       {"run", RunCommand},         {"merge", MergeCommand}, {"replay", ReplayCommand}, {"check", CheckCommand},
       {"fuzz", FuzzCommand},       {"explore", ExploreCommand}, {"zoo", ZooCommand}, {"live", LiveCommand},
-      {"timing", TimingCommand},   {"compare", CompareCommand}, {"store-fuzz", StoreFuzzCommand}};
+      {"timing", TimingCommand},   {"compare", CompareCommand}, {"store-fuzz", StoreFuzzCommand},
+      {"designs", DesignsCommand}};
   for (const auto& [name, command] : commands) {
     for (const char* flag : {"--help", "-h"}) {
       const Outcome help = Invoke(command, {flag});

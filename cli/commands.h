@@ -34,6 +34,8 @@ int CompareCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int StoreFuzzCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // leasesim zoo: the bug zoo table (cli/zoo_command.cc).
 int ZooCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// leasesim designs: the reference designs side by side (cli/designs_command.cc).
+int DesignsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // One line per scenario (unless quiet), as `run` and `merge` print them.
 void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out);

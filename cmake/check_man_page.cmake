@@ -2,7 +2,7 @@
 # its options.
 file(READ ${PAGE} page)
 foreach(needle ".SS \"leasesim run\"" ".SS \"leasesim merge\"" ".SS \"leasesim compare\"" ".SS \"leasesim replay\"" ".SS \"leasesim check\""
-               ".SS \"leasesim fuzz\"" ".SS \"leasesim explore\"" ".SS \"leasesim zoo\"" ".SS \"leasesim live\"" ".SS \"leasesim timing\""
+               ".SS \"leasesim fuzz\"" ".SS \"leasesim explore\"" ".SS \"leasesim zoo\"" ".SS \"leasesim designs\"" ".SS \"leasesim live\"" ".SS \"leasesim timing\""
                "--time-budget" "--initial-value" "--fail-fast" "--protocol" "--variant" "--baseline-protocol" "--baseline-variant" "--tolerate" "LEASESIM_SHARD" ".SH COMMANDS")
   string(FIND "${page}" "${needle}" at)
   if(at EQUAL -1)

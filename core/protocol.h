@@ -96,6 +96,10 @@ struct Protocol {
   // Not empty: a known-broken protocol kept to measure the search (a bug-zoo
   // entry), and its mistake in one sentence; `leasesim zoo` hunts these.
   std::string mistake;
+  // Not empty: a reference design people ship (designs/), named once for
+  // its token modes (NAME and NAME-fenced share it); `leasesim designs`
+  // hunts every protocol that has one, beside leasesim's own.
+  std::string design;
 };
 
 // Resolves a protocol name that is no single registered entry (a

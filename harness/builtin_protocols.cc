@@ -1,6 +1,8 @@
 #include "harness/builtin_protocols.h"
 
 #include "core/protocol.h"
+#include "designs/etcd_election/etcd_election.h"
+#include "designs/kube_lease/kube_lease.h"
 #include "zoo/variants.h"
 
 namespace leasesim::harness {
@@ -11,6 +13,8 @@ void RegisterBuiltinProtocols() {
   if (registered) return;
   registered = true;
   zoo::RegisterZooProtocols(core::Protocols());
+  designs::RegisterKubeLease(core::Protocols());
+  designs::RegisterEtcdElection(core::Protocols());
 }
 
 }  // namespace leasesim::harness

@@ -36,6 +36,8 @@ constexpr Command kCommands[] = {
     {"fuzz", "The generic search over generated worlds and fault scripts", leasesim::cli::FuzzCommand},
     {"explore", "Every placement of up to K faults from a menu", leasesim::cli::ExploreCommand},
     {"zoo", "Hunt every known-broken protocol variant", leasesim::cli::ZooCommand},
+    {"designs", "The reference designs (client-go, etcd, ...) and leasesim side by side under the generic search",
+     leasesim::cli::DesignsCommand},
     {"store-fuzz", "The replicated (Raft) store alone: clients and a nemesis, judged by linearizability and Raft's invariants",
      leasesim::cli::StoreFuzzCommand},
     {"timing", "Derive a lease timing from targets and verify it by simulation", leasesim::cli::TimingCommand},

@@ -1,7 +1,13 @@
 #pragma once
-// Scenario texts shared by the runner's tests.
+// Scenario texts, and readings of runs, shared by the runner's tests and
+// the tests of protocols that run worlds (designs/*).
 
+#include <set>
 #include <string>
+#include <variant>
+
+#include "runner/run.h"
+#include "runner/scenario_parser.h"
 
 namespace leasesim::runner::testing {
 
@@ -35,6 +41,32 @@ inline std::string ReplicatedScenarioJson(const std::string& extra = "") {
               "latency_ms": {"base": 1, "jitter": 2}, "initial_leader": 1, "placement": ["a", "b", "c"]},
     "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001})" +
          (extra.empty() ? "" : ", " + extra) + "}]}";
+}
+
+// The first scenario of `text`; `error` says why when it does not parse
+// (then the scenario is empty).
+inline Scenario FirstScenario(const std::string& text, std::string& error) {
+  auto parsed = ParseScenarioText("t.json", text);
+  if (!std::holds_alternative<ScenarioFile>(parsed)) {
+    error = std::get<ParseError>(parsed).message;
+    return {};
+  }
+  error.clear();
+  return std::get<ScenarioFile>(parsed).scenarios.at(0);
+}
+
+// The kinds of every violation a run's verdict has, expected ones included.
+inline std::set<std::string> ViolationKinds(const RunResult& result) {
+  std::set<std::string> kinds;
+  for (const checker::Violation& violation : result.verdict.violations) kinds.insert(violation.kind);
+  return kinds;
+}
+
+// Every holder that believed it led (a run kept with keep_history).
+inline std::set<std::string> BeliefHolders(const RunResult& result) {
+  std::set<std::string> holders;
+  for (const checker::LeadershipBelief& belief : result.history.beliefs) holders.insert(belief.holder);
+  return holders;
 }
 
 }  // namespace leasesim::runner::testing
