@@ -307,7 +307,9 @@ core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos tim
 }
 
 core::LedgerResult SimNodeEnv::Commit(const core::SettlementBatch& batch, core::Nanos timeout) {
-  const core::Nanos late = BootNow() - batch.lease_deadline;
+  // A lease_deadline of 0 claims no deadline (client-go's IsLeader(), Curator's
+  // hasLeadership()): such a write is never late by its own clock.
+  const core::Nanos late = batch.lease_deadline == 0 ? -1 : BootNow() - batch.lease_deadline;
   const core::Nanos stalled = last_write_point_ < 0 ? 0 : BootNow() - last_write_point_;
   last_write_point_ = -1;
   const std::int64_t write = observer_.LedgerSent(

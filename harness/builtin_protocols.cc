@@ -1,6 +1,8 @@
 #include "harness/builtin_protocols.h"
 
 #include "core/protocol.h"
+#include "designs/redlock/redlock.h"
+#include "designs/zk_election/zk_election.h"
 #include "zoo/variants.h"
 
 namespace leasesim::harness {
@@ -11,6 +13,8 @@ void RegisterBuiltinProtocols() {
   if (registered) return;
   registered = true;
   zoo::RegisterZooProtocols(core::Protocols());
+  designs::RegisterRedlock(core::Protocols());
+  designs::RegisterZkElection(core::Protocols());
 }
 
 }  // namespace leasesim::harness
