@@ -1,0 +1,134 @@
+// zk-election on small fixed-seed worlds: one leader without faults, the
+// next candidate after the leader crashes (once the server expired its
+// session), a suspended connection giving leadership up at once, and the
+// documented failure replayed from scenarios/designs/zk_election.json, with
+// and without the node's sequence as the ledger's fencing token.
+
+#include "designs/zk_election/zk_election.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "checker/checker.h"
+#include "runner/protocol_stores.h"
+#include "runner/run.h"
+#include "runner/scenario_parser.h"
+
+namespace leasesim::designs {
+namespace {
+
+using runner::RunResult;
+using runner::Scenario;
+
+std::string World(const std::string& faults) {
+  return R"({"scenarios": [{"name": "w", "nodes": 3, "duration_ms": 60000, "protocol": "zk-election",
+    "lease": {"duration_ms": 10000, "renew_interval_ms": 3000, "renew_deadline_ms": 7000,
+              "retry_ms": 1000, "request_timeout_ms": 1000, "drift_bound_ppm": 1000, "safety_margin_ms": 500},
+    "settlement": {"period_ms": 2000, "batch_items": 3},
+    "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
+    "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0},
+    "faults": [)" + faults + "]}]}";
+}
+
+std::vector<Scenario> Parse(const std::string& path, const std::string& text) {
+  auto parsed = runner::ParseScenarioText(path, text);
+  if (!std::holds_alternative<runner::ScenarioFile>(parsed)) {
+    ADD_FAILURE() << std::get<runner::ParseError>(parsed).message;
+    return {};
+  }
+  return std::get<runner::ScenarioFile>(parsed).scenarios;
+}
+
+std::set<std::string> Kinds(const checker::Verdict& verdict) {
+  std::set<std::string> kinds;
+  for (const checker::Violation& v : verdict.violations) kinds.insert(v.kind);
+  return kinds;
+}
+
+// The holders that believed they led, in order of their first belief.
+std::vector<int> LeaderNodes(const checker::History& history) {
+  std::vector<int> nodes;
+  for (const checker::LeadershipBelief& belief : history.beliefs) {
+    if (nodes.empty() || nodes.back() != belief.node) nodes.push_back(belief.node);
+  }
+  return nodes;
+}
+
+TEST(ZkElection, TheWorldOffersOneZooKeeperStore) {
+  const std::vector<Scenario> scenarios = Parse("w.json", World(""));
+  ASSERT_EQ(scenarios.size(), 1u);
+  EXPECT_EQ(scenarios[0].kv.servers, 1);
+  EXPECT_EQ(scenarios[0].kv.server.ttl_clock, backends::KvTtlClock::kMonotonic);
+  EXPECT_EQ(scenarios[0].kv.server.expiry_period, 2'000'000'000);  // tickTime
+}
+
+TEST(ZkElection, TheLowestSequenceLeadsAloneAndSettlesEveryWindow) {
+  const RunResult result = runner::RunScenario(Parse("w.json", World(""))[0], 1, {.keep_history = true});
+  EXPECT_TRUE(result.verdict.violations.empty()) << result.verdict.violations[0].message;
+  ASSERT_EQ(result.history.beliefs.size(), 1u);
+  // The token is the node's sequence: its create revision, above the empty store's 1.
+  EXPECT_GT(result.history.beliefs[0].term, 1);
+  EXPECT_GT(result.history.ledger_writes.size(), 20u);
+}
+
+TEST(ZkElection, TheNextCandidateLeadsOnceTheServerExpiresTheCrashedLeadersSession) {
+  const RunResult result = runner::RunScenario(
+      Parse("w.json", World(R"({"at_ms": 20000, "kind": "crash", "node": "leader"})"))[0], 1, {.keep_history = true});
+  EXPECT_TRUE(result.verdict.violations.empty()) << result.verdict.violations[0].message;
+  const std::vector<int> leaders = LeaderNodes(result.history);
+  ASSERT_EQ(leaders.size(), 2u);
+  EXPECT_NE(leaders[0], leaders[1]);
+  const checker::LeadershipBelief& second = result.history.beliefs.back();
+  EXPECT_GT(second.term, result.history.beliefs.front().term);
+  // Not before the 10 s session timeout ran out on the server's clock after
+  // the last ping, which was at most a third of it before the crash.
+  EXPECT_GE(second.from_ns, 20'000'000'000 + 10'000'000'000 * 2 / 3);
+}
+
+// The Standard error policy: SUSPENDED (nothing heard for 2/3 of the session
+// timeout) ends leadership at once, before the server could expire the
+// session; the latch starts over on reconnection, at the back of the queue.
+TEST(ZkElection, ASuspendedConnectionGivesLeadershipUpBeforeTheSessionCouldExpire) {
+  const RunResult result = runner::RunScenario(
+      Parse("w.json", World(R"({"at_ms": 20000, "kind": "isolate", "node": "leader", "duration_ms": 8000})"))[0], 1,
+      {.keep_history = true});
+  EXPECT_TRUE(result.verdict.violations.empty()) << result.verdict.violations[0].message;
+  ASSERT_GE(result.history.beliefs.size(), 2u);
+  const checker::LeadershipBelief& first = result.history.beliefs.front();
+  EXPECT_EQ(first.end_reason, "disconnected");
+  EXPECT_LE(first.until_ns, 20'000'000'000 + 7'000'000'000);
+  EXPECT_NE(result.history.beliefs[1].node, first.node);
+}
+
+std::string ReadSource(const std::string& relative) {
+  const char* dir = std::getenv("LEASESIM_SOURCE_DIR");
+  std::ifstream in(std::string(dir != nullptr ? dir : ".") + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Each documented failure replays from its scenario file with the
+// violations its "expect" names, and only those.
+// With the token at the fenced ledger, the same failure writes nothing stale.
+TEST(ZkElection, TheJulietPauseReplaysAndTheSequenceFencesIt) {
+  std::vector<Scenario> scenarios =
+      Parse("scenarios/designs/zk_election.json", ReadSource("scenarios/designs/zk_election.json"));
+  ASSERT_EQ(scenarios.size(), 1u);
+  const RunResult plain = runner::RunScenario(scenarios[0], 1);
+  EXPECT_TRUE(plain.ok()) << plain.unexpected[0].message;
+  EXPECT_TRUE(Kinds(plain.verdict).contains("stale_token_accepted"));
+  runner::SetScenarioProtocol(scenarios[0], kZkElectionFencedProtocol);
+  const RunResult fenced = runner::RunScenario(scenarios[0], 1);
+  EXPECT_TRUE(fenced.verdict.violations.empty()) << fenced.verdict.violations[0].message;
+}
+
+}  // namespace
+}  // namespace leasesim::designs
