@@ -140,11 +140,12 @@ class ZkElectionNode final : public core::ProtocolNode {
   void Connected() { connection_ = Connection::kConnected; }
 
   // SUSPENDED. LeaderLatch.handleStateChange: with the Standard policy
-  // SUSPENDED is an error state, so leadership is lost at once; the latch
-  // starts over (reset()) on the next RECONNECTED.
+  // SUSPENDED is an error state, so leadership is lost at once; on the next
+  // RECONNECTED the latch reads the children again (getChildren()), and
+  // leads again with the same node if it is still there and first.
   void Suspend(const std::string& reason) {
     connection_ = Connection::kSuspended;
-    ++resets_;
+    ++losses_;
     SetLeadership(false, reason);
   }
 
@@ -152,7 +153,7 @@ class ZkElectionNode final : public core::ProtocolNode {
   // id with "expired"): Curator posts LOST and makes a new ZooKeeper handle,
   // a new session; the ephemeral nodes went with the old one.
   void Expired() {
-    ++resets_;
+    ++losses_;
     SetLeadership(false, "lost");
     session_ = core::kNoLease;
     connection_ = Connection::kConnecting;
@@ -168,7 +169,7 @@ class ZkElectionNode final : public core::ProtocolNode {
     while (!stopping_) {
       env_.SleepInSteps(setup_.timing.retry, [this] { return stopping_ || connection_ == Connection::kConnected; });
       if (stopping_) return;
-      if (latch_resets_ != resets_) Reset();
+      latch_losses_ = losses_;  // RECONNECTED: getChildren() again, below
       if (node_.empty() && !CreateNode()) {
         env_.SleepUntil(env_.MonotonicNow() + setup_.timing.retry);
         continue;
@@ -177,23 +178,12 @@ class ZkElectionNode final : public core::ProtocolNode {
     }
   }
 
-  // reset(): leadership false, the old node deleted (setNode(null)), then a
-  // new node: the candidate goes to the back of the queue.
-  void Reset() {
-    latch_resets_ = resets_;
-    SetLeadership(false, "reset");
-    if (node_.empty()) return;
-    core::KvTxn remove;
-    remove.success.push_back(core::KvRequestOp::Delete(core::KvKeys::Single(node_)));
-    Store().Txn(remove, setup_.timing.request_timeout);  // background in Curator: its outcome is not awaited
-    node_.clear();
-  }
-
   // create().creatingParentContainersIfNeeded().withProtection()
   // .withMode(EPHEMERAL_SEQUENTIAL): a node on the session; its sequence is
   // its create revision. Protection: after a create of unknown outcome the
   // client looks for its own node among the children.
   bool CreateNode() {
+    if (session_ == core::kNoLease) return false;  // no session: nothing to put the node on
     const std::string name = latch_prefix_ + "_c_" + setup_.identity + "-" + std::to_string(++creates_) + "-latch-";
     core::KvTxn create;
     create.compares.push_back(
@@ -222,11 +212,12 @@ class ZkElectionNode final : public core::ProtocolNode {
     const core::KvTxnResult children = Store().Range(
         core::KvRequestOp::Range(core::KvKeys::Prefix(latch_prefix_), core::KvSortBy::kCreateRevision),
         setup_.timing.request_timeout);
-    if (children.status != KvStatus::kOk || children.responses.empty() || latch_resets_ != resets_) return;
+    if (children.status != KvStatus::kOk || children.responses.empty() || latch_losses_ != losses_) return;
     const auto& kvs = children.responses[0].kvs;
     const auto ours = std::find_if(kvs.begin(), kvs.end(), [&](const core::KvEntry& e) { return e.key == node_; });
     if (ours == kvs.end()) {
-      // Our node is gone (its session ended): reset() creates a new one.
+      // "Can't find our node. Resetting.": its session ended with it;
+      // reset() creates a new one (at the back of the queue).
       node_.clear();
       SetLeadership(false, "node deleted");
       return;
@@ -238,7 +229,7 @@ class ZkElectionNode final : public core::ProtocolNode {
       }
       // The leader watches nothing: it stays leader until the connection
       // state says otherwise (or its node is found gone on a later check).
-      env_.SleepInSteps(setup_.timing.retry, [this] { return stopping_ || latch_resets_ != resets_; });
+      env_.SleepInSteps(setup_.timing.retry, [this] { return stopping_ || latch_losses_ != losses_; });
       return;
     }
     WaitForDeletion(std::prev(ours)->key, children.revision + 1);
@@ -247,7 +238,7 @@ class ZkElectionNode final : public core::ProtocolNode {
   // getData(previous) with a watcher: returns once the predecessor is
   // deleted (or the watch must be set again).
   void WaitForDeletion(const std::string& predecessor, std::int64_t from_revision) {
-    while (!stopping_ && latch_resets_ == resets_) {
+    while (!stopping_ && latch_losses_ == losses_) {
       const core::KvWatchResult news =
           Store().Watch(core::KvKeys::Single(predecessor), from_revision, std::max<Nanos>(session_timeout_ / 3, kMs));
       if (news.status == KvStatus::kCompacted || news.status == KvStatus::kUnavailable) return;
@@ -285,9 +276,9 @@ class ZkElectionNode final : public core::ProtocolNode {
   Connection connection_ = Connection::kConnecting;
   Nanos last_heard_ = 0;  // monotonic (System.nanoTime, as ClientCnxnSocket's idle timers)
   Nanos last_sent_ = 0;
-  std::int64_t resets_ = 0;  // SUSPENDED or LOST seen: the latch starts over on reconnection
+  std::int64_t losses_ = 0;  // SUSPENDED or LOST seen: the latch checks again on reconnection
   // The latch.
-  std::int64_t latch_resets_ = 0;
+  std::int64_t latch_losses_ = 0;
   std::int64_t creates_ = 0;
   std::string node_;
   bool leading_ = false;
