@@ -6,57 +6,21 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
-#include <variant>
+#include <vector>
 
-#include "checker/checker.h"
-#include "runner/run.h"
-#include "runner/scenario_parser.h"
+#include "tests/designs/design_worlds.h"
 
 namespace leasesim::designs {
 namespace {
 
 using runner::RunResult;
 using runner::Scenario;
+using testing::Kinds;
+using testing::LeaderNodes;
+using testing::Parse;
 
-std::string World(const std::string& faults) {
-  return R"({"scenarios": [{"name": "w", "nodes": 3, "duration_ms": 60000, "protocol": "redlock",
-    "lease": {"duration_ms": 10000, "renew_interval_ms": 3000, "renew_deadline_ms": 7000,
-              "retry_ms": 1000, "request_timeout_ms": 200, "drift_bound_ppm": 1000, "safety_margin_ms": 500},
-    "settlement": {"period_ms": 2000, "batch_items": 3},
-    "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
-    "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0},
-    "faults": [)" + faults + "]}]}";
-}
-
-std::vector<Scenario> Parse(const std::string& path, const std::string& text) {
-  auto parsed = runner::ParseScenarioText(path, text);
-  if (!std::holds_alternative<runner::ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<runner::ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<runner::ScenarioFile>(parsed).scenarios;
-}
-
-std::set<std::string> Kinds(const checker::Verdict& verdict) {
-  std::set<std::string> kinds;
-  for (const checker::Violation& v : verdict.violations) kinds.insert(v.kind);
-  return kinds;
-}
-
-// The holders that believed they led, in order of their first belief.
-std::vector<int> LeaderNodes(const checker::History& history) {
-  std::vector<int> nodes;
-  for (const checker::LeadershipBelief& belief : history.beliefs) {
-    if (nodes.empty() || nodes.back() != belief.node) nodes.push_back(belief.node);
-  }
-  return nodes;
-}
+std::string World(const std::string& faults) { return testing::World("redlock", "200", faults); }
 
 TEST(Redlock, TheWorldOffersFiveRedisStores) {
   const std::vector<Scenario> scenarios = Parse("w.json", World(""));
@@ -88,19 +52,11 @@ TEST(Redlock, AnotherNodeTakesTheLockOnceTheCrashedHoldersKeysExpire) {
   EXPECT_GT(second->from_ns, 20'000'000'000);
 }
 
-std::string ReadSource(const std::string& relative) {
-  const char* dir = std::getenv("LEASESIM_SOURCE_DIR");
-  std::ifstream in(std::string(dir != nullptr ? dir : ".") + "/" + relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Each documented failure replays from its scenario file with the
 // violations its "expect" names, and only those.
 TEST(Redlock, TheDocumentedFailuresReplayFromTheirScenarioFile) {
   const std::vector<Scenario> scenarios =
-      Parse("scenarios/designs/redlock.json", ReadSource("scenarios/designs/redlock.json"));
+      testing::ParseSourceFile("scenarios/designs/redlock.json");
   ASSERT_EQ(scenarios.size(), 2u);
   for (const Scenario& scenario : scenarios) {
     const RunResult result = runner::RunScenario(scenario, 1);

@@ -8,58 +8,22 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
-#include <variant>
+#include <vector>
 
-#include "checker/checker.h"
 #include "runner/protocol_stores.h"
-#include "runner/run.h"
-#include "runner/scenario_parser.h"
+#include "tests/designs/design_worlds.h"
 
 namespace leasesim::designs {
 namespace {
 
 using runner::RunResult;
 using runner::Scenario;
+using testing::Kinds;
+using testing::LeaderNodes;
+using testing::Parse;
 
-std::string World(const std::string& faults) {
-  return R"({"scenarios": [{"name": "w", "nodes": 3, "duration_ms": 60000, "protocol": "zk-election",
-    "lease": {"duration_ms": 10000, "renew_interval_ms": 3000, "renew_deadline_ms": 7000,
-              "retry_ms": 1000, "request_timeout_ms": 1000, "drift_bound_ppm": 1000, "safety_margin_ms": 500},
-    "settlement": {"period_ms": 2000, "batch_items": 3},
-    "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
-    "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0},
-    "faults": [)" + faults + "]}]}";
-}
-
-std::vector<Scenario> Parse(const std::string& path, const std::string& text) {
-  auto parsed = runner::ParseScenarioText(path, text);
-  if (!std::holds_alternative<runner::ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<runner::ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<runner::ScenarioFile>(parsed).scenarios;
-}
-
-std::set<std::string> Kinds(const checker::Verdict& verdict) {
-  std::set<std::string> kinds;
-  for (const checker::Violation& v : verdict.violations) kinds.insert(v.kind);
-  return kinds;
-}
-
-// The holders that believed they led, in order of their first belief.
-std::vector<int> LeaderNodes(const checker::History& history) {
-  std::vector<int> nodes;
-  for (const checker::LeadershipBelief& belief : history.beliefs) {
-    if (nodes.empty() || nodes.back() != belief.node) nodes.push_back(belief.node);
-  }
-  return nodes;
-}
+std::string World(const std::string& faults) { return testing::World("zk-election", "1000", faults); }
 
 TEST(ZkElection, TheWorldOffersOneZooKeeperStore) {
   const std::vector<Scenario> scenarios = Parse("w.json", World(""));
@@ -111,20 +75,12 @@ TEST(ZkElection, ASuspendedConnectionGivesLeadershipUpBeforeTheSessionCouldExpir
   EXPECT_GE(again.from_ns, 24'000'000'000);  // once the isolation ended
 }
 
-std::string ReadSource(const std::string& relative) {
-  const char* dir = std::getenv("LEASESIM_SOURCE_DIR");
-  std::ifstream in(std::string(dir != nullptr ? dir : ".") + "/" + relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Each documented failure replays from its scenario file with the
 // violations its "expect" names, and only those.
 // With the token at the fenced ledger, the same failure writes nothing stale.
 TEST(ZkElection, TheJulietPauseReplaysAndTheSequenceFencesIt) {
   std::vector<Scenario> scenarios =
-      Parse("scenarios/designs/zk_election.json", ReadSource("scenarios/designs/zk_election.json"));
+      testing::ParseSourceFile("scenarios/designs/zk_election.json");
   ASSERT_EQ(scenarios.size(), 1u);
   const RunResult plain = runner::RunScenario(scenarios[0], 1);
   EXPECT_TRUE(plain.ok()) << plain.unexpected[0].message;
