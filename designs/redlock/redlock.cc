@@ -75,7 +75,7 @@ class RedlockNode final : public core::ProtocolNode {
   void Shutdown(const std::string& preferred_successor) override {
     (void)preferred_successor;  // Redlock has no hand-over
     stopping_ = true;
-    job_.Stop();
+    job_.StopAndWait();
     if (held_) Lose(EventKind::kReleased, "released");
   }
 
@@ -100,6 +100,7 @@ class RedlockNode final : public core::ProtocolNode {
   // "unlock all the instances (even the instances it believed it was not
   // able to lock)".
   bool Acquire() {
+    env_.AtFaultPoint(core::FaultPoint::kBeforeAcquire);
     const Nanos start_wall = env_.WallNow();
     value_ = setup_.identity + "/" + std::to_string(++acquisitions_);
     int votes = 0;
@@ -107,6 +108,7 @@ class RedlockNode final : public core::ProtocolNode {
       leases_[static_cast<std::size_t>(server)] = SetIfAbsent(server);
       if (leases_[static_cast<std::size_t>(server)] != core::kNoLease) ++votes;
     }
+    env_.AtFaultPoint(core::FaultPoint::kAfterCasReply);
     const Nanos validity = ttl_ - (env_.WallNow() - start_wall) - drift_;
     if (stopping_ || votes < quorum_ || validity <= 0) {
       ReleaseAll();
@@ -170,6 +172,7 @@ class RedlockNode final : public core::ProtocolNode {
   // lock.expiration > Date.now()).
   bool Extend() {
     for (;;) {
+      env_.AtFaultPoint(core::FaultPoint::kBeforeRenew);
       const Nanos start_wall = env_.WallNow();
       if (start_wall >= expiration_wall_ || stopping_) return false;  // "Cannot extend an already-expired lock"
       int votes = 0;
@@ -205,6 +208,7 @@ class RedlockNode final : public core::ProtocolNode {
   void Lose(EventKind kind, const std::string& reason) {
     held_ = false;
     Report(kind, reason);
+    env_.AtFaultPoint(core::FaultPoint::kDuringRelease);
     ReleaseAll();
   }
 

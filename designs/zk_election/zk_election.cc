@@ -65,8 +65,9 @@ class ZkElectionNode final : public core::ProtocolNode {
   void Shutdown(const std::string& preferred_successor) override {
     (void)preferred_successor;  // the recipe has no hand-over
     stopping_ = true;
-    job_.Stop();
+    job_.StopAndWait();
     SetLeadership(false, "released");
+    env_.AtFaultPoint(core::FaultPoint::kDuringRelease);
     if (session_ != core::kNoLease) Store().LeaseRevoke(session_, setup_.timing.request_timeout);
     session_ = core::kNoLease;
   }
@@ -113,8 +114,10 @@ class ZkElectionNode final : public core::ProtocolNode {
     }
     // Connected: a ping, waited for until the read deadline at most.
     // Suspended: a reconnection attempt with the session's id.
-    const Nanos wait = connection_ == Connection::kConnected ? read_deadline - now : setup_.timing.request_timeout;
-    last_sent_ = now;
+    if (leading_) env_.AtFaultPoint(core::FaultPoint::kBeforeRenew);  // the leader's session ping
+    last_sent_ = env_.MonotonicNow();
+    const Nanos wait =
+        connection_ == Connection::kConnected ? read_deadline - last_sent_ : setup_.timing.request_timeout;
     const core::KvLeaseResult answer = Store().LeaseKeepAlive(session_, std::max<Nanos>(wait, 1));
     if (stopping_) return;
     switch (answer.status) {
@@ -189,6 +192,7 @@ class ZkElectionNode final : public core::ProtocolNode {
     create.compares.push_back(
         {.key = name, .target = core::KvCompareTarget::kCreateRevision, .result = core::KvCompareResult::kEqual});
     create.success.push_back(core::KvRequestOp::Put(name, setup_.identity, session_));
+    env_.AtFaultPoint(core::FaultPoint::kBeforeAcquire);
     const core::KvTxnResult created = Store().Txn(create, setup_.timing.request_timeout);
     if (created.status == KvStatus::kLeaseNotFound) {
       if (connection_ == Connection::kConnected) Expired();  // SessionExpiredException
