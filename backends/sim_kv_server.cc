@@ -150,7 +150,7 @@ KvReply SimKvServer::Apply(const KvRequest& request) {
 KvReply SimKvServer::ApplyLease(const KvRequest& request) {
   KvReply reply;
   switch (request.kind) {
-    case KvRequest::Kind::kLeaseGrant: reply.lease = state_.LeaseGrant(request.ttl, TtlNow()); break;
+    case KvRequest::Kind::kLeaseGrant: reply.lease = state_.LeaseGrant(NegotiatedTtl(request.ttl), TtlNow()); break;
     case KvRequest::Kind::kLeaseKeepAlive:
       // etcd's Renew of an expired lease waits for its revocation.
       if (const auto expiry = state_.ExpireIfDue(request.lease, TtlNow())) ReportExpiry(*expiry);
@@ -160,6 +160,12 @@ KvReply SimKvServer::ApplyLease(const KvRequest& request) {
     case KvRequest::Kind::kTxn: assert(false); break;
   }
   return reply;
+}
+
+sim::Nanos SimKvServer::NegotiatedTtl(sim::Nanos asked) const {
+  if (config_.lease_ttl_min > 0) asked = std::max(asked, config_.lease_ttl_min);
+  if (config_.lease_ttl_max > 0) asked = std::min(asked, config_.lease_ttl_max);
+  return asked;
 }
 
 void SimKvServer::Watch(std::shared_ptr<const KvWatchRequest> request, KvWatchReply reply) {

@@ -39,6 +39,12 @@ struct KvServerConfig {
   // lease until the loop revokes it (a keep-alive of a due lease is refused
   // either way, as etcd's Renew waits for the revocation).
   bool expire_on_access = false;
+  // The TTLs a grant may have; a TTL asked outside is granted at the nearer
+  // bound, which the reply carries (0: no bound). ZooKeeper negotiates a
+  // session's timeout into [minSessionTimeout, maxSessionTimeout], by default
+  // 2 and 20 tickTimes (ZooKeeperServer.processConnectRequest).
+  sim::Nanos lease_ttl_min = 0;
+  sim::Nanos lease_ttl_max = 0;
   KvStateConfig state;
 };
 
@@ -125,6 +131,7 @@ class SimKvServer {
   };
   KvReply Apply(const KvRequest& request);
   KvReply ApplyLease(const KvRequest& request);
+  sim::Nanos NegotiatedTtl(sim::Nanos asked) const;
   void ExpireDue();
   void ReportExpiry(const KvExpiry& expiry);
   void ArmExpiryLoop(std::uint64_t incarnation);

@@ -308,8 +308,9 @@ core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos tim
 
 core::LedgerResult SimNodeEnv::Commit(const core::SettlementBatch& batch, core::Nanos timeout) {
   // A design that claims no deadline (0: client-go's IsLeader(), etcd's
-  // Session.Done()) is never late by its own clock; its writes are judged
-  // by its beliefs alone (checker/lease_checks.cc: Uncovered).
+  // Session.Done(), Curator's hasLeadership()) is never late by its own
+  // clock; its writes are judged by its beliefs alone
+  // (checker/lease_checks.cc: Uncovered).
   const core::Nanos late = batch.lease_deadline == 0 ? -1 : BootNow() - batch.lease_deadline;
   const core::Nanos stalled = last_write_point_ < 0 ? 0 : BootNow() - last_write_point_;
   last_write_point_ = -1;

@@ -19,7 +19,8 @@ install(TARGETS leasesim leasesim-live-node RUNTIME DESTINATION ${CMAKE_INSTALL_
 # included by it (so their headers are not installed).
 set(LEASESIM_HARNESS_PARTS leasesim_cli leasesim_runner leasesim_fuzz leasesim_live leasesim_timing leasesim_compare
     leasesim_reports leasesim_checker leasesim_backends leasesim_sim leasesim_zoo
-    leasesim_designs_common leasesim_design_kube_lease leasesim_design_etcd_election)
+    leasesim_designs_common leasesim_design_kube_lease leasesim_design_etcd_election
+    leasesim_design_redlock leasesim_design_zk_election)
 install(TARGETS leasesim_base leasesim_core leasesim_etcd leasesim_harness leasesim_builtin_protocols
                 ${LEASESIM_HARNESS_PARTS}
   EXPORT leasesimTargets

@@ -89,6 +89,8 @@ Json KvJson(const runner::KvSpec& kv) {
               {"ttl_clock", kv.server.ttl_clock == backends::KvTtlClock::kWall ? "wall" : "monotonic"},
               {"expire_on_access", kv.server.expire_on_access},
               {"expiry_period_ms", Ms(kv.server.expiry_period)},
+              {"lease_ttl_min_ms", Ms(kv.server.lease_ttl_min)},
+              {"lease_ttl_max_ms", Ms(kv.server.lease_ttl_max)},
               {"compaction_window", kv.server.state.history_revisions},
               {"latency_ms", Latency(kv.server.service)}};
 }

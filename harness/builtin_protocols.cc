@@ -3,6 +3,8 @@
 #include "core/protocol.h"
 #include "designs/etcd_election/etcd_election.h"
 #include "designs/kube_lease/kube_lease.h"
+#include "designs/redlock/redlock.h"
+#include "designs/zk_election/zk_election.h"
 #include "zoo/variants.h"
 
 namespace leasesim::harness {
@@ -15,6 +17,8 @@ void RegisterBuiltinProtocols() {
   zoo::RegisterZooProtocols(core::Protocols());
   designs::RegisterKubeLease(core::Protocols());
   designs::RegisterEtcdElection(core::Protocols());
+  designs::RegisterRedlock(core::Protocols());
+  designs::RegisterZkElection(core::Protocols());
 }
 
 }  // namespace leasesim::harness

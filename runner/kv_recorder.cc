@@ -181,7 +181,10 @@ std::vector<checker::KvStoreOp> KvRecorder::TakeOps() {
     checker::KvStoreOp& op = ops_[i];
     const bool unknown_grant =
         op.kind == checker::KvStoreOp::Kind::kLeaseGrant && op.outcome == checker::Outcome::kUnknown;
-    if (unknown_grant && applied_[i]) op.lease = applied_[i]->lease.id;
+    if (unknown_grant && applied_[i]) {
+      op.lease = applied_[i]->lease.id;
+      op.ttl_ns = applied_[i]->lease.ttl;  // as granted: a store may bound the TTL asked
+    }
   }
   applied_.clear();
   projected_.clear();

@@ -30,6 +30,11 @@ backends::KvServerConfig KvServerOf(core::KvStoreModel model, const sim::Latency
       config.ttl_clock = backends::KvTtlClock::kMonotonic;
       config.expiry_period = sim::Millis(2000);
       config.expire_on_access = false;
+      // ZooKeeperServer.processConnectRequest bounds the session timeout a
+      // client asks by minSessionTimeout and maxSessionTimeout, by default
+      // 2 and 20 tickTimes (the Administrator's Guide).
+      config.lease_ttl_min = 2 * config.expiry_period;
+      config.lease_ttl_max = 20 * config.expiry_period;
       break;
   }
   return config;

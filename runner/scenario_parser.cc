@@ -186,6 +186,15 @@ void ParseKv(ObjectReader& reader, Scenario& scenario) {
   spec.server.expiry_period =
       kv.IntegerOr("expiry_period_ms", 1, 3'600'000, spec.server.expiry_period / sim::kNanosPerMilli) *
       sim::kNanosPerMilli;
+  spec.server.lease_ttl_min =
+      kv.IntegerOr("lease_ttl_min_ms", 0, 3'600'000, spec.server.lease_ttl_min / sim::kNanosPerMilli) *
+      sim::kNanosPerMilli;
+  spec.server.lease_ttl_max =
+      kv.IntegerOr("lease_ttl_max_ms", 0, 3'600'000, spec.server.lease_ttl_max / sim::kNanosPerMilli) *
+      sim::kNanosPerMilli;
+  if (spec.server.lease_ttl_max > 0 && spec.server.lease_ttl_max < spec.server.lease_ttl_min) {
+    throw Failure{kv.PathOf("lease_ttl_max_ms"), "must be 0 (no bound) or at least lease_ttl_min_ms"};
+  }
   spec.server.state.history_revisions = kv.IntegerOr("compaction_window", 1, 1'000'000'000, 1000);
   kv.Finish();
 }

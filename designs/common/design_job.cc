@@ -18,15 +18,23 @@ DesignJob::DesignJob(core::Env& env, core::SettlementConfig config, std::string 
 void DesignJob::Run(const JobLeadership& leadership) {
   assert(leadership.leading);
   assert(leadership.token);
+  running_ = true;
   while (!stopping_) {
     env_.SleepUntil(env_.MonotonicNow() + config_.poll);
-    if (stopping_) return;
+    if (stopping_) break;
     if (!leadership.leading()) {
       settled_known_ = false;  // learned again from the ledger when leading
       continue;
     }
     SettleDue(leadership);
   }
+  running_ = false;
+}
+
+void DesignJob::StopAndWait() {
+  stopping_ = true;
+  if (!running_) return;
+  env_.SleepInSteps(config_.poll, [this] { return !running_; });
 }
 
 void DesignJob::SettleDue(const JobLeadership& leadership) {

@@ -47,6 +47,10 @@ class DesignJob {
   void Run(const JobLeadership& leadership);
   // The next poll ends Run; a batch in flight completes first.
   void Stop() { stopping_ = true; }
+  // Stop(), then blocks the calling task until Run has returned: a graceful
+  // shutdown gives leadership up only once no batch is in flight, or the
+  // write would go out after the release.
+  void StopAndWait();
 
  private:
   // Settles due windows while the library says it leads; false on a fence.
@@ -61,6 +65,7 @@ class DesignJob {
   core::SettlementConfig config_;
   std::string identity_;  // the holder the job's events name
   bool stopping_ = false;
+  bool running_ = false;  // Run has started and not yet returned
   // The highest window this process knows settled; learned from the ledger
   // at the start of each leadership, as a restarted service would.
   bool settled_known_ = false;

@@ -115,7 +115,8 @@ TEST(Layering, TheReadmeTableNamesEveryFolder) {
   for (const char* folder : {"base", "sim", "core", "zoo", "backends", "backends/etcd", "checker", "runner",
                              "fuzz", "reports", "live", "timing", "compare", "cli", "harness", "bench",
                              "examples/ttl_lock/ttl_lock", "designs/common",
-                             "designs/kube_lease", "designs/etcd_election"}) {
+                             "designs/kube_lease", "designs/etcd_election", "designs/redlock",
+                             "designs/zk_election"}) {
     EXPECT_TRUE(table.contains(folder)) << folder << " has no row in README.md's layout table";
   }
   for (const auto& [folder, uses] : table) {
