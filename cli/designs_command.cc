@@ -4,6 +4,7 @@
 // how often, and its shrunk counterexample.
 
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -21,15 +22,15 @@
 namespace leasesim::cli {
 namespace {
 
-constexpr int kDesignJobsMax = 64;
-
 struct DesignOptions {
   int runs = 200;
   std::uint64_t seed = 1;
   int jobs = 1;
-  bool shrink = true;
+  bool no_shrink = false;
+  bool quiet = false;
   std::string out_dir = "out/designs";
-  std::vector<std::string> protocols;
+  std::string protocol_list;           // --protocols, as given
+  std::vector<std::string> protocols;  // the rows, resolved
 };
 
 std::vector<std::string> SplitCommas(const std::string& text) {
@@ -43,34 +44,6 @@ std::vector<std::string> SplitCommas(const std::string& text) {
     start = comma + 1;
   }
   return parts;
-}
-
-// Reads the options; an exit code when they are bad.
-std::optional<int> ParseDesignOptions(const CommandLine& args, DesignOptions& options, std::ostream& err) {
-  if (auto runs = args.value("--runs"); runs && (!ParseNumber(*runs, options.runs) || options.runs < 1 ||
-                                                 options.runs > 1'000'000)) {
-    err << "leasesim designs: --runs must be an integer from 1 to 1000000\n";
-    return kExitBadInput;
-  }
-  if (auto seed = args.value("--seed"); seed && !ParseNumber(*seed, options.seed)) {
-    err << "leasesim designs: --seed must be a non-negative integer\n";
-    return kExitBadInput;
-  }
-  options.jobs = DefaultJobs(kDesignJobsMax);
-  if (auto jobs = args.value("--jobs"); jobs && (!ParseNumber(*jobs, options.jobs) || options.jobs < 1 ||
-                                                 options.jobs > kDesignJobsMax)) {
-    err << "leasesim designs: --jobs must be an integer from 1 to " << kDesignJobsMax << "\n";
-    return kExitBadInput;
-  }
-  options.shrink = !args.has("--no-shrink");
-  options.out_dir = args.value("--out").value_or(options.out_dir);
-  std::string error;
-  options.protocols = fuzz::DesignProtocols(SplitCommas(args.value("--protocols").value_or("")), error);
-  if (!error.empty()) {
-    err << "leasesim designs: " << error << "\n";
-    return kExitBadInput;
-  }
-  return std::nullopt;
 }
 
 // Every row, `jobs` at a time; rows are independent sessions, so the table
@@ -93,7 +66,7 @@ std::vector<fuzz::DesignRow> HuntAll(const DesignOptions& options, ZooProgress& 
           inner(hunt);
         };
       }
-      rows[index] = fuzz::HuntDesign(options.protocols[index], options.runs, options.seed, options.shrink, watch);
+      rows[index] = fuzz::HuntDesign(options.protocols[index], options.runs, options.seed, !options.no_shrink, watch);
       const std::lock_guard<std::mutex> lock(progress_mutex);
       fuzz::ZooRow done;
       done.variant = rows[index].protocol;
@@ -152,26 +125,32 @@ int DesignsCommand(const std::vector<std::string>& argv, std::ostream& out, std:
                               "own protocol, with the plain generic search over the same generated cases; print "
                               "cases to the first violation, its kinds, the violation rate and the shrunk "
                               "counterexample of each (DIR/designs.json, DIR/PROTOCOL.json).");
-  args.Option("--runs", "N", "Generated cases per row (default 200)")
-      .Option("-s,--seed", "S", "The session seed, the same for every row (default 1)")
-      .Option("-o,--out", "DIR", "Where designs.json and the counterexamples go (default out/designs)")
-      .Option("-j,--jobs", "N", "Rows hunted at once (default: the CPUs available)")
-      .Option("--protocols", "LIST", "Only these rows (comma-separated protocol names)")
-      .Switch("--no-shrink", "Do not shrink the first violations")
-      .Switch("-q,--quiet", "No progress line on a terminal")
+  DesignOptions options;
+  args.Integer("--runs", "N", "Generated cases per row (default 200)", options.runs, 1, 1'000'000)
+      .Integer("-s,--seed", "S", "The session seed, the same for every row (default 1)", options.seed, 0,
+               std::numeric_limits<std::int64_t>::max())
+      .Option("-o,--out", "DIR", "Where designs.json and the counterexamples go (default out/designs)",
+              options.out_dir)
+      .Jobs(options.jobs)
+      .Option("--protocols", "LIST", "Only these rows (comma-separated protocol names)", options.protocol_list)
+      .Switch("--no-shrink", "Do not shrink the first violations", options.no_shrink)
+      .Switch("-q,--quiet", "No progress line on a terminal", options.quiet)
       .Footer("Exit: 0 leasesim's own protocol clean, 1 it violated a property, 2 bad input or usage.");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  DesignOptions options;
-  if (const std::optional<int> bad = ParseDesignOptions(args, options, err)) return *bad;
+  std::string error;
+  options.protocols = fuzz::DesignProtocols(SplitCommas(options.protocol_list), error);
+  if (!error.empty()) {
+    err << "leasesim designs: " << error << "\n";
+    return kExitBadInput;
+  }
   out << "leasesim designs: " << options.protocols.size() << " row(s), " << options.runs << " case(s) each, seed "
       << options.seed << "\n";
   out.flush();
-  ZooProgress progress(err, args.has("--quiet"), options.protocols.size());
+  ZooProgress progress(err, options.quiet, options.protocols.size());
   const std::vector<fuzz::DesignRow> rows = HuntAll(options, progress);
   progress.Clear();
   std::error_code made;
   std::filesystem::create_directories(options.out_dir, made);
-  std::string error;
   const std::vector<std::string> files = WriteCounterexamples(rows, options.out_dir, error);
   const std::string json_path = (std::filesystem::path(options.out_dir) / "designs.json").string();
   if (error.empty()) {
