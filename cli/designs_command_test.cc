@@ -78,7 +78,7 @@ TEST(DesignsCommand, RefusesAProtocolThatIsNoDesignAndABadCount) {
   EXPECT_NE(unknown.err.find("--protocols: \"no-fencing\" is not a design"), std::string::npos) << unknown.err;
   const Outcome zero = Designs({"--runs", "0", "--quiet"});
   EXPECT_EQ(zero.code, kExitBadInput);
-  EXPECT_NE(zero.err.find("--runs must be an integer from 1 to 1000000"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("--runs: must be a whole number from 1 to 1000000"), std::string::npos) << zero.err;
 }
 
 }  // namespace
