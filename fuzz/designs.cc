@@ -9,15 +9,10 @@
 
 #include "core/protocol.h"
 #include "fuzz/search.h"
+#include "fuzz/zoo.h"
 
 namespace leasesim::fuzz {
 namespace {
-
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
 
 // "12/200 (6.0%)": violating cases of those run.
 std::string Rate(const DesignRow& row) {
@@ -106,7 +101,7 @@ std::string FormatDesignTable(const std::vector<DesignRow>& rows, const std::vec
     const std::string first = row.first_violation > 0 ? std::to_string(row.first_violation) : "none";
     const std::string file = i < counterexamples.size() && !counterexamples[i].empty() ? counterexamples[i] : "-";
     std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13d %s\n", row.protocol.c_str(),
-                  row.token ? "yes" : "no", first.c_str(), row.kinds.empty() ? "-" : Join(row.kinds).c_str(),
+                  row.token ? "yes" : "no", first.c_str(), row.kinds.empty() ? "-" : JoinKinds(row.kinds).c_str(),
                   Rate(row).c_str(), row.stale_applied, file.c_str());
     out << line;
   }

@@ -11,15 +11,11 @@
 #include "core/protocol.h"
 
 namespace leasesim::fuzz {
-namespace {
-
-std::string Join(const std::vector<std::string>& items) {
+std::string JoinKinds(const std::vector<std::string>& kinds) {
   std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  for (const std::string& kind : kinds) out += (out.empty() ? "" : ",") + kind;
   return out;
 }
-
-}  // namespace
 
 std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path) {
   auto parsed = runner::LoadScenarioFile(path);
@@ -155,7 +151,7 @@ std::string FormatGenericTable(const std::vector<ZooRow>& generic, const std::ve
     }
     const std::string cases = row.caught ? std::to_string(row.first_seed) : ">" + std::to_string(row.seeds_run);
     std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", row.variant.c_str(), row.caught ? "yes" : "NO",
-                  cases.c_str(), aimed_seeds.c_str(), row.caught ? Join(row.kinds).c_str() : "-");
+                  cases.c_str(), aimed_seeds.c_str(), row.caught ? JoinKinds(row.kinds).c_str() : "-");
     out << line;
   }
   return out.str();
@@ -182,7 +178,7 @@ std::string FormatZooTable(const std::vector<ZooRow>& rows) {
     }
     std::snprintf(line, sizeof line, "%-38s %-7s %-6s %-44s %s\n", row.variant.c_str(), row.caught ? "yes" : "NO",
                   row.caught ? std::to_string(row.first_seed).c_str() : (">" + std::to_string(row.seeds_run)).c_str(),
-                  row.caught ? Join(row.kinds).c_str() : "-", size.c_str());
+                  row.caught ? JoinKinds(row.kinds).c_str() : "-", size.c_str());
     out << line;
   }
   return out.str();

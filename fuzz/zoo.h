@@ -77,4 +77,7 @@ ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds, const HuntW
 // The table `leasesim zoo` prints.
 std::string FormatZooTable(const std::vector<ZooRow>& rows);
 
+// Violation kinds as a table cell: "a,b,c".
+std::string JoinKinds(const std::vector<std::string>& kinds);
+
 }  // namespace leasesim::fuzz
