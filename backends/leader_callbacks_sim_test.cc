@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim_kv_server.h"
 #include "backends/sim_node.h"
 #include "backends/sim_services.h"
 
@@ -40,12 +41,24 @@ class QuietObserver : public SimObserver {
   std::int64_t next_ = 0;
 };
 
+// The lease store's calls, unrecorded.
+class QuietKvObserver : public KvObserver {
+ public:
+  std::int64_t KvInvoked(int, std::string_view, const KvRequest&) override { return next_++; }
+  void KvApplied(std::int64_t, const KvReply&) override {}
+  void KvCompleted(std::int64_t, const KvReply&) override {}
+  void KvLeaseExpired(const KvExpiry&) override {}
+
+ private:
+  std::int64_t next_ = 0;
+};
+
 constexpr sim::Nanos kMs = sim::Millis(1);
 
 // One process: its env, its election, and what its callbacks saw (as lines
 // "<ms> <what>", in the order they ran).
 struct Process {
-  Process(sim::World& world, sim::Network& network, sim::HostId host, int node, SimStoreServer& store,
+  Process(sim::World& world, sim::Network& network, sim::HostId host, int node, SimKvServer& store,
           SimLedgerServer& ledger, SimObserver& observer)
       : identity("n" + std::to_string(node) + "#1"),
         env(world, network, host, node, identity, store, ledger, observer) {
@@ -92,9 +105,12 @@ std::pair<std::vector<std::string>, std::vector<std::string>> RunWorld(std::uint
   const sim::HostId ledger_host = world.AddHost({.name = "ledger"});
   sim::Network network{world, sim::Prng(seed + 1), {.latency = {.base_ns = sim::Millis(1)}}};
   QuietObserver observer;
-  SimStoreServer store{world, store_host, sim::Prng(seed + 2), {.service = {.base_ns = sim::Millis(2)}}, observer};
+  QuietKvObserver store_observer;
+  SimKvServer store{world, store_host, sim::Prng(seed + 2), KvServerConfig{.service = {.base_ns = sim::Millis(2)}},
+                    store_observer};
   SimLedgerServer ledger{world, ledger_host, sim::Prng(seed + 3), {.base_ns = sim::Millis(2)}, observer, {}};
   for (sim::HostId h : {h1, h2, store_host, ledger_host}) world.Start(h);
+  store.Start();
   Process a(world, network, h1, 1, store, ledger, observer);
   a.election->Start();
   world.RunUntil(sim::Millis(500));

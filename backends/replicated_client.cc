@@ -245,7 +245,8 @@ ReplicatedKvClient::ReplicatedKvClient(ReplicatedStore& store, sim::HostId host,
 }
 
 KvReply ReplicatedKvClient::Call(KvRequest request, core::Nanos timeout) {
-  request.op = observer_.KvInvoked(node_, request);
+  request.op = observer_.KvInvoked(node_, "n" + std::to_string(node_), request);
+  request.client = host_;
   const std::int64_t op = request.op;
   KvReply reply = store_.KvCall(host_, std::move(request), timeout);
   observer_.KvCompleted(op, reply);

@@ -54,6 +54,15 @@ void SendWatch(sim::Network& network, SimKvServer& server, sim::HostId me, std::
       });
 }
 
+// etcd v3_server.go isTxnSerializable: every op of the success branch a
+// serializable range (and nothing to compare or fall back on).
+bool IsSerializableRead(const core::KvTxn& txn) {
+  if (!txn.compares.empty() || !txn.failure.empty() || txn.success.empty()) return false;
+  return std::all_of(txn.success.begin(), txn.success.end(), [](const core::KvRequestOp& op) {
+    return op.kind == core::KvRequestOp::Kind::kRange && op.serializable;
+  });
+}
+
 bool Changed(const KvReply& reply, std::int64_t revision_before) {
   return reply.txn.revision > revision_before || reply.lease.revision > revision_before;
 }
@@ -64,6 +73,8 @@ SimKvServer::SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, Kv
                          KvObserver& observer)
     : world_(world), host_(host), prng_(prng), config_(config), observer_(observer), state_(config.state) {
   assert(config_.expiry_period > 0);
+  assert(config_.stale_read_ppm <= sim::kPpmOne);
+  assert(config_.stale_lag_max >= 0);
 }
 
 void SimKvServer::Start() {
@@ -71,11 +82,14 @@ void SimKvServer::Start() {
     // The watches' replies were the dead incarnation's: their clients wait
     // them out and watch again.
     watchers_.clear();
+    streams_.clear();
     state_.RestartDeadlines(TtlNow());
     world_.trace().Record(world_.now(), host_, "kv_restart", static_cast<std::int64_t>(state_.lease_count()));
   }
   started_ = true;
-  ArmExpiryLoop(world_.incarnation(host_));
+  loop_armed_ = false;  // a tick the dead incarnation had pending never runs
+  loop_anchor_ = world_.MonotonicNow(host_);
+  ArmExpiryLoopIfNeeded();
 }
 
 void SimKvServer::SetOutage(StoreOutage outage) {
@@ -87,14 +101,29 @@ sim::Nanos SimKvServer::TtlNow() const {
   return config_.ttl_clock == KvTtlClock::kMonotonic ? world_.MonotonicNow(host_) : world_.WallNow(host_);
 }
 
-void SimKvServer::ArmExpiryLoop(std::uint64_t incarnation) {
+void SimKvServer::ArmExpiryLoopIfNeeded() {
+  if (loop_armed_ || state_.lease_count() == 0) return;
   // On the monotonic clock, whichever clock judges: the loop is a ticker
   // (Go's time.After, Redis's serverCron), and a paused host fires it late.
-  const sim::Nanos next = world_.MonotonicNow(host_) + config_.expiry_period;
-  world_.AtLocal(host_, incarnation, next, sim::Callback([this, incarnation] {
-                   ExpireDue();
-                   ArmExpiryLoop(incarnation);
-                 }));
+  // Idle while the store had no lease (etcd's runLoop finds nothing to
+  // revoke then), it resumes on the phase it would have had ticking.
+  const sim::Nanos now = world_.MonotonicNow(host_);
+  const sim::Nanos period = config_.expiry_period;
+  assert(now >= loop_anchor_);
+  const sim::Nanos next = loop_anchor_ + ((now - loop_anchor_) / period + 1) * period;
+  assert(next > now);
+  loop_armed_ = true;
+  const std::uint64_t incarnation = world_.incarnation(host_);
+  world_.AtLocal(host_, incarnation, next, sim::Callback([this, incarnation] { ExpiryTick(incarnation); }));
+}
+
+void SimKvServer::ExpiryTick(std::uint64_t incarnation) {
+  assert(incarnation == world_.incarnation(host_));
+  assert(loop_armed_);
+  loop_armed_ = false;
+  loop_anchor_ = world_.MonotonicNow(host_);
+  ExpireDue();
+  ArmExpiryLoopIfNeeded();
 }
 
 void SimKvServer::ExpireDue() {
@@ -105,7 +134,9 @@ void SimKvServer::ExpireDue() {
 void SimKvServer::ReportExpiry(const KvExpiry& expiry) {
   observer_.KvLeaseExpired(expiry);
   world_.trace().Record(world_.now(), host_, "kv_lease_expired", expiry.lease, expiry.revision);
-  if (expiry.revision != 0) NotifyWatchers();
+  if (expiry.revision == 0) return;
+  LogChanges(expiry.revision - 1);
+  NotifyWatchers(-1);
 }
 
 void SimKvServer::Handle(std::shared_ptr<const KvRequest> request, KvServerReply reply) {
@@ -134,23 +165,80 @@ void SimKvServer::Handle(std::shared_ptr<const KvRequest> request, KvServerReply
                     KvReply result = Apply(*request);
                     observer_.KvApplied(request->op, result);
                     world_.trace().Record(world_.now(), host_, "kv_apply", request->op, state_.revision());
-                    if (Changed(result, before)) NotifyWatchers();
+                    if (Changed(result, before)) {
+                      LogChanges(before);
+                      NotifyWatchers(request->client);
+                    }
                     reply(std::move(result));
                   });
 }
 
 KvReply SimKvServer::Apply(const KvRequest& request) {
   if (config_.expire_on_access) ExpireDue();
-  if (request.kind != KvRequest::Kind::kTxn) return ApplyLease(request);
+  if (request.kind != KvRequest::Kind::kTxn) {
+    KvReply reply = ApplyLease(request);
+    ArmExpiryLoopIfNeeded();  // a grant may have given the store its first lease
+    return reply;
+  }
   KvReply reply;
-  reply.txn = state_.Txn(request.txn);
+  reply.txn = ApplyTxn(request.txn);
   return reply;
+}
+
+core::KvTxnResult SimKvServer::ApplyTxn(const core::KvTxn& txn) {
+  if (config_.stale_read_ppm > 0 && IsSerializableRead(txn) && prng_.ChancePpm(config_.stale_read_ppm)) {
+    const sim::Nanos lag = prng_.UniformRange(0, config_.stale_lag_max);
+    return LaggingRange(txn, world_.now() - lag);
+  }
+  return state_.Txn(txn);
+}
+
+void SimKvServer::LogChanges(std::int64_t before) {
+  if (config_.stale_read_ppm == 0) return;
+  // Each revision once (an expiry inside a request's apply logs its own).
+  const std::int64_t logged = change_log_.empty() ? 0 : change_log_.back().revision;
+  const std::int64_t from = std::max(before, logged) + 1;
+  if (from > state_.revision()) return;
+  const core::KvWatchResult changes = state_.EventsFrom(core::KvKeys{std::string(), std::string(1, '\0')}, from);
+  assert(changes.status == core::KvStatus::kOk);
+  for (const core::KvWatchEvent& event : changes.events) {
+    if (change_log_.size() >= kChangeLogMax) change_log_.erase(change_log_.begin());
+    change_log_.push_back(LoggedChange{world_.now(), event.kv.mod_revision, event});
+  }
+}
+
+core::KvTxnResult SimKvServer::LaggingRange(const core::KvTxn& txn, sim::Nanos as_of) {
+  const bool single_keys = std::all_of(txn.success.begin(), txn.success.end(),
+                                       [](const core::KvRequestOp& op) { return op.keys.end.empty(); });
+  if (!single_keys) return state_.Txn(txn);  // a range over keys: answered current
+  core::KvTxnResult result;
+  result.status = core::KvStatus::kOk;
+  result.succeeded = true;
+  result.revision = 1;  // etcd's first revision, before any change the lagging member had
+  for (const LoggedChange& change : change_log_) {
+    if (change.at <= as_of) result.revision = change.revision;
+  }
+  for (const core::KvRequestOp& range : txn.success) {
+    core::KvResponseOp response;
+    response.kind = core::KvRequestOp::Kind::kRange;
+    // The newest change to the key the lagging member had by as_of.
+    for (auto it = change_log_.rbegin(); it != change_log_.rend(); ++it) {
+      if (it->at > as_of || it->event.kv.key != range.keys.key) continue;
+      if (it->event.type == core::KvWatchEvent::Type::kPut) response.kvs.push_back(it->event.kv);
+      break;
+    }
+    response.count = static_cast<std::int64_t>(response.kvs.size());
+    result.responses.push_back(std::move(response));
+  }
+  return result;
 }
 
 KvReply SimKvServer::ApplyLease(const KvRequest& request) {
   KvReply reply;
   switch (request.kind) {
-    case KvRequest::Kind::kLeaseGrant: reply.lease = state_.LeaseGrant(NegotiatedTtl(request.ttl), TtlNow()); break;
+    case KvRequest::Kind::kLeaseGrant:
+      reply.lease = state_.LeaseGrant(NegotiatedTtl(request.ttl), TtlNow());
+      break;
     case KvRequest::Kind::kLeaseKeepAlive:
       // etcd's Renew of an expired lease waits for its revocation.
       if (const auto expiry = state_.ExpireIfDue(request.lease, TtlNow())) ReportExpiry(*expiry);
@@ -196,7 +284,9 @@ void SimKvServer::ApplyWatch(const KvWatchRequest& request, KvWatchReply reply) 
   watchers_.push_back(Watcher{request.client, request.keys, start, std::move(reply)});
 }
 
-void SimKvServer::NotifyWatchers() {
+void SimKvServer::NotifyWatchers(sim::HostId writer) {
+  if (!streams_.empty()) NotifyStreams(writer);
+  if (watchers_.empty()) return;
   // Answered ones leave the list; the rest keep their order.
   std::vector<Watcher> waiting;
   waiting.reserve(watchers_.size());
@@ -214,20 +304,93 @@ void SimKvServer::NotifyWatchers() {
   watchers_ = std::move(waiting);
 }
 
-SimKvClient::SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, SimKvServer& server,
-                         KvObserver& observer)
+void SimKvServer::OpenStream(std::shared_ptr<const KvStreamRequest> request, KvStreamReply reply) {
+  // A registration changes nothing: a duplicate of one simply replaces it.
+  if (outage_ == StoreOutage::kBlackhole) {
+    world_.trace().Record(world_.now(), host_, "kv_blackhole_stream", request->client);
+    return;
+  }
+  if (outage_ == StoreOutage::kUnavailable) {
+    world_.trace().Record(world_.now(), host_, "kv_reject_stream", request->client);
+    core::KvWatchResult refused;
+    refused.status = core::KvStatus::kUnavailable;
+    reply(-1, std::make_shared<const core::KvWatchResult>(std::move(refused)));
+    return;
+  }
+  const sim::Nanos apply_at = world_.now() + DrawService(prng_, config_.service) + extra_latency_;
+  auto apply = [this, request = std::move(request), reply = std::move(reply)]() mutable {
+    ApplyStream(std::move(request), std::move(reply));
+  };
+  static_assert(sim::Callback::kFits<decltype(apply)>, "applying a stream's registration must not allocate");
+  world_.AtOnHost(apply_at, host_, world_.incarnation(host_), std::move(apply));
+}
+
+void SimKvServer::ApplyStream(std::shared_ptr<const KvStreamRequest> request, KvStreamReply reply) {
+  const sim::HostId client = request->client;
+  std::erase_if(streams_, [client](const Stream& stream) { return stream.request->client == client; });  // replaced
+  const std::int64_t start = request->start_revision == 0 ? state_.revision() + 1 : request->start_revision;
+  KvStreamAnswer first = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(request->keys, start));
+  world_.trace().Record(world_.now(), host_, "kv_stream", client, start);
+  if (first->status != core::KvStatus::kOk) {
+    reply(-1, first);  // compacted: etcd cancels the watcher, with its compact_revision
+    return;
+  }
+  assert(streams_.size() < kWatchersMax);
+  streams_.push_back(Stream{std::move(request), state_.revision() + 1, std::move(reply)});
+  AnswerStream(streams_.back(), first);  // the events it asked for, or `created`
+}
+
+void SimKvServer::AnswerStream(Stream& stream, const KvStreamAnswer& answer) {
+  const core::KvKeys& keys = stream.request->keys;
+  const core::KvEntry* current = nullptr;
+  if (keys.end.empty()) {
+    const auto found = state_.keys().find(keys.key);
+    if (found != state_.keys().end()) current = &found->second;
+  }
+  const std::int64_t op = observer_.KvStreamAnswered(*stream.request, *answer, current);
+  world_.trace().Record(world_.now(), host_, "kv_stream_answer", op, answer->revision);
+  stream.reply(op, answer);
+}
+
+void SimKvServer::NotifyStreams(sim::HostId writer) {
+  // In registration order. Streams asking for the same keys from the same
+  // revision share one answer; an answer only sends a message, so the list
+  // stays as it is meanwhile.
+  KvStreamAnswer shared;
+  const Stream* shared_by = nullptr;
+  for (Stream& stream : streams_) {
+    if (stream.next > state_.revision()) continue;  // told of everything already
+    const bool reuse = shared_by != nullptr && shared_by->next == stream.next &&
+                       shared_by->request->keys == stream.request->keys;
+    if (!reuse) shared = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(stream.request->keys, stream.next));
+    shared_by = &stream;
+    // A stream is told of every change, so its next revision is never compacted.
+    assert(shared->status == core::KvStatus::kOk);
+    if (shared->events.empty()) continue;  // no change on its keys
+    // (Moved on after the comparison above: the next stream compares with
+    // where this one was.)
+    if (stream.request->client != writer) AnswerStream(stream, shared);
+  }
+  for (Stream& stream : streams_) stream.next = std::max(stream.next, state_.revision() + 1);
+}
+
+SimKvClient::SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, std::string process,
+                         SimKvServer& server, KvObserver& observer, bool stream_watch)
     : world_(world),
       network_(network),
       host_(host),
       incarnation_(world.incarnation(host)),
       node_(node),
+      process_(std::move(process)),
       server_(server),
-      observer_(observer) {}
+      observer_(observer),
+      stream_watch_(stream_watch) {}
 
 KvReply SimKvClient::Call(KvRequest request, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
-  request.op = observer_.KvInvoked(node_, request);
+  request.op = observer_.KvInvoked(node_, process_, request);
+  request.client = host_;
   const std::int64_t op = request.op;
   auto exchange = std::make_shared<KvExchange<KvRequest, KvReply>>();
   exchange->request = std::move(request);
@@ -274,6 +437,7 @@ core::KvLeaseResult SimKvClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos 
 }
 
 core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) {
+  if (stream_watch_) return StreamWatch(keys, start_revision, timeout);
   assert(world_.in_fiber());
   assert(timeout > 0);
   auto exchange = std::make_shared<WatchExchange>();
@@ -289,6 +453,7 @@ core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t st
 core::KvWatchResult SimKvClient::WatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                             const std::function<core::Nanos()>& next_timeout,
                                             const std::function<bool()>& again) {
+  if (stream_watch_) return StreamWatchWhile(keys, start_revision, next_timeout, again);
   assert(world_.in_fiber());
   const core::Nanos timeout = next_timeout();
   assert(timeout > 0);
@@ -310,6 +475,153 @@ core::KvWatchResult SimKvClient::WatchWhile(const core::KvKeys& keys, std::int64
   core::KvWatchResult result;  // kTimeout: no news
   if (exchange->done) result = exchange->result;
   return result;
+}
+
+// --- the watch stream's client end ------------------------------------------
+
+namespace {
+
+// The newest revision an answer tells of; 0 for one without events.
+std::int64_t NewestOf(const core::KvWatchResult& answer) {
+  return answer.events.empty() ? 0 : answer.events.back().kv.mod_revision;
+}
+
+}  // namespace
+
+core::KvWatchResult SimKvClient::StreamWatch(const core::KvKeys& keys, std::int64_t start_revision,
+                                             core::Nanos timeout) {
+  assert(world_.in_fiber());
+  assert(timeout > 0);
+  core::KvWatchResult result;  // kTimeout: no news
+  if (TakeNews(start_revision, result)) return result;
+  const sim::WaitToken token = world_.PrepareWait();
+  StartWait(keys, start_revision, token);
+  world_.Wait(token, world_.MonotonicNow(host_) + timeout);
+  stream_->waiting = false;
+  TakeNews(start_revision, result);
+  return result;
+}
+
+core::KvWatchResult SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
+                                                  const std::function<core::Nanos()>& next_timeout,
+                                                  const std::function<bool()>& again) {
+  assert(world_.in_fiber());
+  const core::Nanos timeout = next_timeout();  // drawn first, as Watch's argument would be
+  assert(timeout > 0);
+  core::KvWatchResult result;  // kTimeout: no news
+  if (TakeNews(start_revision, result)) return result;
+  const sim::WaitToken token = world_.PrepareWait();
+  const QuietWait wait{&keys, start_revision, &next_timeout, &again, token};
+  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
+  StartWait(keys, start_revision, token);
+  world_.WaitStepping(token, world_.MonotonicNow(host_) + timeout, step);
+  stream_->waiting = false;
+  TakeNews(start_revision, result);
+  return result;
+}
+
+core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
+  // At a timeout, what the fiber would do next, done in the scheduler: end
+  // the wait (an answer with nothing from the start on is dropped), and
+  // unless it brought news or again() declines, start the next one.
+  StreamState& stream = *stream_;
+  stream.waiting = false;
+  if (!stream.held.empty()) {
+    const KvStreamAnswer& newest = stream.held.back();
+    if (newest->status != core::KvStatus::kOk || NewestOf(*newest) >= wait.start_revision) return -1;
+    stream.held.clear();
+  }
+  if (!(*wait.again)()) return -1;
+  const core::Nanos next = (*wait.next_timeout)();
+  assert(next > 0);
+  StartWait(*wait.keys, wait.start_revision, wait.token);
+  return world_.MonotonicNow(host_) + next;
+}
+
+bool SimKvClient::TakeNews(std::int64_t start_revision, core::KvWatchResult& result) {
+  StreamState& stream = *stream_;
+  if (stream.held.empty()) return false;
+  const std::vector<KvStreamAnswer> held = std::move(stream.held);
+  stream.held.clear();
+  if (held.front()->status != core::KvStatus::kOk) {
+    result = *held.front();  // a refusal, or the stream's start compacted
+    return true;
+  }
+  if (NewestOf(*held.back()) < start_revision) return false;  // nothing the caller does not know
+  result.status = core::KvStatus::kOk;
+  result.revision = held.back()->revision;
+  for (const KvStreamAnswer& answer : held) {
+    for (const core::KvWatchEvent& event : answer->events) {
+      if (event.kv.mod_revision >= start_revision) result.events.push_back(event);
+    }
+  }
+  return true;
+}
+
+void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token) {
+  StreamState& stream = *stream_;
+  // A registration still unanswered a wait later is taken as lost; a caller
+  // that asks for events the stream never covered (after its own write, or
+  // a read after answers were lost) registers again from there.
+  const bool covers = stream.registered && stream.confirmed && start_revision - 1 <= stream.covered &&
+                      stream.keys == keys;
+  if (!covers) SendStream(keys, start_revision);
+  stream.wake_from = start_revision;
+  stream.waiter = token;
+  stream.waiting = true;
+}
+
+void SimKvClient::AnswerArrived(sim::World& world, StreamState& stream, KvStreamAnswer&& answer) {
+  const bool ok = answer->status == core::KvStatus::kOk;
+  const std::int64_t newest = NewestOf(*answer);
+  if (!ok) {
+    stream.registered = false;
+    stream.held.clear();
+    stream.held.push_back(std::move(answer));
+  } else {
+    stream.confirmed = true;
+    stream.covered = std::max(stream.covered, newest);
+    // Kept when it tells more than what is held (not behind a refusal).
+    const bool more = newest > 0 && (stream.held.empty() || (stream.held.back()->status == core::KvStatus::kOk &&
+                                                             newest > NewestOf(*stream.held.back())));
+    if (more) stream.held.push_back(std::move(answer));
+  }
+  if (!stream.waiting) return;
+  if (ok && newest < stream.wake_from) return;  // (a `created` answer: newest 0)
+  world.Signal(stream.waiter);
+}
+
+void SimKvClient::SendStream(const core::KvKeys& keys, std::int64_t start_revision) {
+  StreamState& stream = *stream_;
+  stream.registered = true;
+  stream.confirmed = false;
+  stream.covered = start_revision - 1;
+  stream.keys = keys;
+  auto request = std::make_shared<const KvStreamRequest>(
+      KvStreamRequest{.keys = keys, .start_revision = start_revision, .client = host_, .node = node_,
+                      .process = process_});
+  // The client may be gone when an answer arrives: the answer then reaches
+  // only the shared state, and the network drops it for a dead incarnation.
+  auto request_message = [network = &network_, server = &server_, me = host_, incarnation = incarnation_,
+                          request = std::move(request), state = stream_, observer = &observer_] {
+    auto reply = [network, server_host = server->host(), me, incarnation, state, observer](
+                     std::int64_t op, const KvStreamAnswer& answer) {
+      // A duplicated message runs the one closure twice: the flag is the
+      // message's own, so the answer counts once.
+      auto report = [world = &network->world(), observer, state, answer = KvStreamAnswer(answer), op,
+                     delivered = false]() mutable {
+        if (delivered) return;
+        delivered = true;
+        if (op >= 0) observer->KvStreamDelivered(op);
+        AnswerArrived(*world, *state, std::move(answer));
+      };
+      static_assert(sim::Message::kFits<decltype(report)>);
+      network->Send(server_host, me, incarnation, std::move(report));
+    };
+    server->OpenStream(request, std::move(reply));
+  };
+  static_assert(sim::Message::kFits<decltype(request_message)>);
+  network_.Send(host_, server_.host(), sim::kAnyIncarnation, std::move(request_message));
 }
 
 }  // namespace leasesim::backends

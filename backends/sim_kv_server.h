@@ -1,21 +1,34 @@
 #pragma once
 // The KV store (backends/kv_state.h) as one simulated server on its own
-// host, and core::KvClient for a task on a client host. As SimStoreServer:
-// a request crosses the network, waits a service time, applies at one
-// instant, and its reply crosses back (or is lost: the client times out
-// with the effect in place); the same outage and latency knobs.
+// host, and core::KvClient for a task on a client host: a request crosses
+// the network, waits a service time, applies at one instant, and its reply
+// crosses back (or is lost: the client times out with the effect in place).
+// The world's lease store is one (core's record store, KvRecordStore, over
+// it: runner/run_world.cc), and so is each KV host a scenario offers.
+//
+// Watches come two ways. A stream (etcd's Watch RPC is a gRPC stream,
+// api/etcdserverpb/rpc.proto: `rpc Watch(stream WatchRequest) returns
+// (stream WatchResponse)`): a client registers once (WatchCreateRequest
+// from a start revision), the server answers at once (the events it
+// already has, or a `created` response without events), then pushes every
+// later change on the keys, until the client registers again or the store
+// restarts. Or a long poll, answered once (the Env::kv clients').
 //
 // TTLs run on the store host's own clock, which the model picks
 // (KvTtlClock): that host's drift, slews, steps and pauses act on them. The
 // store ends due leases from an expiry loop on its host (etcd's lessor
 // revokes expired leases every 500 ms; Redis's active expiry runs 10 times
 // a second; ZooKeeper's session tracker every tickTime), so a paused store
-// host ends nothing while paused and, on resume, what is due.
+// host ends nothing while paused and, on resume, what is due. The loop
+// runs only while the store has leases (a store without any, as the lease
+// store core uses, costs no timer), on the phase it would have had had it
+// ticked all along.
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/kv_state.h"
@@ -46,6 +59,14 @@ struct KvServerConfig {
   sim::Nanos lease_ttl_min = 0;
   sim::Nanos lease_ttl_max = 0;
   KvStateConfig state;
+  // The stale-read store: a serializable read (KvRequestOp::serializable)
+  // is, with this chance, answered by a member that lags by up to
+  // stale_lag_max (uniform): as etcd serves such a read from the local
+  // state of whichever member the client reached. 0: every read current.
+  // Only single-key ranges lag (the log of changes it replays keeps each
+  // key's own history); a wider range is answered current.
+  std::uint32_t stale_read_ppm = 0;
+  sim::Nanos stale_lag_max = 0;
 };
 
 // One client request (a range is a txn holding one range).
@@ -56,6 +77,7 @@ struct KvRequest {
   core::KvTxn txn;
   core::KvLeaseId lease = core::kNoLease;  // keep-alive, revoke
   sim::Nanos ttl = 0;                      // grant
+  sim::HostId client = -1;  // the sender: its own watch stream is not told of its writes
 };
 
 // The answer: `txn` for a txn, `lease` for the lease calls.
@@ -64,14 +86,17 @@ struct KvReply {
   core::KvLeaseResult lease;
 };
 
+struct KvStreamRequest;
+
 // What the KV store reports, so a recorder can build the history the
 // checker judges (checker/kv_store_model.h): client calls, and the changes
 // the store makes on its own.
 class KvObserver {
  public:
   virtual ~KvObserver() = default;
-  // A client sent a request; returns an id for the later calls.
-  virtual std::int64_t KvInvoked(int node, const KvRequest& request) = 0;
+  // A client (node `node`, process incarnation `process`) sent a request;
+  // returns an id for the later calls.
+  virtual std::int64_t KvInvoked(int node, std::string_view process, const KvRequest& request) = 0;
   // The store applied it (now, in this order), with what it answered: a
   // recorder learns a timed-out grant's lease id or a txn's revision here.
   virtual void KvApplied(std::int64_t op, const KvReply& reply) = 0;
@@ -80,6 +105,19 @@ class KvObserver {
   // The store ended a lease whose TTL ran out on its clock: a store-side
   // operation, applied now.
   virtual void KvLeaseExpired(const KvExpiry& expiry) = 0;
+  // The store answered a watch stream (KvStreamRequest): with events, or
+  // with none (the registration's `created` answer). `current` is the
+  // watched key's entry now (null when absent, or for a range). Returns an
+  // id for KvStreamDelivered, -1 when the answer is not recorded.
+  virtual std::int64_t KvStreamAnswered(const KvStreamRequest& stream, const core::KvWatchResult& answer,
+                                        const core::KvEntry* current) {
+    (void)stream;
+    (void)answer;
+    (void)current;
+    return -1;
+  }
+  // The answer `op` reached its client.
+  virtual void KvStreamDelivered(std::int64_t op) { (void)op; }
 };
 
 using KvServerReply = sim::InlineFunction<void(KvReply&&), 64>;
@@ -92,15 +130,33 @@ struct KvWatchRequest {
   sim::HostId client = -1;
 };
 
+// A watch stream's registration (etcd's WatchCreateRequest): events on
+// `keys` from start_revision on. A client host has one stream; a newer
+// registration replaces it (as a cancel and a create would).
+struct KvStreamRequest {
+  core::KvKeys keys;
+  std::int64_t start_revision = 0;
+  sim::HostId client = -1;
+  // Whose stream, for the history.
+  int node = 0;
+  std::string process;
+};
+
+// One answer on a stream, immutable and shared by every stream told of the
+// same change (one allocation per change, not per answer). The observer's
+// id (-1: none) comes with it.
+using KvStreamAnswer = std::shared_ptr<const core::KvWatchResult>;
+using KvStreamReply = sim::InlineFunction<void(std::int64_t op, const KvStreamAnswer& answer), 64>;
+
 // The KV store as one server on its own simulated host.
 class SimKvServer {
  public:
   SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, KvServerConfig config, KvObserver& observer);
 
-  // Starts the expiry loop on the host's running incarnation; call at every
-  // boot of the host. A store that crashed keeps its keys and leases (etcd's
-  // are on disk) but not its waiting watches, and restarts every TTL from
-  // now (etcd's lessor Promote).
+  // Boots the store on the host's running incarnation (its expiry loop, when
+  // it has leases); call at every boot of the host. A store that crashed
+  // keeps its keys and leases (etcd's are on disk) but not its watches, and
+  // restarts every TTL from now (etcd's lessor Promote).
   void Start();
   void SetOutage(StoreOutage outage);
   void SetExtraLatency(sim::Nanos extra) { extra_latency_ = extra; }
@@ -113,9 +169,23 @@ class SimKvServer {
   // change on its keys. A client host has one waiting watch: a newer one
   // replaces it.
   void Watch(std::shared_ptr<const KvWatchRequest> request, KvWatchReply reply);
+  // Runs on the store host when a stream registration arrives: once
+  // applied, `reply` runs with the events from its start (none: etcd's
+  // `created` answer), then once per later change on its keys, except the
+  // client's own writes (it has their replies: etcd would send them, and
+  // the client would find nothing new in them; not sending keeps the
+  // stream's cost where the protocol's needs are). A start the store no
+  // longer keeps is answered kCompacted and the stream ends (etcd cancels
+  // it with its compact_revision). An unavailable store refuses it at once.
+  void OpenStream(std::shared_ptr<const KvStreamRequest> request, KvStreamReply reply);
 
   sim::HostId host() const { return host_; }
   const KvState& state() const { return state_; }
+  const KvServerConfig& config() const { return config_; }
+  // Streams registered now (one per client host at most).
+  std::size_t streams() const { return streams_.size(); }
+  // Whether the expiry loop has a tick pending.
+  bool expiry_loop_armed() const { return loop_armed_; }
   // Where this store's clients report their calls (the same observer).
   KvObserver& observer() const { return observer_; }
   // The judging clock's reading on the store host now.
@@ -129,15 +199,32 @@ class SimKvServer {
     std::int64_t start_revision;
     KvWatchReply reply;
   };
+  // A registered stream: told of every change from `next` on.
+  struct Stream {
+    std::shared_ptr<const KvStreamRequest> request;
+    std::int64_t next;
+    KvStreamReply reply;
+  };
   KvReply Apply(const KvRequest& request);
   KvReply ApplyLease(const KvRequest& request);
+  core::KvTxnResult ApplyTxn(const core::KvTxn& txn);
   sim::Nanos NegotiatedTtl(sim::Nanos asked) const;
   void ExpireDue();
   void ReportExpiry(const KvExpiry& expiry);
-  void ArmExpiryLoop(std::uint64_t incarnation);
+  // The loop's next tick, if none is pending and the store has leases.
+  void ArmExpiryLoopIfNeeded();
+  void ExpiryTick(std::uint64_t incarnation);
   void ApplyWatch(const KvWatchRequest& request, KvWatchReply reply);
-  // Answers every waiting watch that has news.
-  void NotifyWatchers();
+  void ApplyStream(std::shared_ptr<const KvStreamRequest> request, KvStreamReply reply);
+  void AnswerStream(Stream& stream, const KvStreamAnswer& answer);
+  // Tells every watch with news (long polls answered once, streams each
+  // change since their last answer but `writer`'s own; -1: the store's).
+  void NotifyWatchers(sim::HostId writer);
+  void NotifyStreams(sim::HostId writer);
+  // The stale-read store: remembers the changes since `before`, and
+  // answers a serializable single-key range as of `as_of`.
+  void LogChanges(std::int64_t before);
+  core::KvTxnResult LaggingRange(const core::KvTxn& txn, sim::Nanos as_of);
 
   static constexpr std::size_t kWatchersMax = 4096;
 
@@ -151,14 +238,30 @@ class SimKvServer {
   sim::Nanos extra_latency_ = 0;
   std::vector<std::int64_t> seen_;  // request ids applied or pending, sorted
   std::vector<Watcher> watchers_;
+  std::vector<Stream> streams_;
   bool started_ = false;  // an earlier incarnation ran
+  bool loop_armed_ = false;
+  // The expiry loop's phase: a monotonic reading it ticked at (or booted).
+  sim::Nanos loop_anchor_ = 0;
+  // The stale-read store's log of changes (time applied, event), oldest first.
+  static constexpr std::size_t kChangeLogMax = 4096;
+  struct LoggedChange {
+    sim::Nanos at;
+    std::int64_t revision;
+    core::KvWatchEvent event;
+  };
+  std::vector<LoggedChange> change_log_;
 };
 
 // core::KvClient for tasks (fibers) on `host`.
 class SimKvClient final : public core::KvClient {
  public:
-  SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, SimKvServer& server,
-              KvObserver& observer);
+  // `process`: the incarnation's identity, for the history. With
+  // `stream_watch`, Watch and WatchWhile use one watch stream (registered
+  // again only when a wait asks for more than it covers); without, each
+  // wait is a long poll.
+  SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, std::string process,
+              SimKvServer& server, KvObserver& observer, bool stream_watch = false);
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
@@ -172,15 +275,52 @@ class SimKvClient final : public core::KvClient {
   core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
 
  private:
+  // The client's end of its watch stream: shared with the answers in
+  // flight, which may arrive after the client is gone (touching only this).
+  struct StreamState {
+    bool registered = false;  // a registration was sent and not refused
+    bool confirmed = false;   // ... and the store has answered it since
+    core::KvKeys keys;
+    std::int64_t covered = -1;  // the stream has told every event up to this revision
+    std::vector<KvStreamAnswer> held;  // answers not yet taken, oldest first (or one refusal)
+    std::int64_t wake_from = 0;  // a waiter wakes for an event at or after this revision
+    sim::WaitToken waiter{};
+    bool waiting = false;
+  };
+  // A WatchWhile on the stream in progress (on the waiting fiber's stack).
+  struct QuietWait {
+    const core::KvKeys* keys;
+    std::int64_t start_revision;
+    const std::function<core::Nanos()>* next_timeout;
+    const std::function<bool()>* again;
+    sim::WaitToken token;
+  };
   KvReply Call(KvRequest request, core::Nanos timeout);
+  core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
+  core::KvWatchResult StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
+                                       const std::function<core::Nanos()>& next_timeout,
+                                       const std::function<bool()>& again);
+  void SendStream(const core::KvKeys& keys, std::int64_t start_revision);
+  // A wait for events from start_revision begins (registering the stream
+  // again if it does not cover them); the waiter is `token`.
+  void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token);
+  // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
+  core::Nanos AfterQuietTimeout(const QuietWait& wait);
+  // Takes what is held (nothing is held after): true, with the events from
+  // start_revision on (or the refusal) in `result`, when that is news.
+  bool TakeNews(std::int64_t start_revision, core::KvWatchResult& result);
+  static void AnswerArrived(sim::World& world, StreamState& stream, KvStreamAnswer&& answer);
 
   sim::World& world_;
   sim::Network& network_;
   sim::HostId host_;
   std::uint64_t incarnation_;
   int node_;
+  std::string process_;
   SimKvServer& server_;
   KvObserver& observer_;
+  bool stream_watch_;
+  std::shared_ptr<StreamState> stream_ = std::make_shared<StreamState>();
 };
 
 }  // namespace leasesim::backends

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace leasesim::backends {
@@ -15,10 +18,25 @@ using core::KvStatus;
 // Records what the store reports.
 class RecordingKvObserver : public KvObserver {
  public:
-  std::int64_t KvInvoked(int, const KvRequest&) override { return next_op++; }
+  std::int64_t KvInvoked(int, std::string_view, const KvRequest&) override { return next_op++; }
   void KvApplied(std::int64_t op, const KvReply&) override { applied.push_back(op); }
   void KvCompleted(std::int64_t, const KvReply& reply) override { completed.push_back(reply); }
   void KvLeaseExpired(const KvExpiry& expiry) override { expired.push_back(Expired{now(), expiry}); }
+  std::int64_t KvStreamAnswered(const KvStreamRequest& stream, const core::KvWatchResult& answer,
+                                const core::KvEntry*) override {
+    stream_answers.push_back(StreamAnswer{stream.process, answer.events.size()});
+    return static_cast<std::int64_t>(stream_answers.size() - 1);
+  }
+  void KvStreamDelivered(std::int64_t op) override { delivered.push_back(op); }
+
+  // A stream's answer: to whom, with how many events (0: `created`).
+  struct StreamAnswer {
+    std::string process;
+    std::size_t events;
+    friend bool operator==(const StreamAnswer&, const StreamAnswer&) = default;
+  };
+  std::vector<StreamAnswer> stream_answers;
+  std::vector<std::int64_t> delivered;
 
   // An expiry and when the store reported it.
   struct Expired {
@@ -40,7 +58,7 @@ struct KvRig {
     world.Start(store_host);
     server = std::make_unique<SimKvServer>(world, store_host, sim::Prng(2), config, observer);
     server->Start();
-    kv = std::make_unique<SimKvClient>(world, network, client, 1, *server, observer);
+    kv = std::make_unique<SimKvClient>(world, network, client, 1, "n1#1", *server, observer);
   }
   // Runs `body` as a task on the client host.
   void Client(std::function<void()> body) { world.Spawn(client, std::move(body)); }
@@ -255,6 +273,210 @@ TEST(SimKvServer, WatchWhileWatchesAgainAfterEachQuietTimeoutUntilNews) {
   EXPECT_GT(answered_at, sim::Millis(450));
   EXPECT_LT(answered_at, sim::Millis(500));
   EXPECT_EQ(declined.status, KvStatus::kTimeout);
+}
+
+// --- the watch stream --------------------------------------------------------
+
+// KvRig with a second client host, n2, writing; n1's client watches
+// through one stream.
+struct StreamRig : KvRig {
+  explicit StreamRig(KvServerConfig config = Etcd()) : KvRig(config) {
+    world.Start(writer);
+    watcher = std::make_unique<SimKvClient>(world, network, client, 1, "n1#1", *server, observer, true);
+    writer_kv = std::make_unique<SimKvClient>(world, network, writer, 2, "n2#1", *server, observer);
+  }
+  // n2 puts `count` values on "k", one every 100 ms from 100 ms.
+  void WriteValues(int count) {
+    world.Spawn(writer, [this, count] {
+      for (int i = 0; i < count; ++i) {
+        world.SleepUntilLocal(world.MonotonicNow(writer) + sim::Millis(100));
+        core::KvTxn put;
+        put.success.push_back(KvRequestOp::Put("k", "v" + std::to_string(i)));
+        EXPECT_EQ(writer_kv->Txn(put, sim::Millis(50)).status, KvStatus::kOk);
+      }
+    });
+  }
+  sim::HostId writer = world.AddHost({.name = "n2"});
+  std::unique_ptr<SimKvClient> watcher;
+  std::unique_ptr<SimKvClient> writer_kv;
+};
+
+// The revisions of the events each Watch of the stream returned.
+std::vector<std::vector<std::int64_t>> WatchStream(StreamRig& rig, std::int64_t from, int waits) {
+  auto seen = std::make_shared<std::vector<std::vector<std::int64_t>>>();
+  rig.Client([&rig, seen, from, waits] {
+    std::int64_t next = from;
+    for (int i = 0; i < waits; ++i) {
+      const core::KvWatchResult news = rig.watcher->Watch(KvKeys::Single("k"), next, sim::Millis(300));
+      if (news.status != KvStatus::kOk) continue;
+      std::vector<std::int64_t> revisions;
+      for (const core::KvWatchEvent& event : news.events) revisions.push_back(event.kv.mod_revision);
+      next = revisions.back() + 1;
+      seen->push_back(std::move(revisions));
+    }
+  });
+  rig.world.RunUntil(sim::Seconds(3));
+  return *seen;
+}
+
+TEST(SimKvStream, OneRegistrationIsToldOfEveryLaterChangeInOrder) {
+  StreamRig rig;
+  rig.WriteValues(3);  // revisions 2, 3, 4
+  EXPECT_EQ(WatchStream(rig, 2, 6), (std::vector<std::vector<std::int64_t>>{{2}, {3}, {4}}));
+  // Registered once: answered at once with `created` (no events yet),
+  // then pushed each change; every answer arrived.
+  using Answer = RecordingKvObserver::StreamAnswer;
+  EXPECT_EQ(rig.observer.stream_answers,
+            (std::vector<Answer>{{"n1#1", 0}, {"n1#1", 1}, {"n1#1", 1}, {"n1#1", 1}}));
+  EXPECT_EQ(rig.observer.delivered, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(rig.server->streams(), 1u);
+}
+
+TEST(SimKvStream, ARegistrationFromAnOlderRevisionGetsEverythingSinceInOneAnswer) {
+  StreamRig rig;
+  rig.WriteValues(3);
+  std::vector<std::int64_t> revisions;
+  rig.Client([&] {
+    rig.SleepFor(sim::Millis(400));  // all three written
+    const core::KvWatchResult news = rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(300));
+    ASSERT_EQ(news.status, KvStatus::kOk);
+    for (const core::KvWatchEvent& event : news.events) revisions.push_back(event.kv.mod_revision);
+  });
+  rig.world.RunUntil(sim::Seconds(1));
+  EXPECT_EQ(revisions, (std::vector<std::int64_t>{2, 3, 4}));
+}
+
+TEST(SimKvStream, TheWritersOwnWritesAreNotEchoedOnItsStream) {
+  // n1 writes revision 2 itself while its stream is registered, then
+  // watches from 3 (what it knows + 1): the store sent n1 nothing for its
+  // own write, so the stream does not cover 2 and n1 registers again from
+  // 3 (answered `created`); only n2's write at 3 arrives.
+  StreamRig rig;
+  std::vector<std::int64_t> seen;
+  rig.Client([&] {
+    EXPECT_EQ(rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(50)).status, KvStatus::kTimeout);  // registers
+    core::KvTxn put;
+    put.success.push_back(KvRequestOp::Put("k", "mine"));
+    EXPECT_EQ(rig.watcher->Txn(put, sim::Millis(50)).revision, 2);
+    const core::KvWatchResult news = rig.watcher->Watch(KvKeys::Single("k"), 3, sim::Seconds(1));
+    ASSERT_EQ(news.status, KvStatus::kOk);
+    for (const core::KvWatchEvent& event : news.events) seen.push_back(event.kv.mod_revision);
+  });
+  rig.world.Spawn(rig.writer, [&] {
+    rig.world.SleepUntilLocal(rig.world.MonotonicNow(rig.writer) + sim::Millis(300));
+    core::KvTxn put;
+    put.success.push_back(KvRequestOp::Put("k", "theirs"));
+    EXPECT_EQ(rig.writer_kv->Txn(put, sim::Millis(50)).revision, 3);
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  EXPECT_EQ(seen, std::vector<std::int64_t>{3});
+  using Answer = RecordingKvObserver::StreamAnswer;
+  EXPECT_EQ(rig.observer.stream_answers, (std::vector<Answer>{{"n1#1", 0}, {"n1#1", 0}, {"n1#1", 1}}));
+}
+
+TEST(SimKvStream, AStreamFromACompactedRevisionIsToldToReadAgain) {
+  KvServerConfig config = Etcd();
+  config.state.history_revisions = 2;
+  StreamRig rig(config);
+  rig.WriteValues(5);  // revisions 2..6, by 500 ms
+  core::KvWatchResult stale, fresh;
+  rig.Client([&] {
+    rig.SleepFor(sim::Millis(600));
+    stale = rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(100));
+    // Read again, then watch from the read's revision on.
+    const core::KvTxnResult read = rig.watcher->Range(KvRequestOp::Range(KvKeys::Single("k")), sim::Millis(100));
+    EXPECT_EQ(read.revision, 6);
+    fresh = rig.watcher->Watch(KvKeys::Single("k"), read.revision + 1, sim::Seconds(1));
+  });
+  rig.world.Spawn(rig.writer, [&] {
+    rig.world.SleepUntilLocal(rig.world.MonotonicNow(rig.writer) + sim::Millis(800));
+    core::KvTxn put;
+    put.success.push_back(KvRequestOp::Put("k", "late"));
+    rig.writer_kv->Txn(put, sim::Millis(100));
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  EXPECT_EQ(stale.status, KvStatus::kCompacted);
+  EXPECT_EQ(stale.compact_revision, 5);
+  ASSERT_EQ(fresh.status, KvStatus::kOk);
+  ASSERT_EQ(fresh.events.size(), 1u);
+  EXPECT_EQ(fresh.events[0].kv.value, "late");
+}
+
+TEST(SimKvStream, AnUnavailableStoreRefusesTheRegistrationAtOnce) {
+  StreamRig rig;
+  rig.server->SetOutage(StoreOutage::kUnavailable);
+  core::KvWatchResult refused;
+  sim::Nanos done = -1;
+  rig.Client([&] {
+    refused = rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Seconds(1));
+    done = rig.world.now();
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  EXPECT_EQ(refused.status, KvStatus::kUnavailable);
+  EXPECT_EQ(done, sim::Millis(2));  // two hops, no wait
+  EXPECT_TRUE(rig.observer.stream_answers.empty());  // a refusal is no answer of the store's state
+}
+
+// --- the lazy expiry loop -----------------------------------------------------
+
+TEST(SimKvServer, TheExpiryLoopRunsOnlyWhileLeasesExistOnItsOwnPhase) {
+  KvRig rig(Etcd());  // a 500 ms loop; the store host's clock reads true time
+  EXPECT_FALSE(rig.server->expiry_loop_armed());  // no lease: no timer
+  rig.Client([&] { PutOnLease(rig, "a", sim::Seconds(1)); });  // granted at 3 ms
+  rig.world.RunUntil(sim::Millis(100));
+  EXPECT_TRUE(rig.server->expiry_loop_armed());
+  rig.world.RunUntil(sim::Seconds(2));
+  ASSERT_EQ(rig.observer.expired.size(), 1u);
+  EXPECT_EQ(rig.observer.expired[0].at, sim::Millis(1500));  // the first tick past 1.003 s
+  EXPECT_FALSE(rig.server->expiry_loop_armed());  // idle again
+  rig.Client([&] { PutOnLease(rig, "b", sim::Seconds(1)); });  // granted at 2.003 s
+  rig.world.RunUntil(sim::Seconds(4));
+  ASSERT_EQ(rig.observer.expired.size(), 2u);
+  EXPECT_EQ(rig.observer.expired[1].at, sim::Millis(3500));  // the phase it had from boot
+}
+
+TEST(SimKvServer, ALeaseGrantedBeforeAPauseStillEndsOnResumeWithTheLazyLoop) {
+  // The loop is armed by the grant, not by the boot: a host paused with a
+  // lease due ends it when it resumes, and only then.
+  KvRig rig(Etcd());
+  rig.world.At(sim::Millis(700), [&] { rig.Client([&] { PutOnLease(rig, "late", sim::Millis(500)); }); });
+  rig.world.At(sim::Millis(900), [&] { rig.world.Pause(rig.store_host); });
+  rig.world.At(sim::Millis(2300), [&] { rig.world.Unpause(rig.store_host); });
+  rig.world.RunUntil(sim::Millis(2299));
+  EXPECT_TRUE(rig.Holds("late"));
+  EXPECT_TRUE(rig.observer.expired.empty());
+  rig.world.RunUntil(sim::Seconds(3));
+  ASSERT_EQ(rig.observer.expired.size(), 1u);
+  EXPECT_EQ(rig.observer.expired[0].at, sim::Millis(2300));
+  EXPECT_FALSE(rig.server->expiry_loop_armed());
+}
+
+// --- the stale-read store -----------------------------------------------------
+
+TEST(SimKvServer, TheStaleReadStoreAnswersSerializableReadsFromTheLaggingPast) {
+  KvServerConfig config = Etcd();
+  config.stale_read_ppm = sim::kPpmOne;  // every serializable read lags
+  config.stale_lag_max = sim::Seconds(10);
+  StreamRig rig(config);
+  rig.WriteValues(5);
+  std::vector<std::string> serializable, linearizable;
+  rig.Client([&] {
+    rig.SleepFor(sim::Millis(700));
+    for (int i = 0; i < 20; ++i) {
+      KvRequestOp range = KvRequestOp::Range(KvKeys::Single("k"));
+      const core::KvTxnResult current = rig.watcher->Range(range, sim::Millis(100));
+      linearizable.push_back(current.responses.at(0).kvs.at(0).value);
+      range.serializable = true;
+      const core::KvTxnResult lagging = rig.watcher->Range(range, sim::Millis(100));
+      const std::vector<core::KvEntry>& kvs = lagging.responses.at(0).kvs;
+      serializable.push_back(kvs.empty() ? "" : kvs[0].value);
+    }
+  });
+  rig.world.RunUntil(sim::Seconds(3));
+  EXPECT_EQ(linearizable, std::vector<std::string>(20, "v4"));
+  // Lags of up to 10 s on a history 0.6 s long: mostly before any write.
+  EXPECT_GT(std::count(serializable.begin(), serializable.end(), ""), 10);
+  EXPECT_LE(std::count(serializable.begin(), serializable.end(), "v4"), 5);
 }
 
 }  // namespace

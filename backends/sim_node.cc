@@ -56,6 +56,56 @@ void SendExchange(sim::Network& network, Server& server, sim::HostId me, std::ui
   network.Send(me, server.host(), sim::kAnyIncarnation, std::move(request_message));
 }
 
+// How a process uses the lease store: etcd's defaults, but for the
+// stale-read store, whose clients read serializably (and so may be answered
+// by a member that lags) and watch nothing (a lagging member cannot keep a
+// watch's promise of order), polling with reads instead.
+core::KvRecordStoreOptions RecordStoreOptionsFor(const SimKvServer& store) {
+  const bool lagging = store.config().stale_read_ppm > 0;
+  return core::KvRecordStoreOptions{.watch = !lagging, .serializable_reads = lagging};
+}
+
+// core's record store on the replicated store: each call a lease-record
+// request through its log (ReplicatedStore::Call), recorded as the single
+// store's calls are. The replicated store does not watch: the protocol polls.
+class ReplicatedRecordStore final : public core::StoreClient {
+ public:
+  ReplicatedRecordStore(ReplicatedStore& store, sim::HostId host, int node, std::string identity,
+                        SimObserver& observer)
+      : store_(store), host_(host), node_(node), identity_(std::move(identity)), observer_(observer) {}
+
+  core::StoreResult Read(std::string_view key, core::Nanos timeout) override {
+    return Call(StoreRequest{.kind = StoreOpKind::kRead, .key = std::string(key)}, timeout);
+  }
+  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos timeout) override {
+    return Call(StoreRequest{.kind = StoreOpKind::kCreate, .key = std::string(key), .record = record}, timeout);
+  }
+  core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version, const core::LeaseRecord& record,
+                                  core::Nanos timeout) override {
+    return Call(StoreRequest{.kind = StoreOpKind::kCas, .key = std::string(key),
+                             .expected_version = expected_version, .record = record},
+                timeout);
+  }
+
+ private:
+  core::StoreResult Call(StoreRequest request, core::Nanos timeout) {
+    assert(timeout > 0);
+    request.op = observer_.StoreInvoked(node_, identity_, request.kind, request.key, request.expected_version,
+                                        request.record);
+    request.client = host_;
+    const std::int64_t op = request.op;
+    const core::StoreResult result = store_.Call(host_, std::move(request), timeout);
+    observer_.StoreCompleted(op, result);
+    return result;
+  }
+
+  ReplicatedStore& store_;
+  sim::HostId host_;
+  int node_;
+  std::string identity_;
+  SimObserver& observer_;
+};
+
 }  // namespace
 
 std::string NodeIdentity(int node, std::uint64_t incarnation) {
@@ -63,7 +113,7 @@ std::string NodeIdentity(int node, std::uint64_t incarnation) {
 }
 
 SimNodeEnv::SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId host, int node,
-                       std::string identity, SimStoreServer& store, SimLedgerServer& ledger,
+                       std::string identity, SimKvServer& store, SimLedgerServer& ledger,
                        SimObserver& observer)
     : world_(world),
       network_(network),
@@ -71,10 +121,20 @@ SimNodeEnv::SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId hos
       incarnation_(world.incarnation(host)),
       node_(node),
       identity_(std::move(identity)),
-      store_(store),
       ledger_(ledger),
       observer_(observer),
-      prng_(world.MakePrng("node/" + std::to_string(node) + "/" + std::to_string(world.incarnation(host)))) {}
+      prng_(world.MakePrng("node/" + std::to_string(node) + "/" + std::to_string(world.incarnation(host)))) {
+  record_kv_ = std::make_unique<SimKvClient>(world_, network_, host_, node_, identity_, store, store.observer(),
+                                             /*stream_watch=*/true);
+  record_store_ = std::make_unique<core::KvRecordStore>(*record_kv_, RecordStoreOptionsFor(store));
+}
+
+SimNodeEnv::~SimNodeEnv() = default;
+
+void SimNodeEnv::UseReplicatedStore(ReplicatedStore& store) {
+  record_store_ = std::make_unique<ReplicatedRecordStore>(store, host_, node_, identity_, observer_);
+  record_kv_.reset();
+}
 
 core::Nanos SimNodeEnv::BootNow() { return world_.BootNow(host_); }
 
@@ -111,7 +171,7 @@ void SimNodeEnv::UseKvServers(const std::vector<SimKvServer*>& servers) {
   for (SimKvServer* server : servers) {
     assert(server != nullptr);
     kv_clients_.push_back(
-        std::make_unique<SimKvClient>(world_, network_, host_, node_, *server, server->observer()));
+        std::make_unique<SimKvClient>(world_, network_, host_, node_, identity_, *server, server->observer()));
   }
 }
 
@@ -125,172 +185,6 @@ void SimNodeEnv::AtFaultPoint(core::FaultPoint point) {
   // The host was just paused, suspended or marked to crash: yield, so that
   // nothing more runs until the fault is over (or the crash unwinds us).
   world_.SleepUntilLocal(MonotonicNow());
-}
-
-core::StoreResult SimNodeEnv::CallStore(StoreRequest request, core::Nanos timeout) {
-  assert(world_.in_fiber());
-  assert(timeout > 0);
-  request.op = observer_.StoreInvoked(node_, identity_, request.kind, request.key,
-                                      request.expected_version, request.record);
-  request.client = host_;
-  const std::int64_t op = request.op;
-  if (replicated_store_ != nullptr) {
-    const core::StoreResult replicated = replicated_store_->Call(host_, std::move(request), timeout);
-    observer_.StoreCompleted(op, replicated);
-    return replicated;
-  }
-  auto exchange = std::make_shared<Exchange<StoreRequest, core::StoreResult>>();
-  exchange->request = std::move(request);
-  PendingReply<core::StoreResult> pending;
-  const sim::WaitToken token = world_.PrepareWait();
-  SendExchange(network_, store_, host_, incarnation_, std::move(exchange), &pending, token);
-  world_.Wait(token, MonotonicNow() + timeout);
-  core::StoreResult result;  // kTimeout: outcome unknown
-  if (pending.done) result = std::move(pending.result);
-  observer_.StoreCompleted(op, result);
-  return result;
-}
-
-core::StoreResult SimNodeEnv::Read(std::string_view key, core::Nanos timeout) {
-  return CallStore(StoreRequest{.kind = StoreOpKind::kRead, .key = std::string(key)}, timeout);
-}
-
-core::StoreResult SimNodeEnv::Create(std::string_view key, const core::LeaseRecord& record,
-                                     core::Nanos timeout) {
-  return CallStore(StoreRequest{.kind = StoreOpKind::kCreate, .key = std::string(key), .record = record},
-                   timeout);
-}
-
-core::StoreResult SimNodeEnv::CompareAndSet(std::string_view key, std::int64_t expected_version,
-                                            const core::LeaseRecord& record, core::Nanos timeout) {
-  return CallStore(StoreRequest{.kind = StoreOpKind::kCas,
-                                .key = std::string(key),
-                                .expected_version = expected_version,
-                                .record = record},
-                   timeout);
-}
-
-bool SimNodeEnv::CanWatch() const { return replicated_store_ == nullptr && store_.CanWatch(); }
-
-bool SimNodeEnv::TakeReport(std::int64_t known_version, core::StoreResult& report) {
-  WatchState& watch = *watch_;
-  if (!watch.held) return false;
-  // The store refused the watch, or a newer record than the caller knows.
-  const bool news = watch.held->status != core::StoreStatus::kOk || watch.held->current.version > known_version;
-  if (news) report = *watch.held;  // (one copy, shared with the store's answer until now)
-  watch.held.reset();
-  return news;
-}
-
-void SimNodeEnv::StartWait(std::string_view key, std::int64_t known_version, sim::WaitToken token) {
-  WatchState& watch = *watch_;
-  // A registration still unanswered a wait later is taken as lost; a caller
-  // that knows a version the stream never covered (its own write, a read
-  // after reports were lost) registers again from there.
-  if (!watch.registered || !watch.confirmed || known_version > watch.latest) SendWatch(key, known_version);
-  watch.wake_above = known_version;
-  watch.waiter = token;
-  watch.waiting = true;
-}
-
-core::StoreResult SimNodeEnv::EndWait(std::int64_t known_version) {
-  watch_->waiting = false;
-  core::StoreResult report;  // kTimeout: no news, unless a report says more
-  TakeReport(known_version, report);
-  return report;
-}
-
-core::StoreResult SimNodeEnv::WaitForChange(std::string_view key, std::int64_t known_version, core::Nanos timeout) {
-  assert(world_.in_fiber());
-  assert(CanWatch());
-  if (core::StoreResult report; TakeReport(known_version, report)) return report;
-  const sim::WaitToken token = world_.PrepareWait();
-  StartWait(key, known_version, token);
-  world_.Wait(token, MonotonicNow() + timeout);
-  return EndWait(known_version);
-}
-
-core::Nanos SimNodeEnv::AfterQuietTimeout(const QuietWait& wait) {
-  // At a timeout, what the fiber would do next, done in the scheduler: end
-  // the wait (EndWait: a report not newer than known_version is dropped),
-  // and unless it brought news or again() declines, start the next one.
-  WatchState& watch = *watch_;
-  watch.waiting = false;
-  if (watch.held) {
-    const bool news =
-        watch.held->status != core::StoreStatus::kOk || watch.held->current.version > wait.known_version;
-    if (news) return -1;
-    watch.held.reset();
-  }
-  if (!(*wait.again)()) return -1;
-  const core::Nanos next = (*wait.next_timeout)();
-  StartWait(wait.key, wait.known_version, wait.token);
-  return MonotonicNow() + next;
-}
-
-core::StoreResult SimNodeEnv::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
-                                                 const std::function<core::Nanos()>& next_timeout,
-                                                 const std::function<bool()>& again) {
-  assert(world_.in_fiber());
-  assert(CanWatch());
-  const core::Nanos timeout = next_timeout();  // drawn first, as an argument of WaitForChange would be
-  if (core::StoreResult report; TakeReport(known_version, report)) return report;
-  const sim::WaitToken token = world_.PrepareWait();
-  const QuietWait wait{key, known_version, &next_timeout, &again, token};
-  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
-  StartWait(key, known_version, token);
-  world_.WaitStepping(token, MonotonicNow() + timeout, step);
-  return EndWait(known_version);
-}
-
-void SimNodeEnv::ReportArrived(sim::World& world, WatchState& watch, WatchResult&& result) {
-  const bool ok = result->status == core::StoreStatus::kOk;
-  const std::int64_t version = result->current.version;
-  if (!ok) {
-    watch.registered = false;
-    watch.held = std::move(result);
-  } else {
-    watch.confirmed = true;
-    watch.latest = std::max(watch.latest, version);
-    const bool newer =
-        !watch.held || (watch.held->status == core::StoreStatus::kOk && version > watch.held->current.version);
-    if (newer) watch.held = std::move(result);
-  }
-  if (!watch.waiting) return;
-  if (ok && version <= watch.wake_above) return;
-  world.Signal(watch.waiter);
-}
-
-void SimNodeEnv::SendWatch(std::string_view key, std::int64_t after_version) {
-  WatchState& watch = *watch_;
-  watch.registered = true;
-  watch.confirmed = false;
-  watch.latest = after_version;
-  auto request = std::make_shared<const WatchRequest>(WatchRequest{
-      .key = std::string(key), .after_version = after_version, .client = host_, .node = node_, .process = identity_});
-  // The process may be gone when a report arrives: the report then reaches
-  // only the shared state, and the network drops it for a dead incarnation.
-  auto request_message = [network = &network_, server = &store_, me = host_, incarnation = incarnation_,
-                          request = std::move(request), watch = watch_, observer = &observer_] {
-    auto reply = [network, server_host = server->host(), me, incarnation, watch, observer](std::int64_t op,
-                                                                                         const WatchResult& result) {
-      // A duplicated message runs the one closure twice: the flag is the
-      // message's own, so the report counts once.
-      // (`result` copied into a non-const member, so that moving the message moves it.)
-      auto report = [world = &network->world(), observer, watch, result = WatchResult(result), op,
-                     delivered = false]() mutable {
-        if (delivered) return;  // a duplicate of the report
-        delivered = true;
-        if (op >= 0) observer->StoreCompleted(op, *result);
-        ReportArrived(*world, *watch, std::move(result));  // (a duplicate stops above: it is not needed again)
-      };
-      static_assert(sim::Message::kFits<decltype(report)>);
-      network->Send(server_host, me, incarnation, std::move(report));
-    };
-    server->Watch(request, std::move(reply));
-  };
-  static_assert(sim::Message::kFits<decltype(request_message)>);
-  network_.Send(host_, store_.host(), sim::kAnyIncarnation, std::move(request_message));
 }
 
 core::LedgerResult SimNodeEnv::CallLedger(LedgerRequest request, core::Nanos timeout) {
@@ -347,11 +241,11 @@ void SimNodeEnv::Emit(const core::LeaseEvent& event) {
 }
 
 SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::HostId host,
-                               const SimNodeConfig& config, SimStoreServer& store,
+                               const SimNodeConfig& config, SimKvServer& store,
                                SimLedgerServer& ledger, SimObserver& observer) {
   const std::string identity = NodeIdentity(config.node, world.incarnation(host));
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
-  env_->UseReplicatedStore(config.replicated_store);
+  if (config.replicated_store != nullptr) env_->UseReplicatedStore(*config.replicated_store);
   if (!config.kv_servers.empty()) env_->UseKvServers(config.kv_servers);
   core::NodeSetup setup = config.setup;
   setup.identity = identity;

@@ -78,8 +78,10 @@ StoreResult FromRange(const KvTxnResult& ranged) {
   return StoreResult{StoreStatus::kOk, std::move(*record)};
 }
 
-KvTxnResult RangeOf(KvClient& kv, std::string_view key, Nanos timeout) {
-  return kv.Range(KvRequestOp::Range(KvKeys::Single(key)), timeout);
+KvTxnResult RangeOf(KvClient& kv, std::string_view key, Nanos timeout, bool serializable) {
+  KvRequestOp range = KvRequestOp::Range(KvKeys::Single(key));
+  range.serializable = serializable;
+  return kv.Range(range, timeout);
 }
 
 }  // namespace
@@ -123,7 +125,7 @@ std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
 }
 
 StoreResult KvRecordStore::Read(std::string_view key, Nanos timeout) {
-  return FromRange(RangeOf(kv_, key, timeout));
+  return FromRange(RangeOf(kv_, key, timeout, options_.serializable_reads));
 }
 
 StoreResult KvRecordStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
@@ -176,7 +178,7 @@ StoreResult KvRecordStore::FromWatch(std::string_view key, std::int64_t known_ve
   // The store no longer has the events from known_version on: read, and
   // if the record is still the one the caller knows, watch from the read's
   // revision next time (etcd issue 8668).
-  const KvTxnResult ranged = RangeOf(kv_, key, timeout);
+  const KvTxnResult ranged = RangeOf(kv_, key, timeout, options_.serializable_reads);
   StoreResult read = FromRange(ranged);
   if (read.status != StoreStatus::kOk) return read;
   const bool unchanged = read.current.version == known_version;  // (absent: version 0)
@@ -188,6 +190,7 @@ StoreResult KvRecordStore::FromWatch(std::string_view key, std::int64_t known_ve
 }
 
 StoreResult KvRecordStore::WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) {
+  if (!options_.watch) return StoreResult{StoreStatus::kUnavailable, {}};  // as StoreClient's own
   const KvWatchResult watched = kv_.Watch(KvKeys::Single(key), WatchStart(key, known_version), timeout);
   return FromWatch(key, known_version, watched, timeout);
 }
@@ -195,6 +198,7 @@ StoreResult KvRecordStore::WaitForChange(std::string_view key, std::int64_t know
 StoreResult KvRecordStore::WaitForChangeWhile(std::string_view key, std::int64_t known_version,
                                               const std::function<Nanos()>& next_timeout,
                                               const std::function<bool()>& again) {
+  if (!options_.watch) return StoreResult{StoreStatus::kUnavailable, {}};
   Nanos last_timeout = 0;  // the read after a compaction gets as long as the last wait had
   const std::function<Nanos()> drawn = [&] { return last_timeout = next_timeout(); };
   for (;;) {

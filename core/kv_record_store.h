@@ -55,17 +55,28 @@ std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value);
 // record-store calls (runner/record_projection.h).
 StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written);
 
+// How a KvRecordStore uses its store. The defaults are etcd's own: reads
+// linearizable, changes watched.
+struct KvRecordStoreOptions {
+  // CanWatch(): false makes the protocol poll with reads (a store whose
+  // client cannot keep a watch's order, as one reading a lagging replica).
+  bool watch = true;
+  // Reads as serializable ranges (clientv3.WithSerializable(); etcdctl
+  // --consistency=s): served by whichever member answers, possibly stale.
+  bool serializable_reads = false;
+};
+
 // StoreClient over a KvClient (which must outlive it). One instance per
 // process incarnation, as the client it wraps.
 class KvRecordStore final : public StoreClient {
  public:
-  explicit KvRecordStore(KvClient& kv) : kv_(kv) {}
+  explicit KvRecordStore(KvClient& kv, KvRecordStoreOptions options = {}) : kv_(kv), options_(options) {}
 
   StoreResult Read(std::string_view key, Nanos timeout) override;
   StoreResult Create(std::string_view key, const LeaseRecord& record, Nanos timeout) override;
   StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version, const LeaseRecord& record,
                             Nanos timeout) override;
-  bool CanWatch() const override { return true; }
+  bool CanWatch() const override { return options_.watch; }
   StoreResult WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) override;
   // The quiet waits go to KvClient::WatchWhile, so a simulated store keeps
   // asking again() between them without resuming the task.
@@ -85,6 +96,7 @@ class KvRecordStore final : public StoreClient {
                         Nanos timeout);
 
   KvClient& kv_;
+  KvRecordStoreOptions options_;
   // After a compaction: the record under resume_key_ was read unchanged at
   // resume_known_, with the store at resume_revision_.
   std::string resume_key_;

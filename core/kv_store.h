@@ -78,6 +78,13 @@ struct KvRequestOp {
   bool prev_kv = false;          // kPut, kDelete: return what was there before
   KvSortBy sort_by = KvSortBy::kKey;  // kRange
   std::int64_t limit = 0;        // kRange: at most this many entries; 0 = all
+  // kRange: etcd's RangeRequest.serializable, a member-local read that
+  // skips consensus and may be stale (rpc.proto: "in exchange for possible
+  // stale reads, a serializable range request is served locally"). A txn
+  // of nothing but such ranges is served so too (etcd v3_server.go
+  // isTxnSerializable). A store that lags (the stale-read store) may answer
+  // it from an older state; every other read is linearizable.
+  bool serializable = false;
 
   static KvRequestOp Range(KvKeys keys, KvSortBy sort_by = KvSortBy::kKey, std::int64_t limit = 0);
   static KvRequestOp Put(std::string_view key, std::string_view value, KvLeaseId lease = kNoLease);

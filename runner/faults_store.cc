@@ -1,5 +1,6 @@
 // Faults of the single store server in the catalogue: store_outage and
 // store_latency — how each strikes and heals, and how the generator draws it.
+// They strike the lease store's KV server on the "store" host.
 
 #include "runner/fault_kinds.h"
 
@@ -14,7 +15,7 @@ constexpr Nanos kSecond = sim::kNanosPerSecond;
 bool HasSingleStore(const Scenario& scenario, const NemesisConfig&) { return !scenario.replicated.enabled; }
 
 Heal StrikeStoreOutage(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
-  backends::SimStoreServer& store = injector.parts().store();
+  backends::SimKvServer& store = injector.parts().store();
   store.SetOutage(fault.outage);
   record.description = fault.outage == backends::StoreOutage::kUnavailable ? "requests rejected"
                                                                           : "requests never answered";
@@ -22,7 +23,7 @@ Heal StrikeStoreOutage(Injector& injector, const Fault& fault, int, checker::Fau
 }
 
 Heal StrikeStoreLatency(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
-  backends::SimStoreServer& store = injector.parts().store();
+  backends::SimKvServer& store = injector.parts().store();
   store.SetExtraLatency(fault.extra);
   record.description = "+" + std::to_string(fault.extra / sim::kNanosPerMilli) + " ms per request";
   return [&store] { store.SetExtraLatency(0); };

@@ -55,15 +55,19 @@ std::vector<checker::KvStoreRequest> ToRequests(const std::vector<core::KvReques
 
 }  // namespace
 
-KvRecorder::KvRecorder(sim::World& world, std::string store) : world_(world), store_(std::move(store)) {}
+KvRecorder::KvRecorder(sim::World& world, std::string store, KvOps kv_ops)
+    : world_(world), store_(std::move(store)), record_kv_ops_(kv_ops == KvOps::kRecord) {}
 
-checker::KvStoreOp& KvRecorder::NewOp() {
-  checker::KvStoreOp& op = ops_.emplace_back();
-  op.store = store_;
-  op.call_ns = world_.now();
-  applied_.emplace_back();
+std::int64_t KvRecorder::NewOp() {
   projected_.emplace_back();
-  return op;
+  if (record_kv_ops_) {
+    checker::KvStoreOp& op = ops_.emplace_back();
+    op.store = store_;
+    op.call_ns = world_.now();
+    applied_.emplace_back();
+    assert(ops_.size() == projected_.size());
+  }
+  return static_cast<std::int64_t>(projected_.size() - 1);
 }
 
 void KvRecorder::ProjectRecord(std::string key, backends::SimObserver& records) {
@@ -77,7 +81,7 @@ std::int64_t KvRecorder::VersionAt(std::int64_t mod_revision) const {
   return found == version_at_mod_.end() ? -1 : found->second;
 }
 
-void KvRecorder::ProjectInvoked(int node, const core::KvTxn& txn) {
+void KvRecorder::ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn) {
   std::optional<RecordCall> call = AsRecordCall(txn, record_key_);
   if (!call) return;
   Projected& projected = projected_.back();
@@ -86,8 +90,8 @@ void KvRecorder::ProjectInvoked(int node, const core::KvTxn& txn) {
   projected.written = std::move(call->value);
   // A CAS on a mod revision the record never had compares a version it never had.
   const std::int64_t expected = call->kind == backends::StoreOpKind::kCas ? VersionAt(call->expected_mod_revision) : 0;
-  projected.store_op = records_->StoreInvoked(node, "n" + std::to_string(node), call->kind, record_key_, expected,
-                                              projected.written);
+  const std::string who = process.empty() ? "n" + std::to_string(node) : std::string(process);
+  projected.store_op = records_->StoreInvoked(node, who, call->kind, record_key_, expected, projected.written);
 }
 
 void KvRecorder::LearnVersions(const Projected& call, const core::KvTxnResult& reply) {
@@ -106,8 +110,11 @@ void KvRecorder::LearnVersions(const Projected& call, const core::KvTxnResult& r
   }
 }
 
-std::int64_t KvRecorder::KvInvoked(int node, const backends::KvRequest& request) {
-  checker::KvStoreOp& op = NewOp();
+std::int64_t KvRecorder::KvInvoked(int node, std::string_view process, const backends::KvRequest& request) {
+  const std::int64_t id = NewOp();
+  if (records_ != nullptr && request.kind == backends::KvRequest::Kind::kTxn) ProjectInvoked(node, process, request.txn);
+  if (!record_kv_ops_) return id;
+  checker::KvStoreOp& op = ops_.back();
   op.kind = ToKind(request.kind);
   op.process = node;
   op.lease = request.lease;
@@ -120,14 +127,16 @@ std::int64_t KvRecorder::KvInvoked(int node, const backends::KvRequest& request)
   }
   op.success = ToRequests(request.txn.success);
   op.failure = ToRequests(request.txn.failure);
-  if (records_ != nullptr && request.kind == backends::KvRequest::Kind::kTxn) ProjectInvoked(node, request.txn);
-  return static_cast<std::int64_t>(ops_.size() - 1);
+  return id;
 }
 
 void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
-  assert(op >= 0 && static_cast<std::size_t>(op) < applied_.size());
-  applied_[static_cast<std::size_t>(op)] = reply;
-  ops_[static_cast<std::size_t>(op)].applied_seq = next_kv_applied_seq_++;
+  assert(op >= 0);
+  assert(static_cast<std::size_t>(op) < projected_.size());
+  if (record_kv_ops_) {
+    applied_[static_cast<std::size_t>(op)] = reply;
+    ops_[static_cast<std::size_t>(op)].applied_seq = next_kv_applied_seq_++;
+  }
   const Projected& call = projected_[static_cast<std::size_t>(op)];
   if (call.store_op < 0) return;
   records_->StoreApplied(call.store_op, next_applied_seq_++);
@@ -135,8 +144,8 @@ void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
 }
 
 void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply) {
-  assert(index >= 0 && static_cast<std::size_t>(index) < ops_.size());
-  checker::KvStoreOp& op = ops_[static_cast<std::size_t>(index)];
+  assert(index >= 0);
+  assert(static_cast<std::size_t>(index) < projected_.size());
   if (const Projected& call = projected_[static_cast<std::size_t>(index)]; call.store_op >= 0) {
     const bool write = call.kind != backends::StoreOpKind::kRead;
     core::StoreResult result = core::RecordResultOf(reply.txn, write ? &call.written : nullptr);
@@ -144,6 +153,8 @@ void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply)
     if (result.current.found) result.current.version = VersionAt(result.current.version);
     records_->StoreCompleted(call.store_op, result);
   }
+  if (!record_kv_ops_) return;
+  checker::KvStoreOp& op = ops_[static_cast<std::size_t>(index)];
   const bool txn = op.kind == checker::KvStoreOp::Kind::kTxn;
   const core::KvStatus status = txn ? reply.txn.status : reply.lease.status;
   if (status == core::KvStatus::kTimeout) {
@@ -192,7 +203,9 @@ std::vector<checker::KvStoreOp> KvRecorder::TakeOps() {
 }
 
 void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {
-  checker::KvStoreOp& op = NewOp();
+  NewOp();
+  if (!record_kv_ops_) return;
+  checker::KvStoreOp& op = ops_.back();
   op.kind = checker::KvStoreOp::Kind::kLeaseExpire;
   op.process = 0;  // the store's own
   op.outcome = checker::Outcome::kOk;
@@ -200,6 +213,35 @@ void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {
   op.revision = expiry.revision;
   op.return_ns = world_.now();
   op.applied_seq = next_kv_applied_seq_++;
+}
+
+std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
+                                          const core::KvEntry* current) {
+  (void)answer;  // the record as it is now is what the answer tells (its newest event, or no change)
+  if (records_ == nullptr || !stream.keys.end.empty() || stream.keys.key != record_key_) return -1;
+  core::StoreResult read{core::StoreStatus::kOk, {}};  // absent: found false, version 0
+  if (current != nullptr) {
+    // One change is answered on every stream: decoded once.
+    const bool cached = !stream_reads_.empty() && last_read_mod_revision_ == current->mod_revision;
+    if (cached) {
+      read = stream_reads_.back().read;
+    } else {
+      std::optional<core::LeaseRecord> record = core::DecodeLeaseRecord(current->value);
+      if (!record) return -1;  // another writer's value on the key: no record read
+      read.current = core::VersionedRecord{true, VersionAt(current->mod_revision), std::move(*record)};
+    }
+  }
+  last_read_mod_revision_ = current == nullptr ? 0 : current->mod_revision;
+  const std::int64_t store_op = records_->WatchAnswered(stream.node, stream.process, record_key_, next_applied_seq_++);
+  stream_reads_.push_back(StreamRead{store_op, std::move(read)});
+  return static_cast<std::int64_t>(stream_reads_.size() - 1);
+}
+
+void KvRecorder::KvStreamDelivered(std::int64_t op) {
+  assert(op >= 0);
+  assert(static_cast<std::size_t>(op) < stream_reads_.size());
+  const StreamRead& delivered = stream_reads_[static_cast<std::size_t>(op)];
+  records_->StoreCompleted(delivered.store_op, delivered.read);
 }
 
 }  // namespace leasesim::runner

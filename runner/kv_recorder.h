@@ -11,12 +11,21 @@
 // core's record store (core::KvRecordStore) are also entered as the record
 // store's operations (checker::StoreOp, through the run's SimObserver),
 // with the record's per-key versions (runner/record_projection.h): the
-// lease checks and the record store's figures read those.
+// lease checks and the record store's figures read those. So is each
+// answer of a watch stream on the record's key: a read, invoked and
+// applied when the store answered, complete when the answer arrived (the
+// wait before it is no store call), as the record store reported them.
+//
+// The world's lease store records only that projection (KvOps::kProjectOnly):
+// its KV calls are core's record calls and nothing else, judged by the
+// record store's model as before; a KV store offered to protocols records
+// both.
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,12 +39,16 @@ namespace leasesim::runner {
 // One per KV store: its operations, tagged with the store's host name.
 class KvRecorder final : public backends::KvObserver {
  public:
-  KvRecorder(sim::World& world, std::string store);
+  enum class KvOps { kRecord, kProjectOnly };
+  KvRecorder(sim::World& world, std::string store, KvOps kv_ops = KvOps::kRecord);
 
-  std::int64_t KvInvoked(int node, const backends::KvRequest& request) override;
+  std::int64_t KvInvoked(int node, std::string_view process, const backends::KvRequest& request) override;
   void KvApplied(std::int64_t op, const backends::KvReply& reply) override;
   void KvCompleted(std::int64_t op, const backends::KvReply& reply) override;
   void KvLeaseExpired(const backends::KvExpiry& expiry) override;
+  std::int64_t KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
+                                const core::KvEntry* current) override;
+  void KvStreamDelivered(std::int64_t op) override;
 
   // Enters the record-store calls on `key` also as the record store's
   // operations, reported to `records` (the run's recorder) as the record
@@ -50,7 +63,8 @@ class KvRecorder final : public backends::KvObserver {
   std::vector<checker::KvStoreOp> TakeOps();
 
  private:
-  checker::KvStoreOp& NewOp();
+  // A new call's slot (and its KvStoreOp when they are recorded); its id.
+  std::int64_t NewOp();
   void RecordTxnReply(checker::KvStoreOp& op, const core::KvTxnResult& reply) const;
   // A KV call that is also a record-store call.
   struct Projected {
@@ -59,7 +73,7 @@ class KvRecorder final : public backends::KvObserver {
     std::int64_t expected_mod_revision = 0;
     core::LeaseRecord written;
   };
-  void ProjectInvoked(int node, const core::KvTxn& txn);
+  void ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn);
   // Learns the record's versions from what the store applied.
   void LearnVersions(const Projected& call, const core::KvTxnResult& reply);
   // The record's per-key version at this mod revision; -1 when unknown.
@@ -67,13 +81,21 @@ class KvRecorder final : public backends::KvObserver {
 
   sim::World& world_;
   std::string store_;
-  std::vector<checker::KvStoreOp> ops_;
+  bool record_kv_ops_;
+  std::vector<checker::KvStoreOp> ops_;  // by op, when recorded
   // What the store answered when it applied each op (the store's own
   // knowledge): a timed-out grant's lease id is learned here.
   std::vector<std::optional<backends::KvReply>> applied_;
   backends::SimObserver* records_ = nullptr;  // set by ProjectRecord
   std::string record_key_;
   std::vector<Projected> projected_;  // by op
+  // Each stream answer on the record's key: its read's id and what it read.
+  struct StreamRead {
+    std::int64_t store_op;
+    core::StoreResult read;
+  };
+  std::vector<StreamRead> stream_reads_;  // by the id KvStreamAnswered gave
+  std::int64_t last_read_mod_revision_ = 0;  // of stream_reads_.back()'s record (0: absent)
   std::map<std::int64_t, std::int64_t> version_at_mod_;  // the record's
   std::int64_t next_applied_seq_ = 0;  // of the record store's ops
   std::int64_t next_kv_applied_seq_ = 0;  // of this store's ops (KvStoreOp::applied_seq)

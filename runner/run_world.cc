@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,19 @@ core::Protocol ProtocolOf(const Scenario& scenario) {
   core::ProtocolRegistry::Lookup found = core::Protocols().Find(scenario.protocol);
   assert(found.protocol.has_value() && "the parser and run --protocol admit only registered protocols");
   return std::move(*found.protocol);
+}
+
+// The lease store as a KV server: the scenario's store latency and, for the
+// stale-read store, how its reads lag. Its compaction window is etcd's
+// default, none (--auto-compaction-retention=0): a watch from any revision
+// is answered, as the record store always answered one.
+backends::KvServerConfig LeaseStoreConfig(const backends::StoreServerConfig& store) {
+  backends::KvServerConfig config;
+  config.service = store.service;
+  config.stale_read_ppm = store.stale_read_ppm;
+  config.stale_lag_max = store.stale_lag_ns_max;
+  config.state.history_revisions = std::numeric_limits<std::int64_t>::max() / 2;
+  return config;
 }
 
 }  // namespace
@@ -30,8 +44,14 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
     const Nanos intervals = scenario.duration / scenario.timing.renew_interval + 1;
     recorder_->ExpectStoreOps(static_cast<std::size_t>(scenario.nodes) * static_cast<std::size_t>(intervals) * 5 / 4);
   }
-  store_ = std::make_unique<backends::SimStoreServer>(world_, store_host_, world_.MakePrng("store"),
-                                                      scenario.store, *recorder_);
+  store_recorder_ = std::make_unique<KvRecorder>(world_, "store", KvRecorder::KvOps::kProjectOnly);
+  store_recorder_->ProjectRecord(scenario.lease_key, *recorder_);
+  store_ = std::make_unique<backends::SimKvServer>(world_, store_host_, world_.MakePrng("store"),
+                                                   LeaseStoreConfig(scenario.store), *store_recorder_);
+  world_.SetBoot(store_host_, [server = store_.get()](sim::HostId, std::uint64_t) {
+    server->Start();
+    return std::unique_ptr<sim::ProcessState>();
+  });
   ledger_ = std::make_unique<backends::SimLedgerServer>(
       world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
       backends::LedgerOptions{.check_fence = protocol_.ledger_checks_fence});

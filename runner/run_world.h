@@ -2,7 +2,10 @@
 // World assembly for one run: the hosts (nodes with their clocks, the store
 // and ledger servers), the network, the history recorder, the store and
 // ledger, the replicated store and regions when the scenario has them, and
-// the node processes running the core. Torn down in the right order (world
+// the node processes running the core. The lease store is a KV store
+// (backends/sim_kv_server.h) on the "store" host; core's record store is
+// core::KvRecordStore over it, whose calls its recorder projects as the
+// record store's history (runner/kv_recorder.h). Torn down in the right order (world
 // last: destroying it unwinds fibers that reference the rest). Injection
 // (runner/injector.h) and judgement (runner/judgement.h) work on it.
 
@@ -39,7 +42,7 @@ class RunWorld {
   sim::Network& network() { return *network_; }
   Recorder& recorder() { return *recorder_; }
   const Recorder& recorder() const { return *recorder_; }
-  backends::SimStoreServer& store() { return *store_; }
+  backends::SimKvServer& store() { return *store_; }
   ReplicatedRun* replicated() { return replicated_.get(); }
   const ReplicatedRun* replicated() const { return replicated_.get(); }
   sim::HostId HostOf(int node) const { return node_hosts_.at(static_cast<std::size_t>(node - 1)); }
@@ -68,7 +71,8 @@ class RunWorld {
   sim::HostId ledger_host_ = 0;
   std::unique_ptr<sim::Network> network_;
   std::unique_ptr<Recorder> recorder_;
-  std::unique_ptr<backends::SimStoreServer> store_;
+  std::unique_ptr<KvRecorder> store_recorder_;  // projects the lease store's calls into recorder_'s history
+  std::unique_ptr<backends::SimKvServer> store_;
   std::unique_ptr<backends::SimLedgerServer> ledger_;
   std::unique_ptr<ReplicatedRun> replicated_;
   std::vector<std::unique_ptr<KvRecorder>> kv_recorders_;

@@ -51,6 +51,8 @@ Json RangeJson(const KvRequestOp& op) {
     range["sort_target"] = "CREATE";
   }
   // Without sort_order (NONE) etcd answers in key order, the seam's kKey.
+  // RangeRequest.serializable: served by the member asked, without consensus.
+  if (op.serializable) range["serializable"] = true;
   return range;
 }
 

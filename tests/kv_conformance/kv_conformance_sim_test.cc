@@ -15,7 +15,7 @@ namespace {
 // Numbers the calls; the cases judge the answers themselves.
 class CountingObserver final : public backends::KvObserver {
  public:
-  std::int64_t KvInvoked(int, const backends::KvRequest&) override { return next_++; }
+  std::int64_t KvInvoked(int, std::string_view, const backends::KvRequest&) override { return next_++; }
   void KvApplied(std::int64_t, const backends::KvReply&) override {}
   void KvCompleted(std::int64_t, const backends::KvReply&) override {}
   void KvLeaseExpired(const backends::KvExpiry&) override {}
@@ -35,7 +35,7 @@ class SimStore final : public KvConformanceStore {
     config.state.history_revisions = kWindow;
     server_ = std::make_unique<backends::SimKvServer>(world_, store_host_, sim::Prng(2), config, observer_);
     server_->Start();
-    client_ = std::make_unique<backends::SimKvClient>(world_, network_, client_host_, 1, *server_, observer_);
+    client_ = std::make_unique<backends::SimKvClient>(world_, network_, client_host_, 1, "n1#1", *server_, observer_);
   }
 
   core::KvClient& client() override { return *client_; }

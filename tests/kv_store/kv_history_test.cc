@@ -72,7 +72,7 @@ struct Election {
     for (int node = 1; node <= 5; ++node) {
       const sim::HostId host = world.AddHost({.name = "n" + std::to_string(node)});
       world.Start(host);
-      clients.push_back(std::make_unique<backends::SimKvClient>(world, network, host, node, *server, recorder));
+      clients.push_back(std::make_unique<backends::SimKvClient>(world, network, host, node, "", *server, recorder));
       world.Spawn(host, [this, host, node] {
         Campaign(world, host, *clients[static_cast<std::size_t>(node - 1)], world.MakePrng("n" + std::to_string(node)));
       });
