@@ -337,16 +337,17 @@ void SimKvServer::ApplyStream(std::shared_ptr<const KvStreamRequest> request, Kv
   }
   assert(streams_.size() < kWatchersMax);
   streams_.push_back(Stream{std::move(request), state_.revision() + 1, std::move(reply)});
-  AnswerStream(streams_.back(), first);  // the events it asked for, or `created`
+  Stream& added = streams_.back();
+  AnswerStream(added, first, CurrentOf(added.request->keys));  // the events it asked for, or `created`
 }
 
-void SimKvServer::AnswerStream(Stream& stream, const KvStreamAnswer& answer) {
-  const core::KvKeys& keys = stream.request->keys;
-  const core::KvEntry* current = nullptr;
-  if (keys.end.empty()) {
-    const auto found = state_.keys().find(keys.key);
-    if (found != state_.keys().end()) current = &found->second;
-  }
+const core::KvEntry* SimKvServer::CurrentOf(const core::KvKeys& keys) const {
+  if (!keys.end.empty()) return nullptr;
+  const auto found = state_.keys().find(keys.key);
+  return found == state_.keys().end() ? nullptr : &found->second;
+}
+
+void SimKvServer::AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current) {
   const std::int64_t op = observer_.KvStreamAnswered(*stream.request, *answer, current);
   world_.trace().Record(world_.now(), host_, "kv_stream_answer", op, answer->revision);
   stream.reply(op, answer);
@@ -357,19 +358,23 @@ void SimKvServer::NotifyStreams(sim::HostId writer) {
   // revision share one answer; an answer only sends a message, so the list
   // stays as it is meanwhile.
   KvStreamAnswer shared;
+  const core::KvEntry* current = nullptr;
   const Stream* shared_by = nullptr;
   for (Stream& stream : streams_) {
     if (stream.next > state_.revision()) continue;  // told of everything already
     const bool reuse = shared_by != nullptr && shared_by->next == stream.next &&
                        shared_by->request->keys == stream.request->keys;
-    if (!reuse) shared = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(stream.request->keys, stream.next));
+    if (!reuse) {
+      shared = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(stream.request->keys, stream.next));
+      current = CurrentOf(stream.request->keys);
+    }
     shared_by = &stream;
     // A stream is told of every change, so its next revision is never compacted.
     assert(shared->status == core::KvStatus::kOk);
     if (shared->events.empty()) continue;  // no change on its keys
     // (Moved on after the comparison above: the next stream compares with
     // where this one was.)
-    if (stream.request->client != writer) AnswerStream(stream, shared);
+    if (stream.request->client != writer) AnswerStream(stream, shared, current);
   }
   for (Stream& stream : streams_) stream.next = std::max(stream.next, state_.revision() + 1);
 }
@@ -402,15 +407,17 @@ KvReply SimKvClient::Call(KvRequest request, core::Nanos timeout) {
       });
   world_.Wait(token, world_.MonotonicNow(host_) + timeout);
   KvReply reply;  // kTimeout: outcome unknown
-  if (exchange->done) reply = exchange->result;
+  if (exchange->done) reply = std::move(exchange->result);  // nothing reads it after the caller
   observer_.KvCompleted(op, reply);
   return reply;
 }
 
-core::KvTxnResult SimKvClient::Txn(const core::KvTxn& txn, core::Nanos timeout) {
+core::KvTxnResult SimKvClient::Txn(const core::KvTxn& txn, core::Nanos timeout) { return TxnOwned(txn, timeout); }
+
+core::KvTxnResult SimKvClient::TxnOwned(core::KvTxn txn, core::Nanos timeout) {
   KvRequest request;
   request.kind = KvRequest::Kind::kTxn;
-  request.txn = txn;
+  request.txn = std::move(txn);
   return Call(std::move(request), timeout).txn;
 }
 
@@ -539,23 +546,26 @@ core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
 }
 
 bool SimKvClient::TakeNews(std::int64_t start_revision, core::KvWatchResult& result) {
-  StreamState& stream = *stream_;
-  if (stream.held.empty()) return false;
-  const std::vector<KvStreamAnswer> held = std::move(stream.held);
-  stream.held.clear();
+  std::vector<KvStreamAnswer>& held = stream_->held;  // emptied below, its capacity kept
+  if (held.empty()) return false;
+  bool news = true;
   if (held.front()->status != core::KvStatus::kOk) {
     result = *held.front();  // a refusal, or the stream's start compacted
-    return true;
-  }
-  if (NewestOf(*held.back()) < start_revision) return false;  // nothing the caller does not know
-  result.status = core::KvStatus::kOk;
-  result.revision = held.back()->revision;
-  for (const KvStreamAnswer& answer : held) {
-    for (const core::KvWatchEvent& event : answer->events) {
-      if (event.kv.mod_revision >= start_revision) result.events.push_back(event);
+  } else if (NewestOf(*held.back()) < start_revision) {
+    news = false;  // nothing the caller does not know
+  } else if (held.size() == 1 && held.front()->events.front().kv.mod_revision >= start_revision) {
+    result = *held.front();  // the one answer, all of it news (the usual case)
+  } else {
+    result.status = core::KvStatus::kOk;
+    result.revision = held.back()->revision;
+    for (const KvStreamAnswer& answer : held) {
+      for (const core::KvWatchEvent& event : answer->events) {
+        if (event.kv.mod_revision >= start_revision) result.events.push_back(event);
+      }
     }
   }
-  return true;
+  held.clear();
+  return news;
 }
 
 void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token) {

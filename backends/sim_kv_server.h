@@ -216,7 +216,9 @@ class SimKvServer {
   void ExpiryTick(std::uint64_t incarnation);
   void ApplyWatch(const KvWatchRequest& request, KvWatchReply reply);
   void ApplyStream(std::shared_ptr<const KvStreamRequest> request, KvStreamReply reply);
-  void AnswerStream(Stream& stream, const KvStreamAnswer& answer);
+  // `current`: the stream's key's entry now (null: absent, or a range).
+  void AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current);
+  const core::KvEntry* CurrentOf(const core::KvKeys& keys) const;
   // Tells every watch with news (long polls answered once, streams each
   // change since their last answer but `writer`'s own; -1: the store's).
   void NotifyWatchers(sim::HostId writer);
@@ -264,6 +266,7 @@ class SimKvClient final : public core::KvClient {
               SimKvServer& server, KvObserver& observer, bool stream_watch = false);
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
+  core::KvTxnResult TxnOwned(core::KvTxn txn, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
   // Each quiet timeout's next watch is sent from the scheduler, the fiber
   // still parked (World::WaitStepping): a quiet wait costs no task switch.

@@ -1,7 +1,10 @@
 #include "core/kv_record_store.h"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
 #include <charconv>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -21,6 +24,28 @@ void AppendText(std::string& out, std::string_view text) {
   out.append(text);
 }
 
+// Eight ASCII digits at `p` as their value; false when one is not a digit.
+// All eight at once (SWAR, on the little-endian load: the first digit in
+// the lowest byte): a record holds three wall-clock readings of 19 digits,
+// and every process a change reaches parses them.
+bool TakeEightDigits(const char* p, std::uint64_t& value) {
+  static_assert(std::endian::native == std::endian::little);
+  std::uint64_t chunk = 0;
+  std::memcpy(&chunk, p, sizeof chunk);
+  constexpr std::uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
+  constexpr std::uint64_t kZeros = 0x3030303030303030ULL;  // "00000000"
+  // A digit byte is 0x30..0x39: high nibble 3, and still 3 after adding 6.
+  if ((chunk & kHighNibbles) != kZeros) return false;
+  if (((chunk + 0x0606060606060606ULL) & kHighNibbles) != kZeros) return false;
+  chunk -= kZeros;  // each byte its digit
+  // Neighbouring digits into pairs (d0·10 + d1 in each 16-bit lane), pairs
+  // into quadruples (in each 32-bit lane), then the two quadruples.
+  chunk = ((chunk * 10) + (chunk >> 8)) & 0x00FF00FF00FF00FFULL;
+  chunk = ((chunk * 100) + (chunk >> 16)) & 0x0000FFFF0000FFFFULL;
+  value = (chunk & 0xFFFFULL) * 10'000 + (chunk >> 32);
+  return true;
+}
+
 // Reads a decimal int64 ("-" and at most 19 digits, as to_chars writes
 // it) and then `separator` off the front of `rest`. By hand rather than
 // from_chars: every read of the record parses six of these, and 19
@@ -32,8 +57,18 @@ bool TakeNumber(std::string_view& rest, std::int64_t& number, char separator = '
   at += negative ? 1 : 0;
   const std::size_t first_digit = at;
   std::uint64_t magnitude = 0;
-  while (at < rest.size() && at - first_digit < 20 && rest[at] >= '0' && rest[at] <= '9') {
-    magnitude = magnitude * 10 + static_cast<std::uint64_t>(rest[at] - '0');
+  std::uint64_t eight = 0;
+  // Eight at a time while at most 16 digits are taken so, then one by one
+  // up to 20 (a 20th digit makes it too long: refused below).
+  while (rest.size() - at >= 8 && at - first_digit + 8 <= 16 && TakeEightDigits(rest.data() + at, eight)) {
+    magnitude = magnitude * 100'000'000 + eight;
+    at += 8;
+  }
+  const std::size_t limit = std::min(rest.size(), first_digit + 20);
+  while (at < limit) {
+    const unsigned digit = static_cast<unsigned>(static_cast<unsigned char>(rest[at])) - unsigned{'0'};
+    if (digit > 9) break;
+    magnitude = magnitude * 10 + digit;
     ++at;
   }
   const std::size_t digits = at - first_digit;
@@ -97,20 +132,31 @@ StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written
   return conflict;
 }
 
-std::string EncodeLeaseRecord(const LeaseRecord& record) {
-  std::string out;
-  out.reserve(64 + record.holder.size() + record.preferred_successor.size());
-  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
-    AppendNumber(out, number);
-    out.push_back(' ');
+
+namespace {
+
+// Decoding is a pure function of the bytes, and one change's bytes are
+// decoded by every process it is pushed to and by the recorder, right
+// after the writer encoded them: the last record this thread encoded or
+// decoded is remembered with its encoding, and a decode of the same bytes
+// copies it.
+struct LastRecordCoded {
+  bool remembered = false;
+  std::string value;
+  LeaseRecord record;
+  void Remember(std::string_view encoded, const LeaseRecord& decoded) {
+    value.assign(encoded);
+    record = decoded;
+    remembered = true;
   }
-  AppendText(out, record.holder);
-  out.push_back(' ');
-  AppendText(out, record.preferred_successor);
-  return out;
+};
+
+LastRecordCoded& LastCoded() {
+  thread_local LastRecordCoded last;
+  return last;
 }
 
-std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
+std::optional<LeaseRecord> DecodeUncached(std::string_view value) {
   LeaseRecord record;
   std::string_view rest = value;
   for (std::int64_t* number :
@@ -121,6 +167,31 @@ std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
   if (rest.empty() || rest.front() != ' ') return std::nullopt;
   rest.remove_prefix(1);
   if (!TakeText(rest, record.preferred_successor) || !rest.empty()) return std::nullopt;
+  return record;
+}
+
+}  // namespace
+
+std::string EncodeLeaseRecord(const LeaseRecord& record) {
+  std::string out;
+  out.reserve(64 + record.holder.size() + record.preferred_successor.size());
+  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
+    AppendNumber(out, number);
+    out.push_back(' ');
+  }
+  AppendText(out, record.holder);
+  out.push_back(' ');
+  AppendText(out, record.preferred_successor);
+  LastCoded().Remember(out, record);
+  return out;
+}
+
+std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
+  LastRecordCoded& last = LastCoded();
+  if (last.remembered && std::string_view(last.value) == value) return last.record;
+  std::optional<LeaseRecord> record = DecodeUncached(value);
+  if (!record) return std::nullopt;
+  last.Remember(value, *record);
   return record;
 }
 
@@ -155,7 +226,7 @@ StoreResult KvRecordStore::Write(std::string_view key, KvCompare compare, const 
   txn.compares.push_back(std::move(compare));
   txn.success.push_back(KvRequestOp::Put(key, EncodeLeaseRecord(record)));
   txn.failure.push_back(KvRequestOp::Range(KvKeys::Single(key)));
-  return RecordResultOf(kv_.Txn(txn, timeout), &record);
+  return RecordResultOf(kv_.TxnOwned(std::move(txn), timeout), &record);
 }
 
 std::int64_t KvRecordStore::WatchStart(std::string_view key, std::int64_t known_version) const {

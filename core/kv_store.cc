@@ -57,7 +57,7 @@ KvTxnResult KvClient::Range(const KvRequestOp& range, Nanos timeout) {
   assert(range.kind == KvRequestOp::Kind::kRange);
   KvTxn txn;
   txn.success.push_back(range);
-  return Txn(txn, timeout);
+  return TxnOwned(std::move(txn), timeout);
 }
 
 KvWatchResult KvClient::WatchWhile(const KvKeys& keys, std::int64_t start_revision,

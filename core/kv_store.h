@@ -162,6 +162,9 @@ class KvClient {
  public:
   virtual ~KvClient() = default;
   virtual KvTxnResult Txn(const KvTxn& txn, Nanos timeout) = 0;
+  // Txn of a txn the caller gives away: a client that keeps the request
+  // (a simulated one, until the store applies it) takes it without a copy.
+  virtual KvTxnResult TxnOwned(KvTxn txn, Nanos timeout) { return Txn(txn, timeout); }
   // A txn holding this one range (etcd's Range RPC has the same semantics).
   KvTxnResult Range(const KvRequestOp& range, Nanos timeout);
   // Long-polls a watch: returns once the store has an event on `keys` at a

@@ -1,5 +1,6 @@
 #include "runner/kv_recorder.h"
 
+#include <algorithm>
 #include <cassert>
 #include <string>
 #include <utility>
@@ -77,8 +78,8 @@ void KvRecorder::ProjectRecord(std::string key, backends::SimObserver& records) 
 }
 
 std::int64_t KvRecorder::VersionAt(std::int64_t mod_revision) const {
-  const auto found = version_at_mod_.find(mod_revision);
-  return found == version_at_mod_.end() ? -1 : found->second;
+  if (mod_revision < 0 || static_cast<std::size_t>(mod_revision) >= version_at_mod_.size()) return -1;
+  return version_at_mod_[static_cast<std::size_t>(mod_revision)];
 }
 
 void KvRecorder::ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn) {
@@ -94,18 +95,26 @@ void KvRecorder::ProjectInvoked(int node, std::string_view process, const core::
   projected.store_op = records_->StoreInvoked(node, who, call->kind, record_key_, expected, projected.written);
 }
 
+void KvRecorder::LearnVersion(std::int64_t mod_revision, std::int64_t version) {
+  assert(mod_revision > 0);
+  assert(version > 0);
+  const auto at = static_cast<std::size_t>(mod_revision);
+  if (at >= version_at_mod_.size()) version_at_mod_.resize(std::max(at + 1, version_at_mod_.size() * 2), -1);
+  version_at_mod_[at] = version;
+}
+
 void KvRecorder::LearnVersions(const Projected& call, const core::KvTxnResult& reply) {
   if (reply.status != core::KvStatus::kOk) return;
-  if (reply.succeeded && call.kind == backends::StoreOpKind::kCreate) version_at_mod_[reply.revision] = 1;
+  if (reply.succeeded && call.kind == backends::StoreOpKind::kCreate) LearnVersion(reply.revision, 1);
   if (reply.succeeded && call.kind == backends::StoreOpKind::kCas) {
     // The store found the record at that mod revision, which a record call
     // applied here before (unless some other writer put it: then unknown).
     const std::int64_t before = VersionAt(call.expected_mod_revision);
-    if (before > 0) version_at_mod_[reply.revision] = before + 1;
+    if (before > 0) LearnVersion(reply.revision, before + 1);
   }
   for (const core::KvResponseOp& response : reply.responses) {
     for (const core::KvEntry& entry : response.kvs) {
-      if (entry.key == record_key_) version_at_mod_[entry.mod_revision] = entry.version;
+      if (entry.key == record_key_) LearnVersion(entry.mod_revision, entry.version);
     }
   }
 }
@@ -219,21 +228,20 @@ std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& strea
                                           const core::KvEntry* current) {
   (void)answer;  // the record as it is now is what the answer tells (its newest event, or no change)
   if (records_ == nullptr || !stream.keys.end.empty() || stream.keys.key != record_key_) return -1;
-  core::StoreResult read{core::StoreStatus::kOk, {}};  // absent: found false, version 0
-  if (current != nullptr) {
-    // One change is answered on every stream: decoded once.
-    const bool cached = !stream_reads_.empty() && last_read_mod_revision_ == current->mod_revision;
-    if (cached) {
-      read = stream_reads_.back().read;
-    } else {
+  const std::int64_t mod_revision = current == nullptr ? 0 : current->mod_revision;
+  if (mod_revision != last_read_mod_revision_) {
+    // A change not answered before: what a read of the record returns now.
+    core::StoreResult read{core::StoreStatus::kOk, {}};  // absent: found false, version 0
+    if (current != nullptr) {
       std::optional<core::LeaseRecord> record = core::DecodeLeaseRecord(current->value);
       if (!record) return -1;  // another writer's value on the key: no record read
-      read.current = core::VersionedRecord{true, VersionAt(current->mod_revision), std::move(*record)};
+      read.current = core::VersionedRecord{true, VersionAt(mod_revision), std::move(*record)};
     }
+    stream_results_.push_back(std::move(read));
+    last_read_mod_revision_ = mod_revision;
   }
-  last_read_mod_revision_ = current == nullptr ? 0 : current->mod_revision;
   const std::int64_t store_op = records_->WatchAnswered(stream.node, stream.process, record_key_, next_applied_seq_++);
-  stream_reads_.push_back(StreamRead{store_op, std::move(read)});
+  stream_reads_.push_back(StreamRead{store_op, stream_results_.size() - 1});
   return static_cast<std::int64_t>(stream_reads_.size() - 1);
 }
 
@@ -241,7 +249,7 @@ void KvRecorder::KvStreamDelivered(std::int64_t op) {
   assert(op >= 0);
   assert(static_cast<std::size_t>(op) < stream_reads_.size());
   const StreamRead& delivered = stream_reads_[static_cast<std::size_t>(op)];
-  records_->StoreCompleted(delivered.store_op, delivered.read);
+  records_->StoreCompleted(delivered.store_op, stream_results_[delivered.result]);
 }
 
 }  // namespace leasesim::runner

@@ -76,6 +76,7 @@ class KvRecorder final : public backends::KvObserver {
   void ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn);
   // Learns the record's versions from what the store applied.
   void LearnVersions(const Projected& call, const core::KvTxnResult& reply);
+  void LearnVersion(std::int64_t mod_revision, std::int64_t version);
   // The record's per-key version at this mod revision; -1 when unknown.
   std::int64_t VersionAt(std::int64_t mod_revision) const;
 
@@ -89,14 +90,18 @@ class KvRecorder final : public backends::KvObserver {
   backends::SimObserver* records_ = nullptr;  // set by ProjectRecord
   std::string record_key_;
   std::vector<Projected> projected_;  // by op
-  // Each stream answer on the record's key: its read's id and what it read.
+  // Each stream answer on the record's key: its read's id and what it
+  // read (in stream_results_: one change is answered on every stream).
   struct StreamRead {
     std::int64_t store_op;
-    core::StoreResult read;
+    std::size_t result;
   };
   std::vector<StreamRead> stream_reads_;  // by the id KvStreamAnswered gave
-  std::int64_t last_read_mod_revision_ = 0;  // of stream_reads_.back()'s record (0: absent)
-  std::map<std::int64_t, std::int64_t> version_at_mod_;  // the record's
+  std::vector<core::StoreResult> stream_results_;
+  std::int64_t last_read_mod_revision_ = -1;  // of stream_results_.back()'s record (0: absent)
+  // The record's per-key version at each mod revision (-1: unknown). By
+  // revision: they are small and dense, a store's count of its writes.
+  std::vector<std::int64_t> version_at_mod_;
   std::int64_t next_applied_seq_ = 0;  // of the record store's ops
   std::int64_t next_kv_applied_seq_ = 0;  // of this store's ops (KvStoreOp::applied_seq)
 };
