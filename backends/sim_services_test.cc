@@ -138,9 +138,10 @@ struct WatchRig : Rig {
       for (int i = 0; i < count; ++i) {
         writer_env->SleepUntil(writer_env->MonotonicNow() + sim::Millis(100));
         const core::LeaseRecord record{.holder = "n2#1", .term = 1};
-        core::StoreClient& store = writer_env->store();
-        const core::StoreResult written = version == 0 ? store.Create("job", record, sim::Millis(50))
-                                                       : store.CompareAndSet("job", version, record, sim::Millis(50));
+        core::StoreClient& writer_store = writer_env->store();
+        const core::StoreResult written = version == 0
+                                              ? writer_store.Create("job", record, sim::Millis(50))
+                                              : writer_store.CompareAndSet("job", version, record, sim::Millis(50));
         version = written.current.version;
       }
     });
