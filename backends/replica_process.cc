@@ -83,6 +83,10 @@ void ReplicaProcess::Step(F&& step) {
 // that depend on an append in msgsAfterAppend): what the step wrote is
 // synced before its messages leave.
 void ReplicaProcess::EndStep() {
+  // A deferred OnRaft is a step within a step: the inner one already began
+  // the fsync of what it wrote, and a second fsync begun at the same instant
+  // would complete alongside it and make later writes durable at once.
+  if (syncing_) return;
   const sim::Nanos fsync = store_.config().fsync;
   if (fsync == 0) {
     if (!disk().dirty()) return;
@@ -106,11 +110,18 @@ void ReplicaProcess::SyncDone() {
   std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
   outbox_.clear();
   for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
+  // A deferred step that writes nothing ends in SyncDone again at once: the
+  // loop already running takes the next step, so a long queue of such steps
+  // is a loop, not a recursion as deep as the queue (which overflowed the
+  // stack under AddressSanitizer).
+  if (draining_) return;
+  draining_ = true;
   while (!syncing_ && !deferred_.empty()) {
     std::function<void()> step = std::move(deferred_.front());
     deferred_.pop_front();
     Step(std::move(step));
   }
+  draining_ = false;
 }
 
 // A leader's own fsync can complete a majority (with one replica it is the

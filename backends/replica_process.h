@@ -225,6 +225,7 @@ class ReplicaProcess final : public sim::ProcessState {
   // inputs that arrived meanwhile.
   bool in_step_ = false;
   bool syncing_ = false;
+  bool draining_ = false;  // SyncDone is taking deferred steps
   std::vector<std::pair<int, RaftMessage>> outbox_;
   std::deque<std::function<void()>> deferred_;
 };

@@ -103,10 +103,15 @@ class TappedEnv final : public Env {
   Nanos BootNow() override { return inner_.BootNow(); }
   Nanos WallNow() override { return inner_.WallNow(); }
   void SleepUntil(Nanos monotonic_deadline) override { inner_.SleepUntil(monotonic_deadline); }
+  // Passed through, so the inner Env's way of polling (a simulator's
+  // steps without a task switch) and its KV stores stay visible.
+  void SleepInSteps(Nanos period, const std::function<bool()>& done) override { inner_.SleepInSteps(period, done); }
   void Spawn(std::string_view name, std::function<void()> task) override { inner_.Spawn(name, std::move(task)); }
   StoreClient& store() override { return tap_.store(); }
   LedgerClient& ledger() override { return inner_.ledger(); }
   EventSink& events() override { return tap_; }
+  int kv_servers() const override { return inner_.kv_servers(); }
+  KvClient& kv(int server) override { return inner_.kv(server); }
   std::uint64_t Random() override { return inner_.Random(); }
   void AtFaultPoint(FaultPoint point) override { inner_.AtFaultPoint(point); }
   void Sometimes(Probe probe) override { inner_.Sometimes(probe); }

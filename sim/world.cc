@@ -182,28 +182,13 @@ World::Entry* World::LocalTimerEntry(Host& host, HostId id, Nanos local_deadline
   const Nanos when = host.clock.TrueTimeAtMonotonic(local_deadline);
   if (when == kNeverNanos) return nullptr;
   const std::uint32_t slot = ScheduleSlot(when < now_ ? now_ : when);
-  ListTimer(host, slot, next_sequence_ - 1);
   Entry& entry = EntryAt(slot);
   entry.gate = Entry::Gate::kLocalTimer;
+  entry.sequence = next_sequence_ - 1;
   entry.host = id;
   entry.incarnation = host.incarnation;
   entry.local_deadline = local_deadline;
   return &entry;
-}
-
-void World::ListTimer(Host& host, std::uint32_t slot, std::uint64_t sequence) {
-  EntryAt(slot).timer_index = static_cast<std::uint32_t>(host.queued_timers.size());
-  host.queued_timers.push_back(Host::QueuedTimer{sequence, slot});
-}
-
-void World::UnlistTimer(std::uint32_t slot) {
-  const Entry& entry = EntryAt(slot);
-  std::vector<Host::QueuedTimer>& timers = Get(entry.host).queued_timers;
-  assert(entry.timer_index < timers.size());
-  assert(timers[entry.timer_index].slot == slot);
-  timers[entry.timer_index] = timers.back();
-  EntryAt(timers[entry.timer_index].slot).timer_index = entry.timer_index;
-  timers.pop_back();
 }
 
 void World::SetDriftPpm(HostId id, std::int64_t drift_ppm) {
@@ -218,20 +203,25 @@ void World::Slew(HostId id, Nanos correction, std::int64_t rate_ppm) {
 
 void World::RekeyLocalTimers(HostId id) {
   Host& host = Get(id);
-  std::vector<Host::QueuedTimer> timers = std::move(host.queued_timers);
-  host.queued_timers.clear();
+  struct QueuedTimer {
+    std::uint64_t sequence;
+    std::uint32_t slot;
+  };
+  std::vector<QueuedTimer> timers;
+  for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
+    const Entry& entry = EntryAt(slot);
+    if (entry.gate != Entry::Gate::kLocalTimer || entry.host != id || slot == firing_slot_) continue;
+    // Would do nothing when it pops: left where it is.
+    if (entry.incarnation != host.incarnation || DeadWakeUp(entry.deed)) continue;
+    timers.push_back(QueuedTimer{entry.sequence, slot});
+  }
   // Armed again in the order first armed: timers due at one instant keep
   // their order (sequence numbers are unique, so the sort is total).
   std::sort(timers.begin(), timers.end(),
-            [](const Host::QueuedTimer& a, const Host::QueuedTimer& b) { return a.sequence < b.sequence; });
-  for (const Host::QueuedTimer& timer : timers) {
+            [](const QueuedTimer& a, const QueuedTimer& b) { return a.sequence < b.sequence; });
+  for (const QueuedTimer& timer : timers) {
     Entry& entry = EntryAt(timer.slot);
     assert(entry.gate == Entry::Gate::kLocalTimer);
-    if (entry.incarnation != host.incarnation || DeadWakeUp(entry.deed)) {
-      // Would do nothing when it pops: left where it is.
-      ListTimer(host, timer.slot, timer.sequence);
-      continue;
-    }
     Deed deed = std::move(entry.deed);
     // The cancelled entry names no call and no wait: it pops as a dead wake-up.
     entry.deed = Deed{};
@@ -423,13 +413,16 @@ void World::RunUntil(Nanos end) {
     now_ = TimeOf(key);
     const std::uint32_t slot = SlotOf(key);
     Entry& entry = EntryAt(slot);
-    if (entry.gate == Entry::Gate::kLocalTimer) UnlistTimer(slot);
     // Cancelled (its wait ended first, by a signal or a crash): dropped
     // unrun, as running it would have done nothing.
     if (!DeadWakeUp(entry.deed)) {
       ++events_processed_;
+      firing_slot_ = slot;
       Fire(entry);  // may schedule more: they take other slots, and chunks never move
+      firing_slot_ = kNoSlot;
     }
+    // A free slot is no timer: RekeyLocalTimers scans the slots.
+    entry.gate = Entry::Gate::kNone;
     entry.deed.fn.Reset();
     entry.deed.token = WaitToken{};  // At() fills only fn: a reused slot must name no wait
     free_slots_.push_back(slot);

@@ -191,13 +191,6 @@ class World {
       Deed deed;
     };
     std::vector<FrozenTimer> frozen_timers;  // timers waiting for the clock to move
-    // The queued timers on this host's monotonic clock (kLocalTimer
-    // entries), so a rate change can find them; each entry knows its index.
-    struct QueuedTimer {
-      std::uint64_t sequence;
-      std::uint32_t slot;
-    };
-    std::vector<QueuedTimer> queued_timers;
   };
   struct FiberRecord {
     std::unique_ptr<Fiber> fiber;  // null once finished or destroyed
@@ -215,7 +208,8 @@ class World {
     enum class Gate : std::uint8_t { kNone, kOnHost, kLocalTimer };
     Gate gate = Gate::kNone;
     HostId host = 0;
-    std::uint32_t timer_index = 0;  // a kLocalTimer's place in its host's queued_timers
+    // A kLocalTimer's sequence number, the order a rate change re-arms it in.
+    std::uint64_t sequence = 0;
     std::uint64_t incarnation = 0;
     Nanos local_deadline = 0;
     Deed deed;
@@ -252,12 +246,11 @@ class World {
   // Takes a free slot for an event at `when`; the caller fills the entry.
   Entry& Schedule(Nanos when) { return EntryAt(ScheduleSlot(when)); }
   std::uint32_t ScheduleSlot(Nanos when);
-  // Keep a host's queued_timers in step with the queue.
-  void ListTimer(Host& host, std::uint32_t slot, std::uint64_t sequence);
-  void UnlistTimer(std::uint32_t slot);
   // After a rate change of the host's clock: every live timer of its
   // current incarnation is cancelled in place and armed again, in the order
-  // it was first armed.
+  // it was first armed. The queued entries are scanned for them: rate
+  // changes are rare (a drift fault, a time daemon's slew), timers are not,
+  // so no per-host index is kept in step with every timer armed and fired.
   void RekeyLocalTimers(HostId id);
   Entry& EntryAt(std::uint32_t slot) { return chunks_[slot >> kChunkShift][slot & (kChunkEntries - 1)]; }
   // Runs the entry's deed under its gate: not on a crashed host or another
@@ -292,6 +285,9 @@ class World {
   EventQueue queue_;
   std::vector<std::unique_ptr<Entry[]>> chunks_;
   std::uint32_t slots_used_ = 0;  // slots ever handed out
+  // The slot whose deed runs now: popped, so no longer queued.
+  std::uint32_t firing_slot_ = kNoSlot;
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
   std::vector<std::uint32_t> free_slots_;
   std::vector<Host> hosts_;
   HostId host_count_ = 0;  // hosts_.size(), kept: every clock reading asserts against it
