@@ -17,7 +17,7 @@ using sim::Seconds;
 
 class NullObserver final : public SimObserver {
  public:
-  std::int64_t StoreInvoked(int, const std::string&, StoreOpKind, const std::string&, std::int64_t,
+  std::int64_t StoreInvoked(int, std::string_view, StoreOpKind, const std::string&, std::int64_t,
                             const core::LeaseRecord&) override {
     return next_++;
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/env.h"
 #include "core/events.h"
@@ -32,7 +33,7 @@ class SimObserver {
  public:
   virtual ~SimObserver() = default;
   // A client sent a store operation; returns an id for the later calls.
-  virtual std::int64_t StoreInvoked(int node, const std::string& process, StoreOpKind kind,
+  virtual std::int64_t StoreInvoked(int node, std::string_view process, StoreOpKind kind,
                                     const std::string& key, std::int64_t expected_version,
                                     const core::LeaseRecord& value) = 0;
   // The store applied (or evaluated) the operation, in this global order.

@@ -28,7 +28,7 @@ class RecordingStoreObserver : public KvObserver {
 
 class RecordingObserver : public SimObserver {
  public:
-  std::int64_t StoreInvoked(int, const std::string&, StoreOpKind, const std::string&, std::int64_t,
+  std::int64_t StoreInvoked(int, std::string_view, StoreOpKind, const std::string&, std::int64_t,
                             const core::LeaseRecord&) override {
     invoked.push_back(true);
     return static_cast<std::int64_t>(invoked.size() - 1);

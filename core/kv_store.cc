@@ -37,11 +37,11 @@ KvRequestOp KvRequestOp::Range(KvKeys keys, KvSortBy sort_by, std::int64_t limit
   return op;
 }
 
-KvRequestOp KvRequestOp::Put(std::string_view key, std::string_view value, KvLeaseId lease) {
+KvRequestOp KvRequestOp::Put(std::string_view key, std::string value, KvLeaseId lease) {
   KvRequestOp op;
   op.kind = Kind::kPut;
   op.keys = KvKeys::Single(key);
-  op.value = std::string(value);
+  op.value = std::move(value);
   op.lease = lease;
   return op;
 }

@@ -87,7 +87,8 @@ struct KvRequestOp {
   bool serializable = false;
 
   static KvRequestOp Range(KvKeys keys, KvSortBy sort_by = KvSortBy::kKey, std::int64_t limit = 0);
-  static KvRequestOp Put(std::string_view key, std::string_view value, KvLeaseId lease = kNoLease);
+  // The value by value: a caller's freshly encoded value moves in.
+  static KvRequestOp Put(std::string_view key, std::string value, KvLeaseId lease = kNoLease);
   static KvRequestOp Delete(KvKeys keys);
 };
 

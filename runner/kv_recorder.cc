@@ -91,7 +91,9 @@ void KvRecorder::ProjectInvoked(int node, std::string_view process, const core::
   projected.written = std::move(call->value);
   // A CAS on a mod revision the record never had compares a version it never had.
   const std::int64_t expected = call->kind == backends::StoreOpKind::kCas ? VersionAt(call->expected_mod_revision) : 0;
-  const std::string who = process.empty() ? "n" + std::to_string(node) : std::string(process);
+  // The process's identity as it is (no copy), or a name made for a nameless one.
+  const std::string nameless = process.empty() ? "n" + std::to_string(node) : std::string();
+  const std::string_view who = process.empty() ? std::string_view(nameless) : process;
   projected.store_op = records_->StoreInvoked(node, who, call->kind, record_key_, expected, projected.written);
 }
 

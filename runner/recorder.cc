@@ -24,19 +24,19 @@ Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
   history_.node_count = static_cast<int>(node_hosts_.size());
 }
 
-checker::StoreOp& Recorder::NewStoreOp(int node, const std::string& process, const std::string& key) {
+checker::StoreOp& Recorder::NewStoreOp(int node, std::string_view process, const std::string& key) {
   // An op is a few hundred bytes of strings and values: its names are
   // copy-constructed into it (not assigned over empty ones) and it is moved
   // once into place; the rest take their defaults. (Designated, not
   // parenthesised, aggregate initialisation: clang 14 has no P0960.)
   const auto id = static_cast<std::int64_t>(history_.store_ops.size());
-  checker::StoreOp& op =
-      history_.store_ops.emplace_back(checker::StoreOp{.id = id, .node = node, .process = process, .key = key});
+  checker::StoreOp& op = history_.store_ops.emplace_back(
+      checker::StoreOp{.id = id, .node = node, .process = std::string(process), .key = key});
   op.invoke_ns = world_.now();
   return op;
 }
 
-std::int64_t Recorder::StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
+std::int64_t Recorder::StoreInvoked(int node, std::string_view process, backends::StoreOpKind kind,
                                     const std::string& key, std::int64_t expected_version,
                                     const core::LeaseRecord& value) {
   checker::StoreOp& op = NewStoreOp(node, process, key);

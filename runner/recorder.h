@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/sim_observer.h"
@@ -25,7 +26,7 @@ class Recorder final : public backends::SimObserver {
   // node_hosts[i] is the host of node i+1.
   Recorder(sim::World& world, std::vector<sim::HostId> node_hosts);
 
-  std::int64_t StoreInvoked(int node, const std::string& process, backends::StoreOpKind kind,
+  std::int64_t StoreInvoked(int node, std::string_view process, backends::StoreOpKind kind,
                             const std::string& key, std::int64_t expected_version,
                             const core::LeaseRecord& value) override;
   void StoreApplied(std::int64_t op, std::int64_t applied_seq) override;
@@ -80,7 +81,7 @@ class Recorder final : public backends::SimObserver {
   // when it claims none).
   sim::Nanos ClaimEndsInTrueTime(int node, const OpenBelief& open) const;
   // A new store op, invoked now by the node's process, on `key`.
-  checker::StoreOp& NewStoreOp(int node, const std::string& process, const std::string& key);
+  checker::StoreOp& NewStoreOp(int node, std::string_view process, const std::string& key);
   std::optional<OpenBelief>& OpenBeliefOf(int node);
   const std::optional<OpenBelief>& OpenBeliefOf(int node) const;
   void CloseBelief(int node, const std::string& reason);
