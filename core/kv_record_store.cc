@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <charconv>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -11,11 +10,41 @@
 namespace leasesim::core {
 namespace {
 
+// Eight decimal digits of `value` (< 10^8, zero-padded), one per byte, the
+// first digit in the lowest byte: split into 4-digit halves, then 2-digit
+// pairs, then digits, each level's quotients and remainders side by side in
+// lanes of the one word (the converse of TakeEightDigits). Each multiply
+// stays within its lane: x / 100 = x * 5243 >> 19 for x < 10^4, and
+// x / 10 = x * 103 >> 10 for x < 100.
+std::uint64_t EightDigitLanes(std::uint64_t value) {
+  const std::uint64_t halves = value / 10'000 | (value % 10'000) << 32;
+  const std::uint64_t hundreds = ((halves * 5243) >> 19) & 0x0000'007F'0000'007FULL;
+  const std::uint64_t pairs = hundreds | (halves - hundreds * 100) << 16;
+  const std::uint64_t tens = ((pairs * 103) >> 10) & 0x000F'000F'000F'000FULL;
+  return tens | (pairs - tens * 10) << 8;
+}
+
+// As std::to_chars writes it ("-" and no leading zeros), eight digits at a
+// time (EightDigitLanes): a write encodes four numbers of up to 19 digits,
+// where to_chars divides by 100 per two digits.
 void AppendNumber(std::string& out, std::int64_t number) {
+  if (number < 0) out.push_back('-');
+  const std::uint64_t magnitude =
+      number < 0 ? 0 - static_cast<std::uint64_t>(number) : static_cast<std::uint64_t>(number);
+  constexpr std::uint64_t kBlock = 100'000'000;
+  const std::uint64_t blocks[3] = {magnitude / (kBlock * kBlock), magnitude / kBlock % kBlock, magnitude % kBlock};
+  const std::size_t first = magnitude >= kBlock * kBlock ? 0 : magnitude >= kBlock ? 1 : 2;
   char digits[24];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, number);
-  assert(ec == std::errc());
-  out.append(digits, end);
+  std::size_t leading_zeros = 0;
+  for (std::size_t i = first; i < 3; ++i) {
+    const std::uint64_t lanes = EightDigitLanes(blocks[i]);
+    // The first block's zeros before its first nonzero digit (all but the last when it is 0).
+    if (i == first) leading_zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
+    const std::uint64_t text = lanes + 0x3030'3030'3030'3030ULL;  // "00000000" + the digits
+    std::memcpy(digits + 8 * i, &text, sizeof text);
+  }
+  const std::size_t start = 8 * first + leading_zeros;
+  out.append(digits + start, digits + sizeof digits);
 }
 
 void AppendText(std::string& out, std::string_view text) {
