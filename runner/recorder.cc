@@ -25,13 +25,15 @@ Recorder::Recorder(sim::World& world, std::vector<sim::HostId> node_hosts)
 }
 
 checker::StoreOp& Recorder::NewStoreOp(int node, std::string_view process, const std::string& key) {
-  // An op is a few hundred bytes of strings and values: its names are
-  // copy-constructed into it (not assigned over empty ones) and it is moved
-  // once into place; the rest take their defaults. (Designated, not
-  // parenthesised, aggregate initialisation: clang 14 has no P0960.)
+  // An op is a few hundred bytes of strings and values: it is built in
+  // place (no temporary moved in), its names assigned over empty ones; the
+  // rest take their defaults.
   const auto id = static_cast<std::int64_t>(history_.store_ops.size());
-  checker::StoreOp& op = history_.store_ops.emplace_back(
-      checker::StoreOp{.id = id, .node = node, .process = std::string(process), .key = key});
+  checker::StoreOp& op = history_.store_ops.emplace_back();
+  op.id = id;
+  op.node = node;
+  op.process.assign(process);
+  op.key.assign(key);
   op.invoke_ns = world_.now();
   return op;
 }
