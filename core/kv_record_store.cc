@@ -124,11 +124,17 @@ StoreStatus FailedCall(KvStatus status) {
   return status == KvStatus::kTimeout ? StoreStatus::kTimeout : StoreStatus::kUnavailable;
 }
 
-// One key's entry as the record it holds; nullopt when it holds none.
-std::optional<VersionedRecord> ToRecord(const KvEntry& entry) {
+// One key's entry as a read's answer: kOk with the record it holds, or
+// kUnavailable when it holds none. Built where it is returned, so the
+// decoded record moves once (every watch answer comes through here).
+StoreResult RecordIn(const KvEntry& entry) {
   std::optional<LeaseRecord> record = DecodeLeaseRecord(entry.value);
-  if (!record) return std::nullopt;
-  return VersionedRecord{true, entry.mod_revision, std::move(*record)};
+  if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
+  StoreResult read{StoreStatus::kOk, {}};
+  read.current.found = true;
+  read.current.version = entry.mod_revision;
+  read.current.record = std::move(*record);
+  return read;
 }
 
 // A range of the record's key as a read's answer.
@@ -137,9 +143,7 @@ StoreResult FromRange(const KvTxnResult& ranged) {
   assert(ranged.responses.size() == 1);
   const std::vector<KvEntry>& kvs = ranged.responses.front().kvs;
   if (kvs.empty()) return StoreResult{StoreStatus::kOk, {}};
-  std::optional<VersionedRecord> record = ToRecord(kvs.front());
-  if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
-  return StoreResult{StoreStatus::kOk, std::move(*record)};
+  return RecordIn(kvs.front());
 }
 
 KvTxnResult RangeOf(KvClient& kv, std::string_view key, Nanos timeout, bool serializable) {
@@ -270,9 +274,7 @@ StoreResult KvRecordStore::FromWatch(std::string_view key, std::int64_t known_ve
     assert(!watched.events.empty());
     const KvWatchEvent& newest = watched.events.back();
     if (newest.type == KvWatchEvent::Type::kDelete) return StoreResult{StoreStatus::kOk, {}};
-    std::optional<VersionedRecord> record = ToRecord(newest.kv);
-    if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
-    return StoreResult{StoreStatus::kOk, std::move(*record)};
+    return RecordIn(newest.kv);
   }
   if (watched.status != KvStatus::kCompacted) return StoreResult{FailedCall(watched.status), {}};
   // The store no longer has the events from known_version on: read, and
