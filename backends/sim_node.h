@@ -36,6 +36,9 @@ struct SimNodeConfig {
   // The KV stores the world offers (core::Env::kv), in server order; each
   // incarnation gets its own client of each. Must outlive every incarnation.
   std::vector<SimKvServer*> kv_servers;
+  // When set (with replicated_store), the one KV store is the replicated
+  // store's, its calls reported here; kv_servers is then empty.
+  KvObserver* replicated_kv = nullptr;
 };
 
 // The core's Env for one node incarnation.
@@ -90,6 +93,8 @@ class SimNodeEnv final : public core::Env,
   void UseReplicatedStore(ReplicatedStore* store) { replicated_store_ = store; }
   // This incarnation's clients of the KV stores (Env::kv), one per server.
   void UseKvServers(const std::vector<SimKvServer*>& servers);
+  // This incarnation's client of the replicated store's KV store (Env::kv(0)).
+  void UseReplicatedKv(ReplicatedStore& store, KvObserver& observer);
 
  private:
   core::StoreResult CallStore(StoreRequest request, core::Nanos timeout);
@@ -150,7 +155,7 @@ class SimNodeEnv final : public core::Env,
   std::shared_ptr<WatchState> watch_ = std::make_shared<WatchState>();
   // Bound to this incarnation (a reply to a dead one is dropped, and only
   // its own waiting fiber reads what a reply brings).
-  std::vector<std::unique_ptr<SimKvClient>> kv_clients_;
+  std::vector<std::unique_ptr<core::KvClient>> kv_clients_;
 };
 
 // The process state of a node incarnation: its Env and the protocol on top.

@@ -85,6 +85,7 @@ Json RegionsJson(const runner::RegionsSpec& regions) {
 
 // The KV store hosts ("kv"), every field written (docs/SCENARIOS.md).
 Json KvJson(const runner::KvSpec& kv) {
+  if (kv.replicated) return Json{{"replicated", true}};
   return Json{{"servers", kv.servers},
               {"ttl_clock", kv.server.ttl_clock == backends::KvTtlClock::kWall ? "wall" : "monotonic"},
               {"expire_on_access", kv.server.expire_on_access},

@@ -153,7 +153,7 @@ void AddValues(FaultField field, const Cell& cell, const Fault& fault, Faults& o
       }
       return;
     case F::kKv:  // every KV store host
-      for (int kv = 1; kv <= cell.scenario.kv.servers; ++kv) with([kv](Fault& f) { f.kv = kv; });
+      for (int kv = 1; kv <= cell.scenario.kv.hosts(); ++kv) with([kv](Fault& f) { f.kv = kv; });
       return;
   }
 }

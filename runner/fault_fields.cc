@@ -97,6 +97,10 @@ void ParseNodeNumber(ObjectReader& reader, const Scenario& scenario, Fault& faul
 }
 
 void ParseKvHost(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
+  if (scenario.kv.replicated) {
+    throw Failure{reader.PathOf("kv"), "the KV store is on the replicated store, which has no KV store host: strike "
+                                       "its replicas (replica_crash, replica_pause, ...)"};
+  }
   if (scenario.kv.servers == 0) throw Failure{reader.PathOf("kv"), "the scenario has no KV store hosts (\"kv\")"};
   const std::string name = reader.String("kv");
   std::string names;

@@ -24,12 +24,14 @@ std::string KvName(Injector& injector, const Fault& fault) {
 
 // Which store: one of the scenario's, uniformly.
 void DrawKvHost(FaultDrawContext& context, Fault& fault) {
-  fault.kv = static_cast<int>(context.draw.Range(1, context.scenario.kv.servers));
+  fault.kv = static_cast<int>(context.draw.Range(1, context.scenario.kv.hosts()));
 }
 
 }  // namespace
 
-bool HasKvStores(const Scenario& scenario, const NemesisConfig&) { return scenario.kv.servers > 0; }
+// A KV store on the replicated store has no host of its own: the replica
+// faults strike it.
+bool HasKvStores(const Scenario& scenario, const NemesisConfig&) { return scenario.kv.hosts() > 0; }
 
 Heal StrikeKvPause(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
   sim::World& world = injector.world();

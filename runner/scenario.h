@@ -152,6 +152,14 @@ struct NemesisConfig {
 struct KvSpec {
   int servers = 0;
   backends::KvServerConfig server;  // service latency, TTL clock, expiry loop, compaction window
+  // "replicated": the one KV store is the scenario's replicated store
+  // (store kind "replicated"), served by its Raft replicas with etcd's
+  // lessor, rather than a single server on a host of its own; `server`
+  // does not apply.
+  bool replicated = false;
+  // The KV store hosts of their own (the targets of the kv_* faults): none
+  // when the KV store is the replicated store, whose replica faults strike it.
+  int hosts() const { return replicated ? 0 : servers; }
 };
 
 // A KV store host's name: "kv" when the world has one store, else

@@ -160,9 +160,33 @@ void ParseStore(ObjectReader& reader, Scenario& scenario) {
   store.Finish();
 }
 
+// "kv": {"replicated": true}: the one KV store is the scenario's replicated
+// store (docs/SCENARIOS.md, "kv"). A single server's knobs do not apply:
+// its TTLs are the replicated store's lessor's (etcd's).
+void ParseReplicatedKv(ObjectReader& kv, Scenario& scenario) {
+  if (!scenario.replicated.enabled) {
+    throw Failure{kv.PathOf("replicated"), "needs \"store\": {\"kind\": \"replicated\"}, the store it puts the KV "
+                                           "store on"};
+  }
+  if (kv.Has("servers") && kv.Integer("servers", 0, kKvServersMax) != 1) {
+    throw Failure{kv.PathOf("servers"), "must be 1 with \"replicated\": the replicated store is one KV store"};
+  }
+  for (const char* knob : {"model", "ttl_clock", "expire_on_access", "expiry_period_ms", "lease_ttl_min_ms",
+                           "lease_ttl_max_ms", "compaction_window", "latency_ms"}) {
+    if (kv.Has(knob)) {
+      throw Failure{kv.PathOf(knob), "is a single KV server's; with \"replicated\" the replicated store's "
+                                     "settings (\"store\") apply"};
+    }
+  }
+  scenario.kv.servers = 1;
+  scenario.kv.replicated = true;
+  kv.Finish();
+}
+
 // "kv": the KV store hosts (scenario.h KvSpec; docs/SCENARIOS.md).
 void ParseKv(ObjectReader& reader, Scenario& scenario) {
   ObjectReader kv(reader.Field("kv"), reader.PathOf("kv"));
+  if (kv.Has("replicated") && kv.Boolean("replicated")) return ParseReplicatedKv(kv, scenario);
   KvSpec& spec = scenario.kv;
   spec.servers = static_cast<int>(kv.Integer("servers", 1, kKvServersMax));
   // "model" gives the real store's documented choices; the fields after it
