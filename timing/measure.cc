@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "checker/fault_kind.h"
 #include "runner/run.h"
 
 namespace leasesim::timing {
@@ -63,7 +64,7 @@ RunMeasure MeasureHistory(const checker::History& history, const CallThresholds&
   RunMeasure measure;
   for (const checker::FaultRecord& fault : history.faults) {
     MeasureFault(history, fault, measure);
-    if (fault.kind == "store_outage" && static_cast<std::int64_t>(measure.recovery_ms.size()) < kFailoversPerRunMax) {
+    if (checker::IsFaultKind(fault.kind, checker::FaultKind::kStoreOutage) && static_cast<std::int64_t>(measure.recovery_ms.size()) < kFailoversPerRunMax) {
       measure.recovery_ms.push_back(RecoveryAfter(history, fault));
     }
   }
