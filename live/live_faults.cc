@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <sstream>
+
+#include <absl/strings/str_format.h>
+#include <absl/strings/str_join.h>
 
 #include "live/processes.h"
 
@@ -378,9 +380,7 @@ const LiveFaultSpec& SpecOf(LiveFaultKind kind) {
 const char* FaultKindName(LiveFaultKind kind) { return SpecOf(kind).name; }
 
 std::string FaultKindNames() {
-  std::string names;
-  for (const LiveFaultSpec& spec : kTable) names += (names.empty() ? "" : ", ") + std::string(spec.name);
-  return names;
+  return absl::StrJoin(kTable, ", ", [](std::string* out, const LiveFaultSpec& spec) { out->append(spec.name); });
 }
 
 const LiveFaultSpec* FindLiveFault(const std::string& kind) {
@@ -395,9 +395,7 @@ const LiveFaultSpec* FindLiveFault(const std::string& kind) {
 }
 
 std::string Seconds(std::int64_t ns) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(ns) / 1e9);
-  return text;
+  return absl::StrFormat("%.2f s", static_cast<double>(ns) / 1e9);
 }
 
 std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults) {

@@ -1,7 +1,8 @@
 #include "timing/measure.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include <absl/strings/str_format.h>
 
 #include "checker/fault_kind.h"
 #include "runner/run.h"
@@ -135,10 +136,7 @@ std::int64_t PerHourHundredths(std::int64_t count, std::int64_t span_ms) {
 }
 
 std::string FormatHundredths(std::int64_t hundredths) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%lld.%02lld", static_cast<long long>(hundredths / 100),
-                static_cast<long long>(hundredths % 100));
-  return text;
+  return absl::StrFormat("%d.%02d", hundredths / 100, hundredths % 100);
 }
 
 }  // namespace leasesim::timing
