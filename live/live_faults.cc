@@ -127,6 +127,25 @@ HealNote HealStall(FaultMechanisms& m, const LiveFault&, const StruckTarget& t) 
 
 // --- The table ----------------------------------------------------------------
 
+// The delays differ only in the way they hold (StrikeDelay reads it from the
+// kind). Any delay is within the assumptions: the protocol assumes an
+// asynchronous network and judges leases on its own clock only.
+constexpr LiveFaultSpec DelayRow(LiveFaultKind kind, const char* name, const char* summary) {
+  return {.kind = kind,
+          .name = name,
+          .is = checker::FaultKind::kStoreLatency,
+          .summary = summary,
+          .target = TargetKind::kNode,
+          .duration = DurationRule::kRequired,
+          .value = "milliseconds each forwarded chunk is held",
+          .value_max = 10'000,
+          .jitter = true,
+          .behind_proxy = true,
+          .within_assumptions = Always,
+          .strike = StrikeDelay,
+          .heal = HealDelay};
+}
+
 constexpr LiveFaultSpec kTable[] = {
     {.kind = LiveFaultKind::kPause,
      .name = "pause",
@@ -179,49 +198,12 @@ constexpr LiveFaultSpec kTable[] = {
      .within_assumptions = Always,
      .strike = StrikeCut,
      .heal = HealCut},
-    // Any delay is within the assumptions: the protocol assumes an
-    // asynchronous network and judges leases on its own clock only.
-    {.kind = LiveFaultKind::kDelay,
-     .name = "delay",
-     .is = checker::FaultKind::kStoreLatency,
-     .summary = "hold each chunk of the node's etcd traffic, both ways (proxy), MS ms plus up to J, for DURATION",
-     .target = TargetKind::kNode,
-     .duration = DurationRule::kRequired,
-     .value = "milliseconds each forwarded chunk is held",
-     .value_max = 10'000,
-     .jitter = true,
-     .behind_proxy = true,
-     .within_assumptions = Always,
-     .strike = StrikeDelay,
-     .heal = HealDelay},
-    {.kind = LiveFaultKind::kDelayUp,
-     .name = "delay-up",
-     .is = checker::FaultKind::kStoreLatency,
-     .summary = "the same for the node's requests to etcd only",
-     .target = TargetKind::kNode,
-     .duration = DurationRule::kRequired,
-     .value = "milliseconds each forwarded chunk is held",
-     .value_max = 10'000,
-     .jitter = true,
-     .behind_proxy = true,
-     .within_assumptions = Always,
-     .strike = StrikeDelay,
-     .heal = HealDelay},
-    {.kind = LiveFaultKind::kDelayDown,
-     .name = "delay-down",
-     .is = checker::FaultKind::kStoreLatency,
-     .summary = "the same for etcd's answers to the node only",
-     .target = TargetKind::kNode,
-     .duration = DurationRule::kRequired,
-     .value = "milliseconds each forwarded chunk is held",
-     .value_max = 10'000,
-     .jitter = true,
-     .behind_proxy = true,
-     .within_assumptions = Always,
-     .strike = StrikeDelay,
-     .heal = HealDelay},
-    // A stall is a partition that does not close connections: requests
-    // time out (unknown outcome) instead of being refused.
+    DelayRow(LiveFaultKind::kDelay, "delay",
+             "hold each chunk of the node's etcd traffic, both ways (proxy), MS ms plus up to J, for DURATION"),
+    DelayRow(LiveFaultKind::kDelayUp, "delay-up", "the same for the node's requests to etcd only"),
+    DelayRow(LiveFaultKind::kDelayDown, "delay-down", "the same for etcd's answers to the node only"),
+    // A stall is a clog of the node's etcd traffic (held, then delivered),
+    // not a cut: requests time out (unknown outcome) instead of being refused.
     {.kind = LiveFaultKind::kStall,
      .name = "stall",
      .is = checker::FaultKind::kClog,
