@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "checker/fault_kind.h"
 #include "checker/format.h"
 #include "checker/history_index.h"
 #include "checker/store_writes.h"
@@ -202,7 +203,7 @@ bool PausedWhenDeadlinePassed(const History& history, const LedgerWrite& write) 
   if (write.stalled_ns > 0 && write.late_ns <= write.stalled_ns) return true;
   const TimeNs deadline_passed = write.sent_ns - write.late_ns;
   for (const FaultRecord& fault : history.faults) {
-    if (fault.kind != "pause" && fault.kind != "suspend") continue;
+    if (!IsFaultKind(fault.kind, FaultKind::kPause) && !IsFaultKind(fault.kind, FaultKind::kSuspend)) continue;
     if (!fault.at_point.empty() && fault.at_point != history.assumptions.last_point_before_write) continue;
     if (std::find(fault.nodes.begin(), fault.nodes.end(), write.node) == fault.nodes.end()) continue;
     if (fault.start_ns <= deadline_passed && deadline_passed <= fault.end_ns) return true;
