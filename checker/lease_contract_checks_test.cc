@@ -8,6 +8,7 @@
 
 #include "base/units.h"
 #include "checker/history_io.h"
+#include "checker/test_store_ops.h"
 #include "checker/violation_kind.h"
 
 namespace leasesim::checker {
@@ -18,21 +19,7 @@ constexpr TimeNs kLease = Millis(2000);
 
 StoreOp Write(std::int64_t id, int node, const std::string& holder, std::int64_t term, TimeNs invoke,
               TimeNs applied, TimeNs complete, std::int64_t expected_version) {
-  StoreOp op;
-  op.id = id;
-  op.node = node;
-  op.process = holder;
-  op.key = "lease";
-  op.kind = expected_version == 0 ? StoreOpKind::kCreate : StoreOpKind::kCas;
-  op.expected_version = expected_version;
-  op.value = LeaseValue{holder, term, kLease};
-  op.outcome = Outcome::kOk;
-  op.version = expected_version + 1;
-  op.invoke_ns = invoke;
-  op.applied_ns = applied;
-  op.complete_ns = complete;
-  op.applied_seq = id;
-  return op;
+  return test_ops::AppliedLeaseWrite(id, node, holder, term, invoke, applied, complete, expected_version, kLease);
 }
 
 // Node 1 creates the record (applied at 10 ms) and leads until 1.9 s; node

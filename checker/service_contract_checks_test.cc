@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
+#include "checker/test_store_ops.h"
 #include "checker/violation_kind.h"
 
 namespace leasesim::checker {
@@ -23,21 +24,9 @@ constexpr TimeNs kBound = Millis(100);  // the runner's poll plus the job's long
 
 StoreOp Write(std::int64_t id, const std::string& holder, std::int64_t term, TimeNs applied,
               std::int64_t expected_version) {
-  StoreOp op;
-  op.id = id;
-  op.node = holder == "n2.1" ? 2 : 1;
-  op.process = holder;
-  op.key = "lease";
-  op.kind = expected_version == 0 ? StoreOpKind::kCreate : StoreOpKind::kCas;
-  op.expected_version = expected_version;
-  op.value = LeaseValue{holder, term, kLease};
-  op.outcome = Outcome::kOk;
-  op.version = expected_version + 1;
-  op.invoke_ns = applied - Millis(1);
-  op.applied_ns = applied;
-  op.complete_ns = applied + Millis(1);
-  op.applied_seq = id;
-  return op;
+  const int node = holder == "n2.1" ? 2 : 1;
+  return test_ops::AppliedLeaseWrite(id, node, holder, term, applied - Millis(1), applied, applied + Millis(1),
+                                     expected_version, kLease);
 }
 
 CallbackRecord Callback(CallbackKind kind, std::int64_t term, TimeNs at, const std::string& leader = "") {
