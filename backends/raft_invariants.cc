@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "sim/prng.h"
+#include "base/prng.h"
 
 namespace leasesim::backends {
 namespace {
@@ -74,7 +74,7 @@ void RaftInvariants::LogChanged(sim::Nanos now, int replica, const ReplicaDisk& 
     const EntryId id = IdOf(disk.log[i]);
     std::uint64_t state = hash ^ (static_cast<std::uint64_t>(id.term) * 0x9E3779B97F4A7C15ULL) ^
                           (static_cast<std::uint64_t>(id.op) << 1) ^ (static_cast<std::uint64_t>(id.kind) << 60);
-    hash = sim::SplitMix64(state);
+    hash = base::SplitMix64(state);
     hashes.push_back(hash);
     const auto index = static_cast<std::int64_t>(i + 1);
     const auto [it, fresh] = first_prefix_.emplace(std::make_pair(index, id.term), std::make_pair(hash, replica));

@@ -24,6 +24,8 @@
 
 namespace leasesim::backends {
 
+// The running check of those properties on one replicated store, told each
+// election, log change and apply as it happens; keeps what broke.
 class RaftInvariants {
  public:
   explicit RaftInvariants(int replicas);

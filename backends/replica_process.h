@@ -16,7 +16,7 @@
 
 #include "backends/lease_store.h"
 #include "backends/replicated_store.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -180,7 +180,7 @@ class ReplicaProcess final : public sim::ProcessState {
   int me_;
   sim::HostId host_;
   std::uint64_t incarnation_;
-  sim::Prng prng_;
+  base::Prng prng_;
 
   ReplicaRole role_ = ReplicaRole::kFollower;
   int leader_hint_ = 0;

@@ -46,7 +46,7 @@
 #include "backends/sim_services.h"
 #include "core/env.h"
 #include "sim/network.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {

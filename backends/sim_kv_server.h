@@ -23,7 +23,7 @@
 #include "core/kv_store.h"
 #include "sim/inline_function.h"
 #include "sim/network.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {

@@ -14,10 +14,10 @@
 #include "backends/sim_kv_server.h"
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
+#include "base/prng.h"
 #include "core/env.h"
 #include "core/protocol.h"
 #include "sim/network.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -144,7 +144,7 @@ class SimNodeEnv final : public core::Env,
   SimStoreServer& store_;
   SimLedgerServer& ledger_;
   SimObserver& observer_;
-  sim::Prng prng_;
+  base::Prng prng_;
   ReplicatedStore* replicated_store_ = nullptr;
   // When (own monotonic clock) the job last reached the point before a
   // write; -1 when it has sent since.

@@ -23,10 +23,10 @@ bool FirstSighting(std::vector<bool>& seen, std::int64_t id) {
 
 }  // namespace
 
-SimStoreServer::SimStoreServer(sim::World& world, sim::HostId host, sim::Prng prng,
+SimStoreServer::SimStoreServer(sim::World& world, sim::HostId host, base::Prng prng,
                                StoreServerConfig config, SimObserver& observer)
     : world_(world), host_(host), prng_(prng), config_(config), observer_(observer) {
-  assert(config_.stale_read_ppm <= sim::kPpmOne);
+  assert(config_.stale_read_ppm <= base::kPpmOne);
   assert(config_.stale_lag_ns_max >= 0);
 }
 
@@ -146,7 +146,7 @@ void SimStoreServer::NotifyWatchers(const std::string& key, const core::StoreRes
   }
 }
 
-SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,
+SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, base::Prng prng,
                                  sim::LatencyModel service, SimObserver& observer, LedgerOptions options)
     : world_(world), host_(host), prng_(prng), service_(service), observer_(observer), ledger_(options) {}
 

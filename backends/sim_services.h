@@ -13,9 +13,9 @@
 #include "backends/fenced_ledger.h"
 #include "backends/lease_store.h"
 #include "backends/sim_observer.h"
+#include "base/prng.h"
 #include "sim/inline_function.h"
 #include "sim/network.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -75,7 +75,7 @@ struct StoreServerConfig {
 // applies at one instant between its arrival and its reply: linearizable.
 class SimStoreServer {
  public:
-  SimStoreServer(sim::World& world, sim::HostId host, sim::Prng prng, StoreServerConfig config,
+  SimStoreServer(sim::World& world, sim::HostId host, base::Prng prng, StoreServerConfig config,
                  SimObserver& observer);
 
   void SetOutage(StoreOutage outage);
@@ -120,7 +120,7 @@ class SimStoreServer {
 
   sim::World& world_;
   sim::HostId host_;
-  sim::Prng prng_;
+  base::Prng prng_;
   StoreServerConfig config_;
   SimObserver& observer_;
   LeaseStore store_;
@@ -151,7 +151,7 @@ struct LedgerRequest {
 // The fenced ledger as a server.
 class SimLedgerServer {
  public:
-  SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng, sim::LatencyModel service,
+  SimLedgerServer(sim::World& world, sim::HostId host, base::Prng prng, sim::LatencyModel service,
                   SimObserver& observer, LedgerOptions options);
 
   void Handle(std::shared_ptr<const LedgerRequest> request, LedgerReply reply);
@@ -161,7 +161,7 @@ class SimLedgerServer {
  private:
   sim::World& world_;
   sim::HostId host_;
-  sim::Prng prng_;
+  base::Prng prng_;
   sim::LatencyModel service_;
   SimObserver& observer_;
   FencedLedger ledger_;

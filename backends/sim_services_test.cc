@@ -47,10 +47,10 @@ struct Rig {
   sim::HostId client = world.AddHost({.name = "n1"});
   sim::HostId store_host = world.AddHost({.name = "store"});
   sim::HostId ledger_host = world.AddHost({.name = "ledger"});
-  sim::Network network{world, sim::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
+  sim::Network network{world, base::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
   RecordingObserver observer;
-  SimStoreServer store{world, store_host, sim::Prng(2), {.service = {.base_ns = sim::Millis(2)}}, observer};
-  SimLedgerServer ledger{world, ledger_host, sim::Prng(3), {.base_ns = sim::Millis(2)}, observer, {}};
+  SimStoreServer store{world, store_host, base::Prng(2), {.service = {.base_ns = sim::Millis(2)}}, observer};
+  SimLedgerServer ledger{world, ledger_host, base::Prng(3), {.base_ns = sim::Millis(2)}, observer, {}};
   std::unique_ptr<SimNodeEnv> env;
   Rig() {
     world.Start(client);
@@ -192,7 +192,7 @@ SteppedWatch WatchThroughQuietTimeouts(bool in_scheduler) {
   rig.world.At(sim::Millis(420), [&] { rig.network.SetBlocked(rig.store_host, rig.client, false); });
   SteppedWatch seen;
   rig.world.Spawn(rig.client, [&] {
-    sim::Prng jitter(9);
+    base::Prng jitter(9);
     const std::function<core::Nanos()> timeout = [&] { return jitter.UniformRange(sim::Millis(10), sim::Millis(40)); };
     const std::function<bool()> again = [&] { return ++seen.asked % 7 != 0; };
     std::int64_t known = 0;
@@ -229,7 +229,7 @@ TEST(SimStoreWatch, TheStaleReadStoreCannotWatch) {
   sim::World world{5, false};
   RecordingObserver observer;
   const sim::HostId host = world.AddHost({.name = "store"});
-  SimStoreServer store{world, host, sim::Prng(2), {.stale_read_ppm = 1'000}, observer};
+  SimStoreServer store{world, host, base::Prng(2), {.stale_read_ppm = 1'000}, observer};
   EXPECT_FALSE(store.CanWatch());
 }
 

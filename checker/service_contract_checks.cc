@@ -463,6 +463,8 @@ TimeNs FirstInstantNotLeading(const History& history, const std::vector<const Le
   return kNeverNs;
 }
 
+// Judges a run's metric samples against the leadership beliefs: counters never
+// go back, and a node reports itself leader only while it believes it leads.
 class MetricsJudge {
  public:
   MetricsJudge(const History& history, BreachReport& report) : history_(history), report_(report) {

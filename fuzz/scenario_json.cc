@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/units.h"
 #include "runner/fault_catalogue.h"
 #include "runner/fault_fields.h"
 
@@ -11,7 +12,7 @@ namespace {
 using Json = nlohmann::json;
 using runner::Nanos;
 
-std::int64_t Ms(Nanos ns) { return ns / sim::kNanosPerMilli; }
+std::int64_t Ms(Nanos ns) { return ns / base::kNanosPerMilli; }
 double Probability(std::uint32_t ppm) { return static_cast<double>(ppm) / 1'000'000.0; }
 
 Json Latency(const sim::LatencyModel& model) {

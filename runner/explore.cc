@@ -2,6 +2,7 @@
 
 #include "base/figures.h"
 #include "base/strict_json.h"
+#include "base/units.h"
 
 #include <algorithm>
 #include <cassert>
@@ -28,7 +29,8 @@ using Json = nlohmann::json;
 using F = FaultField;
 using Faults = std::vector<Fault>;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
+using base::WholeMillis;
+using base::kNanosPerMilli;
 constexpr std::int64_t kArrivalMax = 1000;
 constexpr std::size_t kAxisMax = 64;  // entries per menu axis
 constexpr std::int64_t kDriftMax = 500'000;
@@ -53,9 +55,9 @@ std::int64_t Magnitude(FaultField field, DurationClass size, const core::TimingC
   const auto pick = [size](std::int64_t s, std::int64_t m, std::int64_t l) {
     return size == DurationClass::kShort ? s : size == DurationClass::kMedium ? m : l;
   };
-  const std::int64_t lease = timing.lease_duration / kMs;
-  const std::int64_t budget = timing.pause_budget / kMs;
-  const std::int64_t timeout = std::max<std::int64_t>(1, timing.request_timeout / kMs);
+  const std::int64_t lease = timing.lease_duration / kNanosPerMilli;
+  const std::int64_t budget = timing.pause_budget / kNanosPerMilli;
+  const std::int64_t timeout = std::max<std::int64_t>(1, timing.request_timeout / kNanosPerMilli);
   const std::int64_t bound = timing.drift_bound_ppm;
   switch (field) {
     case F::kDuration: return pick(std::max<std::int64_t>(1, budget), std::max(budget + 1, (budget + lease) / 2),
@@ -116,14 +118,14 @@ void AddValues(FaultField field, const Cell& cell, const Fault& fault, Faults& o
       return;
     case F::kDuration:
     case F::kExtra: {
-      const Nanos value = Magnitude(field, cell.size, cell.scenario.timing) * kMs;
+      const Nanos value = Magnitude(field, cell.size, cell.scenario.timing) * kNanosPerMilli;
       return with([&](Fault& f) { (field == F::kDuration ? f.duration : f.extra) = value; });
     }
     case F::kDriftPpm:
     case F::kStep:
       for (const std::int64_t sign : {1, -1}) {
         const std::int64_t value = sign * Magnitude(field, cell.size, cell.scenario.timing);
-        with([&](Fault& f) { field == F::kDriftPpm ? (f.drift_ppm = value) : (f.step = value * kMs); });
+        with([&](Fault& f) { field == F::kDriftPpm ? (f.drift_ppm = value) : (f.step = value * kNanosPerMilli); });
       }
       return;
     case F::kGroups: return with([&](Fault& f) { f.groups = Sides(cell); });
@@ -192,7 +194,7 @@ std::string Label(const Fault& fault, const Scenario& scenario) {
   WriteArming(fault, spec, json);
   std::string label(spec.name);
   for (auto it = json.begin(); it != json.end(); ++it) label += " " + it.key() + "=" + it.value().dump();
-  return label + " at_ms=" + std::to_string(fault.at / kMs);
+  return label + " at_ms=" + std::to_string(fault.at / kNanosPerMilli);
 }
 
 // The items of one kind at one timing, target and class.
@@ -268,7 +270,7 @@ FaultKind KindOf(const Json& value, const std::string& path, const Scenario& sce
 }
 
 void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu) {
-  const std::int64_t run_ms = scenario.duration / kMs;
+  const std::int64_t run_ms = scenario.duration / kNanosPerMilli;
   if (reader.Has("kinds")) {
     menu.kinds = ListField<FaultKind>(reader, "kinds", false,
                                       [&](const Json& v, const std::string& p) { return KindOf(v, p, scenario); });
@@ -290,7 +292,7 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
   if (reader.Has("lease_remaining_below_ms")) {
     menu.lease_remaining_below = ListField<Nanos>(reader, "lease_remaining_below_ms", true,
                                                   [](const Json& v, const std::string& p) {
-                                                    return IntegerOf(v, p, 1, base::kMillisMax) * kMs;
+                                                    return IntegerOf(v, p, 1, base::kMillisMax) * kNanosPerMilli;
                                                   });
   }
   if (reader.Has("durations")) {
@@ -310,10 +312,10 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
   }
   if (reader.Has("times_ms")) {
     menu.times = ListField<Nanos>(reader, "times_ms", true, [&](const Json& v, const std::string& p) {
-      return IntegerOf(v, p, 0, run_ms) * kMs;
+      return IntegerOf(v, p, 0, run_ms) * kNanosPerMilli;
     });
   }
-  if (reader.Has("arm_at_ms")) menu.arm_at = reader.Integer("arm_at_ms", 0, run_ms) * kMs;
+  if (reader.Has("arm_at_ms")) menu.arm_at = reader.Integer("arm_at_ms", 0, run_ms) * kNanosPerMilli;
 }
 
 }  // namespace
@@ -333,8 +335,8 @@ ExploreMenu DefaultMenu(const Scenario& scenario) {
   menu.arrivals = {1, 2};
   menu.durations = {DurationClass::kShort, DurationClass::kLong};
   menu.targets = {NodeRef{.leader = true}, NodeRef{.follower = true}};
-  const Nanos quarter = scenario.duration / 4 / kMs * kMs;
-  menu.times = {quarter, scenario.duration / 2 / kMs * kMs};
+  const Nanos quarter = WholeMillis(scenario.duration / 4);
+  menu.times = {quarter, WholeMillis(scenario.duration / 2)};
   menu.arm_at = quarter;
   return menu;
 }

@@ -1,13 +1,14 @@
 // Faults of the single store server in the catalogue: store_outage and
 // store_latency — how each strikes and heals, and how the generator draws it.
 
+#include "base/units.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
 
 }  // namespace
 
@@ -29,15 +30,15 @@ Heal StrikeStoreLatency(Injector& injector, const Fault& fault, int, checker::Fa
 }
 
 void DrawStoreOutage(FaultDrawContext& context, Fault fault) {
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   fault.outage = context.draw.Percent(50) ? backends::StoreOutage::kUnavailable : backends::StoreOutage::kBlackhole;
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }
 
 void DrawStoreLatency(FaultDrawContext& context, Fault fault) {
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
-  fault.extra = context.draw.Millis(10 * kMs, 2 * context.timing.request_timeout);
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
+  fault.extra = context.draw.Millis(Millis(10), 2 * context.timing.request_timeout);
   // At the edge: every call answered just inside the request timeout (the
   // store's own service time and the network come on top, so some answers
   // arrive just after it), the renewals' validity counted from their sends.

@@ -11,7 +11,7 @@
 #include "runner/kv_recorder.h"
 #include "runner/recorder.h"
 #include "sim/network.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::runner {
