@@ -111,7 +111,10 @@ class ReplicaProcess final : public sim::ProcessState {
   template <class F>
   void Step(F&& step);
   void EndStep();
-  void SyncDone();
+  void SyncDone(bool wrote);
+  // An armed failpoint (ReplicatedStore::ArmFailpoint) struck here: the
+  // replica halts, its held messages are dropped, and it dies next event.
+  bool Failpoint(RaftFailpoint point);
   void Synced();
   void LogChanged(std::int64_t from);
   bool UpToDate(const RaftMessage& m);
@@ -225,6 +228,8 @@ class ReplicaProcess final : public sim::ProcessState {
   // inputs that arrived meanwhile.
   bool in_step_ = false;
   bool syncing_ = false;
+  bool applied_in_step_ = false;  // the step applied committed entries
+  bool halted_ = false;           // a failpoint struck: this incarnation takes no more input
   std::vector<std::pair<int, RaftMessage>> outbox_;
   std::deque<std::function<void()>> deferred_;
 };
