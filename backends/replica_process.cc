@@ -123,11 +123,21 @@ void ReplicaProcess::SyncDone(bool wrote) {
   std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
   outbox_.clear();
   for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
-  while (!syncing_ && !deferred_.empty()) {
+  TakeDeferred();
+}
+
+// The inputs that queued during an fsync, in order, until one writes. One
+// loop takes them: a step that wrote nothing ends in SyncDone, which finds
+// the loop already running further up (a slow disk can queue thousands).
+void ReplicaProcess::TakeDeferred() {
+  if (taking_deferred_) return;
+  taking_deferred_ = true;
+  while (!syncing_ && !halted_ && !deferred_.empty()) {
     std::function<void()> step = std::move(deferred_.front());
     deferred_.pop_front();
     Step(std::move(step));
   }
+  taking_deferred_ = false;
 }
 
 // A leader's own fsync can complete a majority (with one replica it is the

@@ -112,6 +112,7 @@ class ReplicaProcess final : public sim::ProcessState {
   void Step(F&& step);
   void EndStep();
   void SyncDone(bool wrote);
+  void TakeDeferred();
   // An armed failpoint (ReplicatedStore::ArmFailpoint) struck here: the
   // replica halts, its held messages are dropped, and it dies next event.
   bool Failpoint(RaftFailpoint point);
@@ -230,6 +231,7 @@ class ReplicaProcess final : public sim::ProcessState {
   bool syncing_ = false;
   bool applied_in_step_ = false;  // the step applied committed entries
   bool halted_ = false;           // a failpoint struck: this incarnation takes no more input
+  bool taking_deferred_ = false;  // TakeDeferred's loop runs
   std::vector<std::pair<int, RaftMessage>> outbox_;
   std::deque<std::function<void()>> deferred_;
 };

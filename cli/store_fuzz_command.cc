@@ -105,8 +105,9 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
     for (const auto& [name, count] : result.counts) totals[name] += count;
     if (result.linearizability_unknown) ++unknown;
     if (!result.ok()) ++failed;
-    if (result.ok() && !parsed.verbose) continue;
-    out << "seed " << seed << ": " << (result.ok() ? "ok" : "FAIL") << " (" << result.counts.at("replicas")
+    if (result.ok() && !result.linearizability_unknown && !parsed.verbose) continue;
+    out << "seed " << seed << ": " << (result.ok() ? "ok" : "FAIL")
+        << (result.linearizability_unknown ? ", linearizability unknown" : "") << " (" << result.counts.at("replicas")
         << " replicas, fsync " << result.counts.at("fsync_us") << " us, "
         << result.counts.at("entries_applied") << " entries applied)\n";
     for (const std::string& problem : result.problems) out << "  " << problem << "\n";
