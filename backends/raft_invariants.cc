@@ -87,12 +87,30 @@ void RaftInvariants::LogChanged(sim::Nanos now, int replica, const ReplicaDisk& 
   }
 }
 
+void RaftInvariants::LeaderActs(sim::Nanos now, int replica, std::int64_t term) {
+  ++checks_;
+  const auto elected = leader_of_term_.find(term);
+  if (elected != leader_of_term_.end() && elected->second == replica) return;
+  const auto [it, fresh] = acting_unelected_.emplace(term, replica);
+  if (!fresh) return;  // reported once per term
+  Report(now, "election safety: " + R(replica) + " acts as leader of term " + std::to_string(term) +
+                  " (it sends appends) but " +
+                  (elected == leader_of_term_.end() ? std::string("nobody") : R(elected->second)) +
+                  " was elected in that term");
+}
+
+void RaftInvariants::LeaderTruncates(sim::Nanos now, int replica, std::int64_t term, std::int64_t index) {
+  Report(now, "leader append-only: " + R(replica) + ", leader of term " + std::to_string(term) +
+                  ", drops its entries from " + std::to_string(index) + " on");
+}
+
 void RaftInvariants::CommittedOverwritten(sim::Nanos now, int replica, std::int64_t index, std::int64_t commit) {
   Report(now, "committed entry overwritten: " + R(replica) + " drops its entry " + std::to_string(index) +
                   " for a conflicting one though it knows entries up to " + std::to_string(commit) + " committed");
 }
 
-void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry) {
+void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry,
+                             const std::vector<ReplicaDisk>& disks) {
   ++checks_;
   assert(index >= 1);
   const EntryId id = IdOf(entry);
@@ -109,16 +127,28 @@ void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, co
   // recorded (by this or another replica) already.
   assert(slot == applied_.size());
   applied_.emplace_back(id, replica);
+  const int holders = SyncedHolders(disks, slot, id);
+  const int majority = replicas_ / 2 + 1;
+  if (holders < majority) {
+    Report(now, "commitment: " + R(replica) + " applied " + Describe(id) + " at index " + std::to_string(index) +
+                    ", the first replica to, while it was on the synced logs of " + std::to_string(holders) +
+                    " of " + std::to_string(replicas_) + " replicas; a majority needs " + std::to_string(majority));
+  }
+}
+
+int RaftInvariants::SyncedHolders(const std::vector<ReplicaDisk>& disks, std::size_t index, const EntryId& id) {
+  int holders = 0;
+  for (const ReplicaDisk& disk : disks) {
+    if (index < disk.synced_log().size() && IdOf(disk.synced_log()[index]) == id) ++holders;
+  }
+  return holders;
 }
 
 void RaftInvariants::CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks) {
   ++checks_;
   const int majority = replicas_ / 2 + 1;
   for (std::size_t i = 0; i < applied_.size(); ++i) {
-    int holders = 0;
-    for (const ReplicaDisk& disk : disks) {
-      if (i < disk.synced_log().size() && IdOf(disk.synced_log()[i]) == applied_[i].first) ++holders;
-    }
+    const int holders = SyncedHolders(disks, i, applied_[i].first);
     if (holders < majority) {
       Report(now, "durability: the committed entry " + std::to_string(i + 1) + " (" + Describe(applied_[i].first) +
                       ") is on the synced logs of " + std::to_string(holders) + " of " +
