@@ -62,7 +62,7 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
   assert(config_.client_attempt_timeout > 0);
   assert(config_.fsync >= 0);
   assert(config_.append_batch_max >= 1);
-  sim::Prng clocks = world.MakePrng("store/replica-clocks");
+  base::Prng clocks = world.MakePrng("store/replica-clocks");
   disks_.resize(static_cast<std::size_t>(config_.replicas));
   for (int replica = 1; replica <= config_.replicas; ++replica) {
     sim::HostConfig host_config;

@@ -313,7 +313,7 @@ class ReplicatedStore {
   ReplicatedStoreConfig config_;
   SimObserver& observer_;
   KvObserver* kv_observer_ = nullptr;
-  sim::Prng service_prng_;
+  base::Prng service_prng_;
   std::vector<sim::HostId> hosts_;
   std::vector<ReplicaDisk> disks_;
   std::int64_t highest_applied_index_ = 0;
@@ -331,7 +331,7 @@ class ReplicatedStore {
     sim::Nanos peer_delay_until = 0;
   };
   std::vector<ReplicaFaults> faults_;
-  sim::Prng peer_prng_;
+  base::Prng peer_prng_;
 
   ReplicatedStoreFigures figures_;
   std::unique_ptr<RaftInvariants> invariants_;

@@ -95,7 +95,7 @@ struct KvWatchRequest {
 // The KV store as one server on its own simulated host.
 class SimKvServer {
  public:
-  SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, KvServerConfig config, KvObserver& observer);
+  SimKvServer(sim::World& world, sim::HostId host, base::Prng prng, KvServerConfig config, KvObserver& observer);
 
   // Starts the expiry loop on the host's running incarnation; call at every
   // boot of the host. A store that crashed keeps its keys and leases (etcd's
@@ -143,7 +143,7 @@ class SimKvServer {
 
   sim::World& world_;
   sim::HostId host_;
-  sim::Prng prng_;
+  base::Prng prng_;
   KvServerConfig config_;
   KvObserver& observer_;
   KvState state_;

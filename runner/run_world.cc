@@ -46,7 +46,7 @@ RunWorld::~RunWorld() {
 }
 
 void RunWorld::AddHosts() {
-  sim::Prng clocks = world_.MakePrng("clocks");
+  base::Prng clocks = world_.MakePrng("clocks");
   for (int node = 1; node <= scenario_.nodes; ++node) {
     sim::HostConfig config;
     config.name = "n" + std::to_string(node);
@@ -77,7 +77,7 @@ void RunWorld::AddKvStores() {
   }
   // Hosts after every other (a world without KV stores keeps its host ids),
   // and their own PRNG streams, so nothing else in the world draws differently.
-  sim::Prng clocks = world_.MakePrng("kv_clocks");
+  base::Prng clocks = world_.MakePrng("kv_clocks");
   for (int server = 1; server <= scenario_.kv.servers; ++server) {
     const std::string name = KvHostName(server, scenario_.kv.servers);
     const sim::HostId host = world_.AddHost({.name = name,

@@ -62,11 +62,11 @@ class StoreFuzzRun {
   backends::ReplicatedStoreConfig DrawStore();
   void AddClients();
   void ClientLoop(int client);
-  backends::StoreRequest DrawRequest(int client, sim::Prng& prng);
+  backends::StoreRequest DrawRequest(int client, base::Prng& prng);
   void KvClientLoop(int client);
   // One KV call of a client's traffic; `lease` is the client's current lease.
-  void KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease);
-  core::KvTxn DrawTxn(int client, sim::Prng& prng, core::KvLeaseId lease);
+  void KvCall(int client, base::Prng& prng, core::KvLeaseId& lease);
+  core::KvTxn DrawTxn(int client, base::Prng& prng, core::KvLeaseId lease);
   void CountKv(core::KvStatus status);
   void PlanFaults();
   void Strike(StoreFault fault, Nanos duration);
@@ -84,7 +84,7 @@ class StoreFuzzRun {
   StoreFuzzOptions options_;
   std::uint64_t seed_;
   sim::World world_;
-  sim::Prng plan_;
+  base::Prng plan_;
   std::vector<sim::HostId> client_hosts_;
   std::unique_ptr<sim::Network> network_;
   std::unique_ptr<Recorder> recorder_;
@@ -146,7 +146,7 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
   // Half the runs catch a lagging follower up a few entries at a time, so an
   // acknowledgement can cover entries of an older term alone (what Raft's
   // commit rule, Figure 8, is about).
-  sim::Prng batch = world_.MakePrng("store-fuzz/batch");
+  base::Prng batch = world_.MakePrng("store-fuzz/batch");
   config.append_batch_max = batch.ChancePpm(500'000) ? 64 : batch.UniformRange(1, 4);
   return config;
 }
@@ -157,7 +157,7 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
 // links still hold messages of the last term. The heartbeat is a sixth of
 // the minimum, as etcd's defaults are a tenth (100 ms, 1 s).
 void StoreFuzzRun::DrawTiming(backends::ReplicatedStoreConfig& config) {
-  sim::Prng timing = world_.MakePrng("store-fuzz/timing");
+  base::Prng timing = world_.MakePrng("store-fuzz/timing");
   if (timing.ChancePpm(500'000)) {
     config.election_timeout_min = 300 * kMs;
     config.election_timeout_max = 600 * kMs;
@@ -175,7 +175,7 @@ void StoreFuzzRun::DrawTiming(backends::ReplicatedStoreConfig& config) {
 // then arrives after a new term began) and 0-3% of them delivered a second
 // time up to a second later (a retried RPC).
 void StoreFuzzRun::DrawPeerLinks(backends::ReplicatedStoreConfig& config) {
-  sim::Prng links = world_.MakePrng("store-fuzz/peer-links");
+  base::Prng links = world_.MakePrng("store-fuzz/peer-links");
   if (links.ChancePpm(333'333)) return;
   config.peer.extra.tail_ppm = static_cast<std::uint32_t>(links.UniformRange(5'000, 50'000));
   config.peer.extra.tail_ns = links.UniformRange(200, 2000) * kMs;
@@ -184,7 +184,7 @@ void StoreFuzzRun::DrawPeerLinks(backends::ReplicatedStoreConfig& config) {
 }
 
 void StoreFuzzRun::AddClients() {
-  sim::Prng clocks = world_.MakePrng("store-fuzz/clocks");
+  base::Prng clocks = world_.MakePrng("store-fuzz/clocks");
   // Record clients first (c1..), then the KV clients.
   for (int client = 1; client <= options_.record_clients + options_.clients; ++client) {
     sim::HostConfig config;
@@ -202,7 +202,7 @@ void StoreFuzzRun::AddClients() {
 // saw; a short think time between calls.
 void StoreFuzzRun::ClientLoop(int client) {
   const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
-  sim::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
+  base::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
   const std::string process = world_.host_name(host);
   while (world_.now() < options_.duration) {
     world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
@@ -226,7 +226,7 @@ void StoreFuzzRun::ClientLoop(int client) {
   }
 }
 
-backends::StoreRequest StoreFuzzRun::DrawRequest(int client, sim::Prng& prng) {
+backends::StoreRequest StoreFuzzRun::DrawRequest(int client, base::Prng& prng) {
   backends::StoreRequest request;
   request.key = "k" + std::to_string(prng.UniformRange(1, options_.keys));
   const std::int64_t kind = prng.UniformRange(0, 99);
@@ -251,7 +251,7 @@ backends::StoreRequest StoreFuzzRun::DrawRequest(int client, sim::Prng& prng) {
 // last read; a short think time between calls.
 void StoreFuzzRun::KvClientLoop(int client) {
   const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
-  sim::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
+  base::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
   core::KvLeaseId lease = core::kNoLease;
   while (world_.now() < options_.duration) {
     world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
@@ -259,7 +259,7 @@ void StoreFuzzRun::KvClientLoop(int client) {
   }
 }
 
-void StoreFuzzRun::KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease) {
+void StoreFuzzRun::KvCall(int client, base::Prng& prng, core::KvLeaseId& lease) {
   core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - options_.record_clients - 1)];
   const std::int64_t kind = prng.UniformRange(0, 99);
   if (kind < 5) {
@@ -288,7 +288,7 @@ void StoreFuzzRun::KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease) {
 // A txn of the traffic: a range (one key, or the prefix sorted by create
 // revision with a limit), a put (on the client's lease a third of the
 // time), a compare-and-set, a two-key txn guarded by a version, or a delete.
-core::KvTxn StoreFuzzRun::DrawTxn(int client, sim::Prng& prng, core::KvLeaseId lease) {
+core::KvTxn StoreFuzzRun::DrawTxn(int client, base::Prng& prng, core::KvLeaseId lease) {
   const auto key = [&] { return "k" + std::to_string(prng.UniformRange(1, options_.keys)); };
   const std::string value = "kv" + std::to_string(client) + "-" + std::to_string(++values_written_);
   const std::int64_t kind = prng.UniformRange(0, 99);

@@ -24,11 +24,6 @@
 
 namespace leasesim::sim {
 
-// The world hands each layer its own base::Prng (MakePrng); sim::Prng is the
-// same type under the name the simulation's users wrote before it moved to
-// base/ (issue 31), kept until the last of them says base::Prng.
-using base::Prng;
-
 using HostId = std::int32_t;
 using FiberId = std::uint64_t;
 
