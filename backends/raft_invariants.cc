@@ -50,7 +50,10 @@ void RaftInvariants::LeaderElected(sim::Nanos now, int replica, std::int64_t ter
   // must be in this leader's log at its index.
   for (std::size_t i = 0; i < applied_.size(); ++i) {
     const EntryId& committed = applied_[i].first;
-    if (committed.term >= term) continue;  // committed in this term: not yet possible, but not ours to judge
+    // Raft §5.4: an entry committed in term C is in the logs of the leaders
+    // of every term above C. A leader of C or below, elected late (its votes
+    // delayed, or itself paused as a candidate), need not hold it.
+    if (commit_term_[i] >= term) continue;
     const bool held = i < disk.log.size() && IdOf(disk.log[i]) == committed;
     if (!held) {
       Report(now, "leader completeness: " + R(replica) + " leads term " + std::to_string(term) +
@@ -109,8 +112,8 @@ void RaftInvariants::CommittedOverwritten(sim::Nanos now, int replica, std::int6
                   " for a conflicting one though it knows entries up to " + std::to_string(commit) + " committed");
 }
 
-void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry,
-                             const std::vector<ReplicaDisk>& disks) {
+void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t term, std::int64_t index,
+                             const ReplicaLogEntry& entry, const std::vector<ReplicaDisk>& disks) {
   ++checks_;
   assert(index >= 1);
   const EntryId id = IdOf(entry);
@@ -127,6 +130,7 @@ void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, co
   // recorded (by this or another replica) already.
   assert(slot == applied_.size());
   applied_.emplace_back(id, replica);
+  commit_term_.push_back(term);
   const int holders = SyncedHolders(disks, slot, id);
   const int majority = replicas_ / 2 + 1;
   if (holders < majority) {

@@ -49,7 +49,9 @@ class RaftInvariants {
   // `replica` applied its entry `index` to its state machine; `disks` is
   // every replica's disk (the first application anywhere checks that a
   // majority holds the entry on stable storage).
-  void Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry,
+  // `term` is the replica's current term: the first application anywhere is
+  // the commit, and Leader Completeness binds the leaders of later terms only.
+  void Applied(sim::Nanos now, int replica, std::int64_t term, std::int64_t index, const ReplicaLogEntry& entry,
                const std::vector<ReplicaDisk>& disks);
   // Every applied entry is on the synced logs of a majority (checked after a
   // power loss; `disks` is every replica's disk).
@@ -88,6 +90,7 @@ class RaftInvariants {
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::uint64_t, int>> first_prefix_;
   // applied_[i]: the entry applied at index i+1, and by whom first.
   std::vector<std::pair<EntryId, int>> applied_;
+  std::vector<std::int64_t> commit_term_;  // commit_term_[i]: the term in which entry i+1 was first applied
   std::vector<std::string> violations_;
   std::int64_t checks_ = 0;
 };

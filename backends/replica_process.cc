@@ -85,10 +85,6 @@ void ReplicaProcess::Step(F&& step) {
 // that depend on an append in msgsAfterAppend): what the step wrote is
 // synced before its messages leave.
 void ReplicaProcess::EndStep() {
-  // A deferred OnRaft is a step within a step: the inner one already began
-  // the fsync of what it wrote, and a second fsync begun at the same instant
-  // would complete alongside it and make later writes durable at once.
-  if (syncing_) return;
   if (store_.config().fsync == 0) {
     applied_in_step_ = false;
     if (!disk().dirty()) return;
@@ -500,7 +496,7 @@ void ReplicaProcess::Apply() {
     ++applied_;
     applied_in_step_ = true;
     const ReplicaLogEntry& entry = disk().log[static_cast<std::size_t>(applied_ - 1)];
-    store_.invariants_->Applied(store_.world_.now(), me_, applied_, entry, store_.disks_);
+    store_.invariants_->Applied(store_.world_.now(), me_, disk().term, applied_, entry, store_.disks_);
     if (entry.noop) {
       store_.EntryApplied(applied_, entry, false);
       // etcd server/etcdserver/server.go applyEntryNormal: an empty entry
