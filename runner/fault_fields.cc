@@ -1,5 +1,6 @@
 #include "runner/fault_fields.h"
 
+#include <cassert>
 #include <set>
 
 #include "core/fault_points.h"
@@ -174,14 +175,17 @@ constexpr FaultFieldSpec kFields[] = {
      [](const Fault& f, const Scenario& s, Json& j) { j["kv"] = KvHostName(f.kv, s.kv.servers); }},
 };
 
+// Function addresses are not constants under AddressSanitizer (GCC will not
+// fold `&f == nullptr` there), so the compile-time check is the order; the
+// reader and writer of each entry are asserted where an entry is looked up.
 constexpr bool OneEntryPerFieldInOrder() {
   int index = 0;
   for (const FaultFieldSpec& spec : kFields) {
-    if (static_cast<int>(spec.field) != index++ || spec.parse == nullptr || spec.write == nullptr) return false;
+    if (static_cast<int>(spec.field) != index++) return false;
   }
   return index == kFaultFieldCount;
 }
-static_assert(OneEntryPerFieldInOrder(), "every FaultField needs one entry, in enum order, with a reader and a writer");
+static_assert(OneEntryPerFieldInOrder(), "every FaultField needs one entry, in enum order");
 
 std::string FaultPointNames() {
   std::string names;
@@ -191,7 +195,12 @@ std::string FaultPointNames() {
 
 }  // namespace
 
-const FaultFieldSpec& FieldSpecOf(FaultField field) { return kFields[static_cast<std::size_t>(field)]; }
+const FaultFieldSpec& FieldSpecOf(FaultField field) {
+  const FaultFieldSpec& spec = kFields[static_cast<std::size_t>(field)];
+  assert(spec.parse != nullptr);
+  assert(spec.write != nullptr);
+  return spec;
+}
 
 NodeRef ParseNodeRef(const Json& value, const std::string& path, int nodes) {
   if (value.is_string()) {
