@@ -25,6 +25,7 @@ struct LedgerOptions {
   bool check_idempotency = true;  // false only in the no-idempotency bug variant
 };
 
+// The ledger's state machine: fencing and idempotency checked with each write.
 class FencedLedger {
  public:
   explicit FencedLedger(LedgerOptions options = {}) : options_(options) {}

@@ -14,7 +14,7 @@
 
 #include "backends/kv_state.h"
 #include "backends/lease_store.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 
 namespace leasesim::backends {
 namespace {
@@ -194,7 +194,7 @@ TEST(KvRecordStore, AgreesWithTheRecordStoreOnRandomCalls) {
   SyncKvClient kv(state);
   core::KvRecordStore store(kv);
   LeaseStore reference;
-  sim::Prng prng(27);
+  base::Prng prng(27);
   std::map<std::string, std::int64_t> last_mod;  // per key: the newest mod revision the adapter answered
   const std::string keys[] = {"a", "b"};
   int written = 0;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/prng.h"
+#include "base/prng.h"
 
 namespace leasesim::backends {
 namespace {
@@ -416,7 +416,7 @@ class RandomRequests {
 
  private:
   static constexpr const char* kKeys[] = {"a", "ab", "abc", "b", "ba"};
-  sim::Prng prng_;
+  base::Prng prng_;
 };
 
 void ExpectSameTxn(const core::KvTxnResult& got, const core::KvTxnResult& want) {

@@ -5,6 +5,7 @@
 // the new leader once it hears from the store again. The same seed gives
 // the same sequence of callbacks.
 
+#include "base/units.h"
 #include "core/leader_election.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 namespace leasesim::backends {
 namespace {
 
+// Numbers the backends' reports and keeps none: this test reads the callbacks.
 class QuietObserver : public SimObserver {
  public:
   std::int64_t StoreInvoked(int, std::string_view, StoreOpKind, const std::string&, std::int64_t,
@@ -53,7 +55,8 @@ class QuietKvObserver : public KvObserver {
   std::int64_t next_ = 0;
 };
 
-constexpr sim::Nanos kMs = sim::Millis(1);
+using base::Millis;
+using base::kNanosPerMilli;
 
 // One process: its env, its election, and what its callbacks saw (as lines
 // "<ms> <what>", in the order they ran).
@@ -62,10 +65,10 @@ struct Process {
           SimLedgerServer& ledger, SimObserver& observer)
       : identity("n" + std::to_string(node) + "#1"),
         env(world, network, host, node, identity, store, ledger, observer) {
-    const core::TimingConfig timing{.lease_duration = 4'000 * kMs, .renew_interval = 1'000 * kMs,
-                                    .renew_deadline = 3'000 * kMs, .retry = 500 * kMs,
-                                    .request_timeout = 600 * kMs, .drift_bound_ppm = 1000,
-                                    .safety_margin = 500 * kMs, .pause_budget = 300 * kMs};
+    const core::TimingConfig timing{.lease_duration = Millis(4'000), .renew_interval = Millis(1'000),
+                                    .renew_deadline = Millis(3'000), .retry = Millis(500),
+                                    .request_timeout = Millis(600), .drift_bound_ppm = 1000,
+                                    .safety_margin = Millis(500), .pause_budget = Millis(300)};
     core::LeaderCallbacks callbacks{
         .on_started_leading =
             [this, &world](core::LeaderContext& ctx) {
@@ -73,7 +76,7 @@ struct Process {
               for (int i = 0; i < 10'000; ++i) {
                 if (!ctx.Check()) break;
                 Note(world, "effect " + std::to_string(ctx.token()));
-                ctx.SleepUntil(ctx.Now() + 200 * kMs);
+                ctx.SleepUntil(ctx.Now() + Millis(200));
               }
             },
         .on_stopped_leading =
@@ -84,10 +87,10 @@ struct Process {
     election = std::make_unique<core::LeaderElection>(
         env, core::ElectorConfig{.key = "job", .identity = identity, .node_name = "n" + std::to_string(node),
                                  .timing = timing},
-        metrics, std::move(callbacks), core::RunnerConfig{.poll = 100 * kMs, .quiesce_timeout = 600 * kMs});
+        metrics, std::move(callbacks), core::RunnerConfig{.poll = Millis(100), .quiesce_timeout = Millis(600)});
   }
   void Note(sim::World& world, const std::string& what) {
-    seen.push_back(std::to_string(world.now() / kMs) + " " + what);
+    seen.push_back(std::to_string(world.now() / kNanosPerMilli) + " " + what);
   }
   std::string identity;
   SimNodeEnv env;
@@ -103,12 +106,12 @@ std::pair<std::vector<std::string>, std::vector<std::string>> RunWorld(std::uint
   const sim::HostId h2 = world.AddHost({.name = "n2"});
   const sim::HostId store_host = world.AddHost({.name = "store"});
   const sim::HostId ledger_host = world.AddHost({.name = "ledger"});
-  sim::Network network{world, sim::Prng(seed + 1), {.latency = {.base_ns = sim::Millis(1)}}};
+  sim::Network network{world, base::Prng(seed + 1), {.latency = {.base_ns = sim::Millis(1)}}};
   QuietObserver observer;
   QuietKvObserver store_observer;
-  SimKvServer store{world, store_host, sim::Prng(seed + 2), KvServerConfig{.service = {.base_ns = sim::Millis(2)}},
+  SimKvServer store{world, store_host, base::Prng(seed + 2), KvServerConfig{.service = {.base_ns = sim::Millis(2)}},
                     store_observer};
-  SimLedgerServer ledger{world, ledger_host, sim::Prng(seed + 3), {.base_ns = sim::Millis(2)}, observer, {}};
+  SimLedgerServer ledger{world, ledger_host, base::Prng(seed + 3), {.base_ns = sim::Millis(2)}, observer, {}};
   for (sim::HostId h : {h1, h2, store_host, ledger_host}) world.Start(h);
   store.Start();
   Process a(world, network, h1, 1, store, ledger, observer);
@@ -133,7 +136,7 @@ TEST(LeaderCallbacksSim, ACutOffLeaderStopsWithTheReasonBeforeItsSuccessorStarts
     for (const std::string& line : seen) {
       const std::size_t space = line.find(' ');
       if (line.compare(space + 1, what.size(), what) != 0) continue;
-      found = std::stoll(line.substr(0, space)) * kMs;
+      found = std::stoll(line.substr(0, space)) * kNanosPerMilli;
       if (!last) break;
     }
     return found;
@@ -146,7 +149,7 @@ TEST(LeaderCallbacksSim, ACutOffLeaderStopsWithTheReasonBeforeItsSuccessorStarts
   // Cut off at 5 s: a stops (its renewals time out: the deadline) ...
   const sim::Nanos stopped = at(a, "stopped 1 deadline");
   ASSERT_GE(stopped, sim::Seconds(5)) << ::testing::PrintToString(a);
-  EXPECT_LE(stopped, sim::Seconds(5) + 3'100 * kMs);  // within its renew deadline (+ a poll)
+  EXPECT_LE(stopped, sim::Seconds(5) + Millis(3'100));  // within its renew deadline (+ a poll)
   // ... after its last side effect, and before b starts in term 2.
   EXPECT_LT(at(a, "effect 1", /*last=*/true), stopped);
   const sim::Nanos b_started = at(b, "started 2");

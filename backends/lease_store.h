@@ -11,6 +11,7 @@
 
 namespace leasesim::backends {
 
+// The records of one store, by key: read, create-if-absent and compare-and-set.
 class LeaseStore {
  public:
   core::StoreResult Read(const std::string& key) const;

@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "sim/prng.h"
+#include "base/prng.h"
 
 namespace leasesim::backends {
 namespace {
@@ -50,7 +50,10 @@ void RaftInvariants::LeaderElected(sim::Nanos now, int replica, std::int64_t ter
   // must be in this leader's log at its index.
   for (std::size_t i = 0; i < applied_.size(); ++i) {
     const EntryId& committed = applied_[i].first;
-    if (committed.term >= term) continue;  // committed in this term: not yet possible, but not ours to judge
+    // Raft §5.4: an entry committed in term C is in the logs of the leaders
+    // of every term above C. A leader of C or below, elected late (its votes
+    // delayed, or itself paused as a candidate), need not hold it.
+    if (commit_term_[i] >= term) continue;
     const bool held = i < disk.log.size() && IdOf(disk.log[i]) == committed;
     if (!held) {
       Report(now, "leader completeness: " + R(replica) + " leads term " + std::to_string(term) +
@@ -74,7 +77,7 @@ void RaftInvariants::LogChanged(sim::Nanos now, int replica, const ReplicaDisk& 
     const EntryId id = IdOf(disk.log[i]);
     std::uint64_t state = hash ^ (static_cast<std::uint64_t>(id.term) * 0x9E3779B97F4A7C15ULL) ^
                           (static_cast<std::uint64_t>(id.op) << 1) ^ (static_cast<std::uint64_t>(id.kind) << 60);
-    hash = sim::SplitMix64(state);
+    hash = base::SplitMix64(state);
     hashes.push_back(hash);
     const auto index = static_cast<std::int64_t>(i + 1);
     const auto [it, fresh] = first_prefix_.emplace(std::make_pair(index, id.term), std::make_pair(hash, replica));
@@ -87,12 +90,30 @@ void RaftInvariants::LogChanged(sim::Nanos now, int replica, const ReplicaDisk& 
   }
 }
 
+void RaftInvariants::LeaderActs(sim::Nanos now, int replica, std::int64_t term) {
+  ++checks_;
+  const auto elected = leader_of_term_.find(term);
+  if (elected != leader_of_term_.end() && elected->second == replica) return;
+  const auto [it, fresh] = acting_unelected_.emplace(term, replica);
+  if (!fresh) return;  // reported once per term
+  Report(now, "election safety: " + R(replica) + " acts as leader of term " + std::to_string(term) +
+                  " (it sends appends) but " +
+                  (elected == leader_of_term_.end() ? std::string("nobody") : R(elected->second)) +
+                  " was elected in that term");
+}
+
+void RaftInvariants::LeaderTruncates(sim::Nanos now, int replica, std::int64_t term, std::int64_t index) {
+  Report(now, "leader append-only: " + R(replica) + ", leader of term " + std::to_string(term) +
+                  ", drops its entries from " + std::to_string(index) + " on");
+}
+
 void RaftInvariants::CommittedOverwritten(sim::Nanos now, int replica, std::int64_t index, std::int64_t commit) {
   Report(now, "committed entry overwritten: " + R(replica) + " drops its entry " + std::to_string(index) +
                   " for a conflicting one though it knows entries up to " + std::to_string(commit) + " committed");
 }
 
-void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry) {
+void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t term, std::int64_t index,
+                             const ReplicaLogEntry& entry, const std::vector<ReplicaDisk>& disks) {
   ++checks_;
   assert(index >= 1);
   const EntryId id = IdOf(entry);
@@ -109,16 +130,29 @@ void RaftInvariants::Applied(sim::Nanos now, int replica, std::int64_t index, co
   // recorded (by this or another replica) already.
   assert(slot == applied_.size());
   applied_.emplace_back(id, replica);
+  commit_term_.push_back(term);
+  const int holders = SyncedHolders(disks, slot, id);
+  const int majority = replicas_ / 2 + 1;
+  if (holders < majority) {
+    Report(now, "commitment: " + R(replica) + " applied " + Describe(id) + " at index " + std::to_string(index) +
+                    ", the first replica to, while it was on the synced logs of " + std::to_string(holders) +
+                    " of " + std::to_string(replicas_) + " replicas; a majority needs " + std::to_string(majority));
+  }
+}
+
+int RaftInvariants::SyncedHolders(const std::vector<ReplicaDisk>& disks, std::size_t index, const EntryId& id) {
+  int holders = 0;
+  for (const ReplicaDisk& disk : disks) {
+    if (index < disk.synced_log().size() && IdOf(disk.synced_log()[index]) == id) ++holders;
+  }
+  return holders;
 }
 
 void RaftInvariants::CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks) {
   ++checks_;
   const int majority = replicas_ / 2 + 1;
   for (std::size_t i = 0; i < applied_.size(); ++i) {
-    int holders = 0;
-    for (const ReplicaDisk& disk : disks) {
-      if (i < disk.synced_log().size() && IdOf(disk.synced_log()[i]) == applied_[i].first) ++holders;
-    }
+    const int holders = SyncedHolders(disks, i, applied_[i].first);
     if (holders < majority) {
       Report(now, "durability: the committed entry " + std::to_string(i + 1) + " (" + Describe(applied_[i].first) +
                       ") is on the synced logs of " + std::to_string(holders) + " of " +

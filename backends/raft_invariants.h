@@ -2,15 +2,20 @@
 // Raft's own safety properties (Ongaro & Ousterhout, "In Search of an
 // Understandable Consensus Algorithm", Figure 3), checked on the replicated
 // store while it runs rather than inferred from the clients' history:
-//   election safety     at most one leader is elected in a term;
+//   election safety     at most one leader is elected in a term, and only
+//                       the one elected acts as its leader;
+//   leader append-only  a leader never overwrites or deletes entries in its
+//                       log, it only appends;
 //   log matching        two logs holding an entry of the same index and term
 //                       agree on every entry up to it;
 //   leader completeness a leader's log holds every entry committed before
 //                       its term;
 //   state machine safety no two replicas apply different entries at an index;
-// and what durability adds (Raft §5: persistent state is on stable storage
-// before a reply depends on it): every applied entry stays on the synced
-// logs of a majority, whatever a power loss takes.
+// and what commitment and durability add (Raft §5.3: an entry is committed
+// once "replicated on a majority of the servers"; §5: persistent state is on
+// stable storage before a reply depends on it): when an entry is first
+// applied anywhere it is on the synced logs of a majority, and it stays
+// there whatever a power loss takes.
 // The store's replicas report to it as they change; it records each broken
 // property as a sentence naming the replicas, the index and the term.
 
@@ -24,6 +29,8 @@
 
 namespace leasesim::backends {
 
+// The running check of those properties on one replicated store, told each
+// election, log change and apply as it happens; keeps what broke.
 class RaftInvariants {
  public:
   explicit RaftInvariants(int replicas);
@@ -33,10 +40,19 @@ class RaftInvariants {
   // `replica`'s log changed from entry `from` on (appends, a truncation, a
   // power loss): log matching over the changed part.
   void LogChanged(sim::Nanos now, int replica, const ReplicaDisk& disk, std::int64_t from);
+  // `replica` sends appends as the leader of `term` (it must be the one elected).
+  void LeaderActs(sim::Nanos now, int replica, std::int64_t term);
+  // `replica`, a leader of `term`, is about to drop its entries from `index` on.
+  void LeaderTruncates(sim::Nanos now, int replica, std::int64_t term, std::int64_t index);
   // `replica` is about to drop its entry `index`, at or below its commit index.
   void CommittedOverwritten(sim::Nanos now, int replica, std::int64_t index, std::int64_t commit);
-  // `replica` applied its entry `index` to its state machine.
-  void Applied(sim::Nanos now, int replica, std::int64_t index, const ReplicaLogEntry& entry);
+  // `replica` applied its entry `index` to its state machine; `disks` is
+  // every replica's disk (the first application anywhere checks that a
+  // majority holds the entry on stable storage).
+  // `term` is the replica's current term: the first application anywhere is
+  // the commit, and Leader Completeness binds the leaders of later terms only.
+  void Applied(sim::Nanos now, int replica, std::int64_t term, std::int64_t index, const ReplicaLogEntry& entry,
+               const std::vector<ReplicaDisk>& disks);
   // Every applied entry is on the synced logs of a majority (checked after a
   // power loss; `disks` is every replica's disk).
   void CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks);
@@ -62,15 +78,19 @@ class RaftInvariants {
   static EntryId IdOf(const ReplicaLogEntry& entry);
   static std::string Describe(const EntryId& id);
   void Report(sim::Nanos now, std::string message);
+  // How many of `disks` hold `id` at `index` on their synced logs.
+  static int SyncedHolders(const std::vector<ReplicaDisk>& disks, std::size_t index, const EntryId& id);
 
   int replicas_;
   std::map<std::int64_t, int> leader_of_term_;
+  std::map<std::int64_t, int> acting_unelected_;  // term -> a replica that led it unelected (reported)
   // By replica (index 0 = replica 1): prefix_hash[i] covers entries 1..i+1.
   std::vector<std::vector<std::uint64_t>> prefix_hash_;
   // (index, term) -> the prefix hash the first log holding it had, and whose.
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::uint64_t, int>> first_prefix_;
   // applied_[i]: the entry applied at index i+1, and by whom first.
   std::vector<std::pair<EntryId, int>> applied_;
+  std::vector<std::int64_t> commit_term_;  // commit_term_[i]: the term in which entry i+1 was first applied
   std::vector<std::string> violations_;
   std::int64_t checks_ = 0;
 };

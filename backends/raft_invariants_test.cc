@@ -33,6 +33,21 @@ bool Reported(const RaftInvariants& invariants, const std::string& what) {
   return false;
 }
 
+TEST(RaftInvariants, SameIndexAndTermWithDifferentPrefixesBreaksLogMatching) {
+  RaftInvariants invariants(3);
+  invariants.LogChanged(0, 1, DiskOf({Entry(1, 10), Entry(1, 11), Entry(2, 12)}), 1);
+  invariants.LogChanged(0, 2, DiskOf({Entry(1, 10), Entry(1, 11)}), 1);  // a prefix: fine
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.LogChanged(0, 3, DiskOf({Entry(1, 10), Entry(1, 99), Entry(2, 12)}), 1);
+  EXPECT_TRUE(Reported(invariants, "log matching: r3 and r1 both hold an entry at index 2 of term 1"));
+}
+
+// Every replica's disk holding `log`, synced: entries applied from it are
+// on a majority.
+std::vector<ReplicaDisk> AllHold(const std::vector<ReplicaLogEntry>& log) {
+  return std::vector<ReplicaDisk>(3, DiskOf(log));
+}
+
 TEST(RaftInvariants, TwoLeadersOfOneTermBreakElectionSafety) {
   RaftInvariants invariants(3);
   const ReplicaDisk disk;
@@ -44,38 +59,75 @@ TEST(RaftInvariants, TwoLeadersOfOneTermBreakElectionSafety) {
   EXPECT_TRUE(Reported(invariants, "election safety: r3 and r2 were both elected leader of term 5"));
 }
 
-TEST(RaftInvariants, SameIndexAndTermWithDifferentPrefixesBreaksLogMatching) {
+TEST(RaftInvariants, AReplicaActingAsLeaderOfATermItWasNotElectedInBreaksElectionSafety) {
   RaftInvariants invariants(3);
-  invariants.LogChanged(0, 1, DiskOf({Entry(1, 10), Entry(1, 11), Entry(2, 12)}), 1);
-  invariants.LogChanged(0, 2, DiskOf({Entry(1, 10), Entry(1, 11)}), 1);  // a prefix: fine
+  invariants.LeaderElected(0, 1, 4, ReplicaDisk{});
+  invariants.LeaderActs(0, 1, 4);
   EXPECT_TRUE(invariants.violations().empty());
-  invariants.LogChanged(0, 3, DiskOf({Entry(1, 10), Entry(1, 99), Entry(2, 12)}), 1);
-  EXPECT_TRUE(Reported(invariants, "log matching: r3 and r1 both hold an entry at index 2 of term 1"));
+  // r1 took term 5 from a message and went on sending appends in it.
+  invariants.LeaderActs(0, 1, 5);
+  EXPECT_TRUE(Reported(invariants, "election safety: r1 acts as leader of term 5 (it sends appends) but nobody"));
+}
+
+TEST(RaftInvariants, ALeaderDroppingEntriesBreaksLeaderAppendOnly) {
+  RaftInvariants invariants(3);
+  invariants.LeaderTruncates(0, 2, 7, 12);
+  EXPECT_TRUE(Reported(invariants, "leader append-only: r2, leader of term 7, drops its entries from 12 on"));
+}
+
+TEST(RaftInvariants, AnEntryAppliedBeforeAMajorityHoldsItBreaksCommitment) {
+  RaftInvariants invariants(3);
+  std::vector<ReplicaDisk> disks{DiskOf({Entry(1, 10)}), DiskOf({Entry(1, 10)}), DiskOf({})};
+  invariants.Applied(0, 1, 1, 1, Entry(1, 10), disks);
+  EXPECT_TRUE(invariants.violations().empty());
+  // Written on two disks but synced on one: not yet on a majority's stable storage.
+  disks[1].Append(Entry(1, 11));
+  disks[0].Append(Entry(1, 11));
+  disks[0].Sync();
+  invariants.Applied(0, 1, 1, 2, Entry(1, 11), disks);
+  EXPECT_TRUE(Reported(invariants, "commitment: r1 applied op 11 (term 1) at index 2, the first replica to, while it "
+                                   "was on the synced logs of 1 of 3 replicas"));
 }
 
 TEST(RaftInvariants, ALeaderWithoutACommittedEntryBreaksLeaderCompleteness) {
   RaftInvariants invariants(3);
-  invariants.Applied(0, 1, 1, Entry(1, 10));
-  invariants.Applied(0, 1, 2, Entry(1, 11));
+  const std::vector<ReplicaDisk> disks = AllHold({Entry(1, 10), Entry(1, 11)});
+  invariants.Applied(0, 1, 1, 1, Entry(1, 10), disks);
+  invariants.Applied(0, 1, 1, 2, Entry(1, 11), disks);
   invariants.LeaderElected(0, 2, 2, DiskOf({Entry(1, 10), Entry(1, 11)}));
   EXPECT_TRUE(invariants.violations().empty());
   invariants.LeaderElected(0, 3, 3, DiskOf({Entry(1, 10)}));
   EXPECT_TRUE(Reported(invariants, "leader completeness: r3 leads term 3 without the committed entry 2"));
 }
 
+// A candidate of term 7 whose votes arrive late (it was paused) is elected
+// after entry 2 of term 6 was committed in term 8: Leader Completeness binds
+// the leaders of terms above 8 only.
+TEST(RaftInvariants, ALeaderOfAnEarlierTermElectedLateNeedNotHoldALaterCommit) {
+  RaftInvariants invariants(3);
+  const std::vector<ReplicaDisk> disks = AllHold({Entry(6, 10), Entry(6, 11)});
+  invariants.Applied(0, 1, 6, 1, Entry(6, 10), disks);
+  invariants.Applied(0, 1, 8, 2, Entry(6, 11), disks);
+  invariants.LeaderElected(0, 3, 7, DiskOf({Entry(6, 10)}));
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.LeaderElected(0, 3, 9, DiskOf({Entry(6, 10)}));
+  EXPECT_TRUE(Reported(invariants, "leader completeness: r3 leads term 9 without the committed entry 2"));
+}
+
 TEST(RaftInvariants, TwoEntriesAppliedAtOneIndexBreakStateMachineSafety) {
   RaftInvariants invariants(3);
-  invariants.Applied(0, 1, 1, Entry(1, 10));
-  invariants.Applied(0, 2, 1, Entry(1, 10));
+  const std::vector<ReplicaDisk> disks = AllHold({Entry(1, 10)});
+  invariants.Applied(0, 1, 1, 1, Entry(1, 10), disks);
+  invariants.Applied(0, 2, 1, 1, Entry(1, 10), disks);
   EXPECT_TRUE(invariants.violations().empty());
-  invariants.Applied(0, 3, 1, Entry(2, 20));
+  invariants.Applied(0, 3, 2, 1, Entry(2, 20), disks);
   EXPECT_TRUE(Reported(invariants, "state machine safety: r3 applied op 20 (term 2) at index 1 where r1 applied op 10"));
 }
 
 TEST(RaftInvariants, ACommittedEntryOnAMinorityOfSyncedLogsBreaksDurability) {
   RaftInvariants invariants(3);
-  invariants.Applied(0, 1, 1, Entry(1, 10));
   std::vector<ReplicaDisk> disks{DiskOf({Entry(1, 10)}), DiskOf({Entry(1, 10)}), DiskOf({})};
+  invariants.Applied(0, 1, 1, 1, Entry(1, 10), disks);
   invariants.CheckDurable(0, disks);
   EXPECT_TRUE(invariants.violations().empty());
   disks[1] = DiskOf({});

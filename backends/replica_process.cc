@@ -46,6 +46,7 @@ void ReplicaProcess::OnClientArrival(const ClientRequest& request, Route route) 
 }
 
 void ReplicaProcess::OnRaft(const RaftMessage& m) {
+  if (halted_) return;
   if (syncing_) {
     deferred_.emplace_back([this, copy = m] { OnRaft(copy); });
     return;
@@ -66,6 +67,7 @@ void ReplicaProcess::OnRaft(const RaftMessage& m) {
 
 template <class F>
 void ReplicaProcess::Step(F&& step) {
+  if (halted_) return;
   if (syncing_) {
     deferred_.emplace_back(std::forward<F>(step));
     return;
@@ -83,45 +85,59 @@ void ReplicaProcess::Step(F&& step) {
 // that depend on an append in msgsAfterAppend): what the step wrote is
 // synced before its messages leave.
 void ReplicaProcess::EndStep() {
-  // A deferred OnRaft is a step within a step: the inner one already began
-  // the fsync of what it wrote, and a second fsync begun at the same instant
-  // would complete alongside it and make later writes durable at once.
-  if (syncing_) return;
-  const sim::Nanos fsync = store_.config().fsync;
-  if (fsync == 0) {
+  if (store_.config().fsync == 0) {
+    applied_in_step_ = false;
     if (!disk().dirty()) return;
     disk().Sync();  // durable at once: nothing ever waits
     Synced();
     return;
   }
   if (!disk().dirty()) {
-    SyncDone();
+    SyncDone(false);
     return;
   }
+  if (Failpoint(RaftFailpoint::kBeforeSave)) return;
   syncing_ = true;
   Trace("repl_fsync", LastIndex());
-  store_.world_.AtLocal(host_, incarnation_, Local() + fsync, [this] { SyncDone(); });
+  store_.world_.AtLocal(host_, incarnation_, Local() + store_.FsyncLatency(me_), [this] { SyncDone(true); });
 }
 
-void ReplicaProcess::SyncDone() {
+bool ReplicaProcess::Failpoint(RaftFailpoint point) {
+  if (!store_.FailpointHit(me_, point)) return false;
+  halted_ = true;
+  outbox_.clear();
+  deferred_.clear();
+  return true;
+}
+
+void ReplicaProcess::SyncDone(bool wrote) {
+  if (halted_) return;
   disk().Sync();
   syncing_ = false;
+  if (wrote && Failpoint(RaftFailpoint::kAfterSave)) return;
   Synced();
+  const bool applied = applied_in_step_;
+  applied_in_step_ = false;
+  if (applied && Failpoint(RaftFailpoint::kAfterApply)) return;
+  if (!outbox_.empty() && Failpoint(RaftFailpoint::kBeforeSend)) return;
   std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
   outbox_.clear();
   for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
-  // A deferred step that writes nothing ends in SyncDone again at once: the
-  // loop already running takes the next step, so a long queue of such steps
-  // is a loop, not a recursion as deep as the queue (which overflowed the
-  // stack under AddressSanitizer).
-  if (draining_) return;
-  draining_ = true;
-  while (!syncing_ && !deferred_.empty()) {
+  TakeDeferred();
+}
+
+// The inputs that queued during an fsync, in order, until one writes. One
+// loop takes them: a step that wrote nothing ends in SyncDone, which finds
+// the loop already running further up (a slow disk can queue thousands).
+void ReplicaProcess::TakeDeferred() {
+  if (taking_deferred_) return;
+  taking_deferred_ = true;
+  while (!syncing_ && !halted_ && !deferred_.empty()) {
     std::function<void()> step = std::move(deferred_.front());
     deferred_.pop_front();
     Step(std::move(step));
   }
-  draining_ = false;
+  taking_deferred_ = false;
 }
 
 // A leader's own fsync can complete a majority (with one replica it is the
@@ -368,6 +384,7 @@ void ReplicaProcess::Broadcast() {
 }
 
 void ReplicaProcess::SendAppend(int peer, std::int64_t round) {
+  store_.invariants_->LeaderActs(store_.world_.now(), me_, disk().term);
   RaftMessage m;
   m.type = RaftMessage::Type::kAppend;
   m.term = disk().term;
@@ -393,7 +410,8 @@ void ReplicaProcess::OnAppend(const RaftMessage& m) {
     return;
   }
   if (m.term > disk().term || role_ != ReplicaRole::kFollower) BecomeFollower(m.term);
-  assert(role_ == ReplicaRole::kFollower);
+  // A leader that stayed one here would lead beside the sender: the
+  // invariants report it (election safety, leader append-only), the run goes on.
   if (leader_hint_ != m.from) Trace("repl_follow", m.term, m.from);
   leader_hint_ = m.from;
   last_leader_contact_ = Local();
@@ -412,6 +430,7 @@ void ReplicaProcess::OnAppend(const RaftMessage& m) {
     if (index <= LastIndex()) {
       if (TermAt(index) == entry.term) continue;
       if (index <= commit_) store_.invariants_->CommittedOverwritten(store_.world_.now(), me_, index, commit_);
+      if (role_ == ReplicaRole::kLeader) store_.invariants_->LeaderTruncates(store_.world_.now(), me_, disk().term, index);
       disk().TruncateAfter(index - 1);
     }
     if (changed_from == 0) changed_from = index;
@@ -475,8 +494,9 @@ void ReplicaProcess::Apply() {
   // the invariants report): apply only what the log holds.
   while (applied_ < std::min(commit_, LastIndex())) {
     ++applied_;
+    applied_in_step_ = true;
     const ReplicaLogEntry& entry = disk().log[static_cast<std::size_t>(applied_ - 1)];
-    store_.invariants_->Applied(store_.world_.now(), me_, applied_, entry);
+    store_.invariants_->Applied(store_.world_.now(), me_, disk().term, applied_, entry, store_.disks_);
     if (entry.noop) {
       store_.EntryApplied(applied_, entry, false);
       // etcd server/etcdserver/server.go applyEntryNormal: an empty entry
@@ -810,8 +830,15 @@ void ReplicaProcess::ServeRead(PendingRead& read) {
 // etcd lessor.Renew on the primary: a lease past its expiry is not renewed
 // but waits for its revocation (then ErrLeaseNotFound) or the demotion.
 void ReplicaProcess::ServeKeepAlive(const KvRequest& request, const Route& route) {
-  // The read index was answered after this term's no-op applied: promoted.
-  assert(primary_);
+  // The read index is answered once this term's no-op applied, which
+  // promotes the lessor; a store whose Raft is broken (an entry it counted
+  // committed was overwritten, which the invariants report) can get here
+  // unpromoted: answer as etcd's lessor.Renew does when it is not the
+  // primary (ErrNotPrimary; the client retries at the leader).
+  if (!primary_) {
+    route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, 0));
+    return;
+  }
   const sim::Nanos now = Local();
   if (kv_.HasLease(request.lease) && kv_.DeadlineOf(request.lease) <= now) {
     renewing_.emplace(request.lease, route);

@@ -16,7 +16,7 @@
 
 #include "backends/lease_store.h"
 #include "backends/replicated_store.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -111,7 +111,11 @@ class ReplicaProcess final : public sim::ProcessState {
   template <class F>
   void Step(F&& step);
   void EndStep();
-  void SyncDone();
+  void SyncDone(bool wrote);
+  void TakeDeferred();
+  // An armed failpoint (ReplicatedStore::ArmFailpoint) struck here: the
+  // replica halts, its held messages are dropped, and it dies next event.
+  bool Failpoint(RaftFailpoint point);
   void Synced();
   void LogChanged(std::int64_t from);
   bool UpToDate(const RaftMessage& m);
@@ -180,7 +184,7 @@ class ReplicaProcess final : public sim::ProcessState {
   int me_;
   sim::HostId host_;
   std::uint64_t incarnation_;
-  sim::Prng prng_;
+  base::Prng prng_;
 
   ReplicaRole role_ = ReplicaRole::kFollower;
   int leader_hint_ = 0;
@@ -225,7 +229,9 @@ class ReplicaProcess final : public sim::ProcessState {
   // inputs that arrived meanwhile.
   bool in_step_ = false;
   bool syncing_ = false;
-  bool draining_ = false;  // SyncDone is taking deferred steps
+  bool applied_in_step_ = false;  // the step applied committed entries
+  bool halted_ = false;           // a failpoint struck: this incarnation takes no more input
+  bool taking_deferred_ = false;  // TakeDeferred's loop runs
   std::vector<std::pair<int, RaftMessage>> outbox_;
   std::deque<std::function<void()>> deferred_;
 };

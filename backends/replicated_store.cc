@@ -53,6 +53,8 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
       config_(std::move(config)),
       observer_(observer),
       service_prng_(world.MakePrng("store/replicated")),
+      faults_(static_cast<std::size_t>(config_.replicas)),
+      peer_prng_(world.MakePrng("store/peer-links")),
       invariants_(std::make_unique<RaftInvariants>(config_.replicas)) {
   assert(config_.replicas >= 1 && config_.replicas <= 15);
   assert(config_.election_timeout_min > 0 && config_.election_timeout_min <= config_.election_timeout_max);
@@ -60,7 +62,7 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
   assert(config_.client_attempt_timeout > 0);
   assert(config_.fsync >= 0);
   assert(config_.append_batch_max >= 1);
-  sim::Prng clocks = world.MakePrng("store/replica-clocks");
+  base::Prng clocks = world.MakePrng("store/replica-clocks");
   disks_.resize(static_cast<std::size_t>(config_.replicas));
   for (int replica = 1; replica <= config_.replicas; ++replica) {
     sim::HostConfig host_config;
@@ -146,9 +148,92 @@ std::optional<int> ReplicatedStore::Follower() const {
 }
 
 void ReplicatedStore::SendRaft(int from, int to, std::shared_ptr<const RaftMessage> message) {
-  network_.Send(host(from), host(to), sim::kAnyIncarnation, [this, to, message = std::move(message)] {
-    if (ReplicaProcess* process = Process(to)) process->OnRaft(*message);
+  const PeerLinkConfig& peer = config_.peer;
+  if (peer.redeliver_ppm > 0 && peer_prng_.ChancePpm(peer.redeliver_ppm)) {
+    // The second copy: a retried RPC, sent again later (a new draw of the
+    // links' delay; it may overtake nothing or arrive a term late).
+    const sim::Nanos again = peer_prng_.UniformRange(0, peer.redeliver_delay_max_ns);
+    world_.trace().Record(world_.now(), host(from), "repl_redeliver", to, again);
+    Transmit(from, to, again + PeerDelay(from, to), message);
+  }
+  Transmit(from, to, PeerDelay(from, to), std::move(message));
+}
+
+// A message held `delay` by the peer links, then handed to the network (which
+// drops it if the link is blocked then).
+void ReplicatedStore::Transmit(int from, int to, sim::Nanos delay, std::shared_ptr<const RaftMessage> message) {
+  auto send = [this, from, to, message = std::move(message)] {
+    network_.Send(host(from), host(to), sim::kAnyIncarnation, [this, to, message] {
+      if (ReplicaProcess* process = Process(to)) process->OnRaft(*message);
+    });
+  };
+  if (delay == 0) {
+    send();
+    return;
+  }
+  world_.At(world_.now() + delay, std::move(send));
+}
+
+// Nothing is drawn while no link is shaped, so a store without shaped links
+// runs exactly as before they existed.
+sim::Nanos ReplicatedStore::PeerDelay(int from, int to) {
+  const auto draw = [this](const sim::LatencyModel& model) {
+    sim::Nanos delay = model.base_ns;
+    if (model.jitter_ns > 0) delay += peer_prng_.UniformRange(0, model.jitter_ns);
+    if (model.tail_ppm > 0 && peer_prng_.ChancePpm(model.tail_ppm)) delay += peer_prng_.UniformRange(0, model.tail_ns);
+    return delay;
+  };
+  sim::Nanos delay = draw(config_.peer.extra);
+  for (const int replica : {from, to}) {
+    const ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
+    if (world_.now() < faults.peer_delay_until) delay += draw(faults.peer_delay);
+  }
+  return delay;
+}
+
+bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until) {
+  if (world_.state(host(replica)) == sim::HostState::kCrashed) return false;
+  ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
+  faults.failpoint = point;
+  faults.failpoint_until = until;
+  world_.trace().Record(world_.now(), host(replica), "repl_failpoint_armed", static_cast<std::int64_t>(point), until);
+  return true;
+}
+
+void ReplicatedStore::StallDisk(int replica, sim::Nanos extra, sim::Nanos until) {
+  assert(extra >= 0);
+  ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
+  faults.disk_stall = extra;
+  faults.disk_stall_until = until;
+}
+
+void ReplicatedStore::DelayPeer(int replica, sim::LatencyModel extra, sim::Nanos until) {
+  ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
+  faults.peer_delay = extra;
+  faults.peer_delay_until = until;
+}
+
+bool ReplicatedStore::FailpointHit(int replica, RaftFailpoint point) {
+  ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
+  if (faults.failpoint != point) return false;
+  faults.failpoint.reset();
+  if (world_.now() >= faults.failpoint_until) return false;
+  world_.trace().Record(world_.now(), host(replica), "repl_failpoint", static_cast<std::int64_t>(point));
+  // The replica is inside its step: it halts now and dies in an event of its
+  // own, so nothing of the step outlives the failpoint.
+  world_.At(world_.now(), [this, replica, point] {
+    if (point == RaftFailpoint::kBeforeSave) {
+      PowerLoss(replica);
+    } else if (world_.state(host(replica)) != sim::HostState::kCrashed) {
+      world_.Crash(host(replica));
+    }
   });
+  return true;
+}
+
+sim::Nanos ReplicatedStore::FsyncLatency(int replica) const {
+  const ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
+  return config_.fsync + (world_.now() < faults.disk_stall_until ? faults.disk_stall : 0);
 }
 
 sim::Nanos ReplicatedStore::DrawService() {

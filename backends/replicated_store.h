@@ -46,7 +46,7 @@
 #include "backends/sim_services.h"
 #include "core/env.h"
 #include "sim/network.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -57,6 +57,37 @@ enum class ReadMode {
 };
 inline constexpr base::EnumNames<ReadMode, 2> kReadModeNames{
     {{ReadMode::kLinearizable, "linearizable"}, {ReadMode::kUnsafe, "unsafe"}}};
+
+// The replicas' peer links, shaped on top of the network's own latency, loss
+// and blocks as etcd's robustness tests shape the traffic between members
+// through a proxy (etcd tests/robustness/failpoint/network.go: delayed,
+// dropped and blackholed peer traffic): a long tail of extra delay, so that
+// a reply of an older term can arrive after a new term began, and messages
+// delivered a second time later on, as a retried RPC is. All zero (the
+// default): Raft traffic travels exactly as any other message and nothing is
+// drawn.
+struct PeerLinkConfig {
+  sim::LatencyModel extra;                // added to every Raft message's latency
+  std::uint32_t redeliver_ppm = 0;        // chance a message is delivered again ...
+  sim::Nanos redeliver_delay_max_ns = 0;  // ... up to this much after the first copy was sent
+};
+
+// Where in a replica's step a failpoint kills it, as etcd's robustness tests
+// arm gofail failpoints in its raft loop (etcd server/etcdserver/raft.go:
+// raftBeforeSave, raftAfterSave, raftBeforeLeaderSend/raftBeforeFollowerSend;
+// tests/robustness/failpoint/gofail.go panics there). A step is one input a
+// replica takes (docs/REPLICATED_STORE.md "The disk").
+enum class RaftFailpoint {
+  kBeforeSave,  // the step wrote: the replica loses power before the fsync (its writes are gone)
+  kAfterSave,   // the step's fsync completed: the process dies before the messages leave
+  kAfterApply,  // the step applied committed entries: dies before its messages leave
+  kBeforeSend,  // the step has messages to send: dies before they leave
+};
+inline constexpr base::EnumNames<RaftFailpoint, 4> kRaftFailpointNames{
+    {{RaftFailpoint::kBeforeSave, "before_save"},
+     {RaftFailpoint::kAfterSave, "after_save"},
+     {RaftFailpoint::kAfterApply, "after_apply"},
+     {RaftFailpoint::kBeforeSend, "before_send"}}};
 
 struct ReplicatedStoreConfig {
   int replicas = 3;
@@ -91,6 +122,8 @@ struct ReplicatedStoreConfig {
   // waiting for the fsync, so a power loss can take back an acknowledged
   // append or a granted vote.
   bool reply_before_fsync = false;
+  // The replicas' peer links (none shaped by default).
+  PeerLinkConfig peer;
   // The KV state machine (its compaction window).
   KvStateConfig kv_state;
   // The leader's lessor loop: how often it looks for leases past their TTL
@@ -216,6 +249,17 @@ class ReplicatedStore {
   // A power loss on the replica: it dies, and its disk keeps only what its
   // last fsync made durable (Restart boots it again).
   void PowerLoss(int replica);
+  // A failpoint on the replica: the first of its steps that reaches `point`
+  // before `until` (true time) kills it there, and the replica stays down
+  // until restarted. Needs fsync > 0 (with fsync = 0 a step's messages are
+  // not held). Returns false when the replica is down.
+  bool ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until);
+  // A slow disk: the replica's fsyncs take `extra` longer until `until`
+  // (etcd's raftBeforeSave/raftAfterSave sleep failpoints).
+  void StallDisk(int replica, sim::Nanos extra, sim::Nanos until);
+  // A slow peer link: every Raft message out of or into the replica takes a
+  // draw of `extra` longer until `until` (etcd's DelayPeerNetwork).
+  void DelayPeer(int replica, sim::LatencyModel extra, sim::Nanos until);
   // Raft's safety properties, checked as the replicas run.
   const RaftInvariants& invariants() const { return *invariants_; }
 
@@ -240,8 +284,15 @@ class ReplicatedStore {
 
   ReplicaProcess* Process(int replica) const;
   ReplicaDisk& mutable_disk(int replica) { return disks_.at(static_cast<std::size_t>(replica - 1)); }
-  // Sends a Raft message between replicas over the network.
+  // Sends a Raft message between replicas over the network, through the
+  // shaped peer links (config.peer, DelayPeer).
   void SendRaft(int from, int to, std::shared_ptr<const RaftMessage> message);
+  void Transmit(int from, int to, sim::Nanos delay, std::shared_ptr<const RaftMessage> message);
+  sim::Nanos PeerDelay(int from, int to);
+  // A replica's step reached `point`: true when an armed failpoint kills it
+  // there (the kill runs as an event of its own; the replica halts at once).
+  bool FailpointHit(int replica, RaftFailpoint point);
+  sim::Nanos FsyncLatency(int replica) const;
   // A replica's time to handle one client request (config.service).
   sim::Nanos DrawService();
   // A replica applied committed entry `index` (first time anywhere: recorded):
@@ -262,13 +313,25 @@ class ReplicatedStore {
   ReplicatedStoreConfig config_;
   SimObserver& observer_;
   KvObserver* kv_observer_ = nullptr;
-  sim::Prng service_prng_;
+  base::Prng service_prng_;
   std::vector<sim::HostId> hosts_;
   std::vector<ReplicaDisk> disks_;
   std::int64_t highest_applied_index_ = 0;
   std::map<std::int64_t, std::int64_t> reads_at_index_;
   std::map<sim::HostId, ClientStats> clients_;
   std::map<sim::HostId, int> nearest_;  // cache: client host -> replica
+
+  // Per replica (index 0 = replica 1): the shaped links and the faults armed on it.
+  struct ReplicaFaults {
+    std::optional<RaftFailpoint> failpoint;
+    sim::Nanos failpoint_until = 0;
+    sim::Nanos disk_stall = 0;
+    sim::Nanos disk_stall_until = 0;
+    sim::LatencyModel peer_delay;
+    sim::Nanos peer_delay_until = 0;
+  };
+  std::vector<ReplicaFaults> faults_;
+  base::Prng peer_prng_;
 
   ReplicatedStoreFigures figures_;
   std::unique_ptr<RaftInvariants> invariants_;

@@ -1,18 +1,16 @@
 #pragma once
 // A simulated server's service time for one request, drawn from its own
-// PRNG: the latency model's base, jitter and rare tail. Shared by the
-// simulated servers so each draws the same way.
+// PRNG: the latency model's base, jitter and rare tail, drawn as the
+// network draws a message's latency (sim::SampleLatency, the one
+// definition). Shared by the simulated servers so each draws the same way.
 
+#include "base/prng.h"
 #include "sim/network.h"
-#include "sim/prng.h"
 
 namespace leasesim::backends {
 
-inline sim::Nanos DrawService(sim::Prng& prng, const sim::LatencyModel& model) {
-  sim::Nanos latency = model.base_ns;
-  if (model.jitter_ns > 0) latency += prng.UniformRange(0, model.jitter_ns);
-  if (model.tail_ppm > 0 && prng.ChancePpm(model.tail_ppm)) latency += prng.UniformRange(0, model.tail_ns);
-  return latency;
+inline sim::Nanos DrawService(base::Prng& prng, const sim::LatencyModel& model) {
+  return sim::SampleLatency(prng, model);
 }
 
 }  // namespace leasesim::backends

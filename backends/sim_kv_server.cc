@@ -69,7 +69,7 @@ bool Changed(const KvReply& reply, std::int64_t revision_before) {
 
 }  // namespace
 
-SimKvServer::SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, KvServerConfig config,
+SimKvServer::SimKvServer(sim::World& world, sim::HostId host, base::Prng prng, KvServerConfig config,
                          KvObserver& observer)
     : world_(world), host_(host), prng_(prng), config_(config), observer_(observer), state_(config.state) {
   assert(config_.expiry_period > 0);

@@ -36,7 +36,7 @@
 #include "core/kv_store.h"
 #include "sim/inline_function.h"
 #include "sim/network.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -151,7 +151,7 @@ using KvStreamReply = sim::InlineFunction<void(std::int64_t op, const KvStreamAn
 // The KV store as one server on its own simulated host.
 class SimKvServer {
  public:
-  SimKvServer(sim::World& world, sim::HostId host, sim::Prng prng, KvServerConfig config, KvObserver& observer);
+  SimKvServer(sim::World& world, sim::HostId host, base::Prng prng, KvServerConfig config, KvObserver& observer);
 
   // Boots the store on the host's running incarnation (its expiry loop, when
   // it has leases); call at every boot of the host. A store that crashed
@@ -232,7 +232,7 @@ class SimKvServer {
 
   sim::World& world_;
   sim::HostId host_;
-  sim::Prng prng_;
+  base::Prng prng_;
   KvServerConfig config_;
   KvObserver& observer_;
   KvState state_;

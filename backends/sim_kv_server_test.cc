@@ -56,7 +56,7 @@ struct KvRig {
     observer.now = [this] { return world.now(); };
     world.Start(client);
     world.Start(store_host);
-    server = std::make_unique<SimKvServer>(world, store_host, sim::Prng(2), config, observer);
+    server = std::make_unique<SimKvServer>(world, store_host, base::Prng(2), config, observer);
     server->Start();
     kv = std::make_unique<SimKvClient>(world, network, client, 1, "n1#1", *server, observer);
   }
@@ -68,7 +68,7 @@ struct KvRig {
   sim::World world{5, false};
   sim::HostId client = world.AddHost({.name = "n1"});
   sim::HostId store_host = world.AddHost({.name = "store"});
-  sim::Network network{world, sim::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
+  sim::Network network{world, base::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
   RecordingKvObserver observer;
   std::unique_ptr<SimKvServer> server;
   std::unique_ptr<SimKvClient> kv;

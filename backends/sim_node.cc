@@ -175,6 +175,11 @@ void SimNodeEnv::UseKvServers(const std::vector<SimKvServer*>& servers) {
   }
 }
 
+void SimNodeEnv::UseReplicatedKv(ReplicatedStore& store, KvObserver& observer) {
+  assert(kv_clients_.empty());
+  kv_clients_.push_back(std::make_unique<ReplicatedKvClient>(store, host_, node_, observer));
+}
+
 void SimNodeEnv::Sometimes(core::Probe probe) { observer_.ProbeReached(node_, probe); }
 
 void SimNodeEnv::AtFaultPoint(core::FaultPoint point) {
@@ -247,6 +252,10 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
   if (config.replicated_store != nullptr) env_->UseReplicatedStore(*config.replicated_store);
   if (!config.kv_servers.empty()) env_->UseKvServers(config.kv_servers);
+  if (config.replicated_kv != nullptr) {
+    assert(config.replicated_store != nullptr);
+    env_->UseReplicatedKv(*config.replicated_store, *config.replicated_kv);
+  }
   core::NodeSetup setup = config.setup;
   setup.identity = identity;
   setup.node_name = "n" + std::to_string(config.node);

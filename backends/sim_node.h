@@ -18,11 +18,11 @@
 #include "backends/sim_kv_server.h"
 #include "backends/sim_observer.h"
 #include "backends/sim_services.h"
+#include "base/prng.h"
 #include "core/env.h"
 #include "core/kv_record_store.h"
 #include "core/protocol.h"
 #include "sim/network.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -41,6 +41,9 @@ struct SimNodeConfig {
   // The KV stores the world offers (core::Env::kv), in server order; each
   // incarnation gets its own client of each. Must outlive every incarnation.
   std::vector<SimKvServer*> kv_servers;
+  // When set (with replicated_store), the one KV store is the replicated
+  // store's, its calls reported here; kv_servers is then empty.
+  KvObserver* replicated_kv = nullptr;
 };
 
 // The core's Env for one node incarnation.
@@ -79,6 +82,8 @@ class SimNodeEnv final : public core::Env, public core::LedgerClient, public cor
   void UseReplicatedStore(ReplicatedStore& store);
   // This incarnation's clients of the KV stores (Env::kv), one per server.
   void UseKvServers(const std::vector<SimKvServer*>& servers);
+  // This incarnation's client of the replicated store's KV store (Env::kv(0)).
+  void UseReplicatedKv(ReplicatedStore& store, KvObserver& observer);
 
  private:
   core::LedgerResult CallLedger(LedgerRequest request, core::Nanos timeout);
@@ -91,7 +96,7 @@ class SimNodeEnv final : public core::Env, public core::LedgerClient, public cor
   std::string identity_;
   SimLedgerServer& ledger_;
   SimObserver& observer_;
-  sim::Prng prng_;
+  base::Prng prng_;
   // When (own monotonic clock) the job last reached the point before a
   // write; -1 when it has sent since.
   core::Nanos last_write_point_ = -1;
@@ -104,7 +109,7 @@ class SimNodeEnv final : public core::Env, public core::LedgerClient, public cor
   std::unique_ptr<core::StoreClient> record_store_;
   // Bound to this incarnation (a reply to a dead one is dropped, and only
   // its own waiting fiber reads what a reply brings).
-  std::vector<std::unique_ptr<SimKvClient>> kv_clients_;
+  std::vector<std::unique_ptr<core::KvClient>> kv_clients_;
 };
 
 // The process state of a node incarnation: its Env and the protocol on top.

@@ -29,6 +29,7 @@ struct LedgerSendFacts {
   Nanos wall_seen_ns = 0;
 };
 
+// The recorder's interface: one call per thing the simulated backends did.
 class SimObserver {
  public:
   virtual ~SimObserver() = default;

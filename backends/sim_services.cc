@@ -22,7 +22,7 @@ bool FirstSighting(std::vector<bool>& seen, std::int64_t id) {
 
 }  // namespace
 
-SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng,
+SimLedgerServer::SimLedgerServer(sim::World& world, sim::HostId host, base::Prng prng,
                                  sim::LatencyModel service, SimObserver& observer, LedgerOptions options)
     : world_(world), host_(host), prng_(prng), service_(service), observer_(observer), ledger_(options) {}
 

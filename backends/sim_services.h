@@ -15,9 +15,9 @@
 #include "backends/fenced_ledger.h"
 #include "backends/lease_store.h"
 #include "backends/sim_observer.h"
+#include "base/prng.h"
 #include "sim/inline_function.h"
 #include "sim/network.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -60,7 +60,7 @@ struct LedgerRequest {
 // The fenced ledger as a server.
 class SimLedgerServer {
  public:
-  SimLedgerServer(sim::World& world, sim::HostId host, sim::Prng prng, sim::LatencyModel service,
+  SimLedgerServer(sim::World& world, sim::HostId host, base::Prng prng, sim::LatencyModel service,
                   SimObserver& observer, LedgerOptions options);
 
   void Handle(std::shared_ptr<const LedgerRequest> request, LedgerReply reply);
@@ -70,7 +70,7 @@ class SimLedgerServer {
  private:
   sim::World& world_;
   sim::HostId host_;
-  sim::Prng prng_;
+  base::Prng prng_;
   sim::LatencyModel service_;
   SimObserver& observer_;
   FencedLedger ledger_;

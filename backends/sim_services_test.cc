@@ -61,14 +61,14 @@ struct Rig {
   sim::HostId client = world.AddHost({.name = "n1"});
   sim::HostId store_host = world.AddHost({.name = "store"});
   sim::HostId ledger_host = world.AddHost({.name = "ledger"});
-  sim::Network network{world, sim::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
+  sim::Network network{world, base::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
   RecordingObserver observer;
   RecordingStoreObserver store_observer;
   SimKvServer store;
-  SimLedgerServer ledger{world, ledger_host, sim::Prng(3), {.base_ns = sim::Millis(2)}, observer, {}};
+  SimLedgerServer ledger{world, ledger_host, base::Prng(3), {.base_ns = sim::Millis(2)}, observer, {}};
   std::unique_ptr<SimNodeEnv> env;
   explicit Rig(std::uint32_t stale_read_ppm = 0)
-      : store{world, store_host, sim::Prng(2),
+      : store{world, store_host, base::Prng(2),
               KvServerConfig{.service = {.base_ns = sim::Millis(2)}, .stale_read_ppm = stale_read_ppm},
               store_observer} {
     world.Start(client);
@@ -214,7 +214,7 @@ SteppedWatch WatchThroughQuietTimeouts(bool in_scheduler) {
   rig.world.At(sim::Millis(420), [&] { rig.network.SetBlocked(rig.store_host, rig.client, false); });
   SteppedWatch seen;
   rig.world.Spawn(rig.client, [&] {
-    sim::Prng jitter(9);
+    base::Prng jitter(9);
     const std::function<core::Nanos()> timeout = [&] { return jitter.UniformRange(sim::Millis(10), sim::Millis(40)); };
     const std::function<bool()> again = [&] { return ++seen.asked % 7 != 0; };
     std::int64_t known = 0;

@@ -47,6 +47,7 @@ inline void EnumNameTableIsInvalid_SeeProblemOf() {}
 
 }  // namespace enum_names_detail
 
+// The name table of one enum, with its compile-time checks.
 template <class E, std::size_t N>
 class EnumNames {
   static_assert(std::is_enum_v<E> && !std::is_convertible_v<E, int>, "EnumNames is for scoped enums (enum class)");

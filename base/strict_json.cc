@@ -19,7 +19,7 @@ class DuplicateKeyFinder {
       case Json::parse_event_t::object_start:
       case Json::parse_event_t::array_start:
         if (frames_.size() >= kDepthMax) {
-          if (!found_) found_ = JsonError{ChildPath(), "nests deeper than " + std::to_string(kDepthMax) + " levels"};
+          if (!found_) found_ = InputError{ChildPath(), "nests deeper than " + std::to_string(kDepthMax) + " levels"};
           return false;
         }
         frames_.push_back(Frame{event == Json::parse_event_t::array_start, ChildPath(), 0, {}, {}});
@@ -33,7 +33,7 @@ class DuplicateKeyFinder {
         Frame& frame = frames_.back();
         frame.key = parsed.get<std::string>();
         if (!frame.keys.insert(frame.key).second && !found_) {
-          found_ = JsonError{frame.path, "field \"" + frame.key + "\" appears twice in one object"};
+          found_ = InputError{frame.path, "field \"" + frame.key + "\" appears twice in one object"};
         }
         break;
       }
@@ -44,7 +44,7 @@ class DuplicateKeyFinder {
     return true;
   }
 
-  const std::optional<JsonError>& found() const { return found_; }
+  const std::optional<InputError>& found() const { return found_; }
 
  private:
   struct Frame {
@@ -64,7 +64,7 @@ class DuplicateKeyFinder {
   }
 
   std::vector<Frame> frames_;
-  std::optional<JsonError> found_;
+  std::optional<InputError> found_;
 };
 
 std::pair<int, int> LineAndColumn(std::string_view text, std::size_t byte) {
@@ -97,14 +97,7 @@ std::string RangeRule(std::int64_t min, std::int64_t max) {
 
 }  // namespace
 
-std::string JsonError::ToString() const {
-  std::string text;
-  if (line > 0) text += std::to_string(line) + ":" + std::to_string(column) + ": ";
-  if (!path.empty()) text += path + ": ";
-  return text + rule;
-}
-
-std::variant<Json, JsonError> ParseStrictJson(std::string_view text) {
+std::variant<Json, InputError> ParseStrictJson(std::string_view text) {
   DuplicateKeyFinder finder;
   Json::parser_callback_t callback = [&finder](int, Json::parse_event_t event, Json& parsed) {
     return finder.OnEvent(event, parsed);
@@ -115,10 +108,10 @@ std::variant<Json, JsonError> ParseStrictJson(std::string_view text) {
   } catch (const Json::parse_error& error) {
     if (finder.found()) return *finder.found();
     const auto [line, column] = LineAndColumn(text, error.byte == 0 ? 0 : error.byte - 1);
-    return JsonError{"", "not valid JSON: " + SyntaxReason(error.what()), line, column};
+    return InputError{"", "not valid JSON: " + SyntaxReason(error.what()), line, column};
   } catch (const Json::exception& error) {  // not expected from parse; never let bad input escape as a throw
     if (finder.found()) return *finder.found();
-    return JsonError{"", std::string("not valid JSON: ") + error.what()};
+    return InputError{"", std::string("not valid JSON: ") + error.what()};
   }
   if (finder.found()) return *finder.found();
   return json;
@@ -143,50 +136,50 @@ std::string Shown(const Json& value) {
 }
 
 std::string StringValue(const Json& value, const std::string& path) {
-  if (!value.is_string()) throw JsonError{path, "must be a string (got " + Shown(value) + ")"};
+  if (!value.is_string()) throw InputError{path, "must be a string (got " + Shown(value) + ")"};
   return value.get<std::string>();
 }
 
 bool BoolValue(const Json& value, const std::string& path) {
-  if (!value.is_boolean()) throw JsonError{path, "must be true or false (got " + Shown(value) + ")"};
+  if (!value.is_boolean()) throw InputError{path, "must be true or false (got " + Shown(value) + ")"};
   return value.get<bool>();
 }
 
 std::int64_t IntegerValue(const Json& value, const std::string& path, std::int64_t min, std::int64_t max) {
-  if (!value.is_number_integer()) throw JsonError{path, "must be an integer (got " + Shown(value) + ")"};
+  if (!value.is_number_integer()) throw InputError{path, "must be an integer (got " + Shown(value) + ")"};
   const bool too_big = value.is_number_unsigned() &&
                        value.get<std::uint64_t>() > static_cast<std::uint64_t>(kInt64Max);
   if (too_big && min == kInt64Min && max == kInt64Max) {
-    throw JsonError{path, "must be a 64-bit integer (got " + Shown(value) + ")"};
+    throw InputError{path, "must be a 64-bit integer (got " + Shown(value) + ")"};
   }
   if (too_big || value.get<std::int64_t>() < min || value.get<std::int64_t>() > max) {
-    throw JsonError{path, RangeRule(min, max) + " (got " + Shown(value) + ")"};
+    throw InputError{path, RangeRule(min, max) + " (got " + Shown(value) + ")"};
   }
   return value.get<std::int64_t>();
 }
 
 std::uint32_t ProbabilityValue(const Json& value, const std::string& path) {
-  if (!value.is_number()) throw JsonError{path, "must be a number in [0, 1] (got " + Shown(value) + ")"};
+  if (!value.is_number()) throw InputError{path, "must be a number in [0, 1] (got " + Shown(value) + ")"};
   const double p = value.get<double>();
-  if (!(p >= 0.0 && p <= 1.0)) throw JsonError{path, "must be a probability in [0, 1] (got " + Shown(value) + ")"};
+  if (!(p >= 0.0 && p <= 1.0)) throw InputError{path, "must be a probability in [0, 1] (got " + Shown(value) + ")"};
   return static_cast<std::uint32_t>(std::llround(p * 1'000'000.0));
 }
 
 const Json& ArrayValue(const Json& value, const std::string& path, std::size_t max_items) {
-  if (!value.is_array()) throw JsonError{path, "must be an array (got " + Shown(value) + ")"};
+  if (!value.is_array()) throw InputError{path, "must be an array (got " + Shown(value) + ")"};
   if (value.size() > max_items) {
-    throw JsonError{path, "holds " + std::to_string(value.size()) + " items, more than " + std::to_string(max_items)};
+    throw InputError{path, "holds " + std::to_string(value.size()) + " items, more than " + std::to_string(max_items)};
   }
   return value;
 }
 
 ObjectReader::ObjectReader(const Json& json, std::string path) : json_(json), path_(std::move(path)) {
-  if (!json_.is_object()) throw JsonError{path_, "must be an object (got " + Shown(json_) + ")"};
+  if (!json_.is_object()) throw InputError{path_, "must be an object (got " + Shown(json_) + ")"};
 }
 
 const Json& ObjectReader::Field(std::string_view key) {
   const Json* value = Find(key);
-  if (value == nullptr) throw JsonError{PathOf(key), "is required"};
+  if (value == nullptr) throw InputError{PathOf(key), "is required"};
   return *value;
 }
 
@@ -258,7 +251,7 @@ void ObjectReader::Finish(std::string_view what) const {
     bool known = false;
     for (const std::string& done : read_) known = known || done == it.key();
     if (!known) {
-      throw JsonError{PathOf(it.key()),
+      throw InputError{PathOf(it.key()),
                       what.empty() ? "is not a known field" : "is not a known field of " + std::string(what)};
     }
   }

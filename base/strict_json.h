@@ -3,11 +3,11 @@
 // histories, ...): text is parsed with duplicate keys refused, and objects
 // are read field by field through an ObjectReader that knows which fields
 // it read, so a field left over is "is not a known field" instead of being
-// silently ignored. Every problem is a JsonError naming the field's path
-// ("scenarios[2].faults[0].duration_ms") and the rule it broke, with the
-// values involved ("must be in [1, 8640000000] (got 0)").
+// silently ignored. Every problem is a base::InputError (base/input_error.h)
+// naming the field's path ("scenarios[2].faults[0].duration_ms") and the
+// rule it broke, with the values involved ("must be in [1, 8640000000] (got 0)").
 //
-// Readers throw JsonError; the caller catches it at the edge of its input
+// Readers throw InputError; the caller catches it at the edge of its input
 // (a file, a line) and reports it — bad input never crashes.
 //
 //   base::ObjectReader lease(scenario.Field("lease"), scenario.PathOf("lease"));
@@ -27,30 +27,18 @@
 #include <nlohmann/json.hpp>
 
 #include "base/enum_names.h"
+#include "base/input_error.h"
 #include "base/units.h"
 
 namespace leasesim::base {
 
 using Json = nlohmann::json;
 
-// A problem with the input: the field's path (empty: the document, or a
-// syntax error) and the rule it broke. line/column (1-based) are set for a
-// syntax error only.
-struct JsonError {
-  std::string path;
-  std::string rule;
-  int line = 0;
-  int column = 0;
-
-  // "scenarios[0].nodes: must be an integer (got \"3\")", "3:14: not valid JSON: ...".
-  std::string ToString() const;
-};
-
-// Parses one JSON document. Refused, as a JsonError: text that is not JSON
+// Parses one JSON document. Refused, as an InputError: text that is not JSON
 // (line and column of the problem), and an object that repeats a key (the
 // path of the object; the rule names the key), since the parser would keep
 // the last value and silently drop what the user wrote first.
-std::variant<Json, JsonError> ParseStrictJson(std::string_view text);
+std::variant<Json, InputError> ParseStrictJson(std::string_view text);
 
 // "a.b" / "b" (at the top) and "a[3]": how paths are spelled.
 std::string JoinPath(std::string_view path, std::string_view key);
@@ -65,7 +53,7 @@ inline constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min
 inline constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
 // Values on their own (array items, or a field fetched with Field()); `path`
-// names the value in errors. Each throws JsonError when the rule is broken.
+// names the value in errors. Each throws InputError when the rule is broken.
 std::string StringValue(const Json& value, const std::string& path);
 bool BoolValue(const Json& value, const std::string& path);
 // An integer in [min, max] (a decimal like 3.0 is not an integer).
@@ -80,7 +68,7 @@ E EnumValue(const Json& value, const std::string& path, const EnumNames<E, N>& n
   if (value.is_string()) {
     if (const std::optional<E> parsed = names.Parse(value.get_ref<const std::string&>())) return *parsed;
   }
-  throw JsonError{path, "must be one of " + names.List() + " (got " + Shown(value) + ")"};
+  throw InputError{path, "must be one of " + names.List() + " (got " + Shown(value) + ")"};
 }
 
 // Reads one JSON object strictly: typed getters for required fields

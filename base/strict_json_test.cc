@@ -10,17 +10,17 @@ namespace {
 
 Json Parsed(std::string_view text) {
   auto parsed = ParseStrictJson(text);
-  if (std::holds_alternative<JsonError>(parsed)) {
-    ADD_FAILURE() << std::get<JsonError>(parsed).ToString();
+  if (std::holds_alternative<InputError>(parsed)) {
+    ADD_FAILURE() << std::get<InputError>(parsed).ToString();
     return Json();
   }
   return std::get<Json>(parsed);
 }
 
-JsonError ParseError(std::string_view text) {
+InputError ParseError(std::string_view text) {
   auto parsed = ParseStrictJson(text);
-  EXPECT_TRUE(std::holds_alternative<JsonError>(parsed)) << text;
-  return std::holds_alternative<JsonError>(parsed) ? std::get<JsonError>(parsed) : JsonError{};
+  EXPECT_TRUE(std::holds_alternative<InputError>(parsed)) << text;
+  return std::holds_alternative<InputError>(parsed) ? std::get<InputError>(parsed) : InputError{};
 }
 
 // The error a reading function throws, as "path: rule".
@@ -28,7 +28,7 @@ template <class Fn>
 std::string ErrorOf(Fn&& fn) {
   try {
     fn();
-  } catch (const JsonError& error) {
+  } catch (const InputError& error) {
     return error.ToString();
   }
   return "(no error)";
@@ -36,7 +36,7 @@ std::string ErrorOf(Fn&& fn) {
 
 TEST(StrictJson, RefusesDuplicateKeysNamingTheObject) {
   EXPECT_EQ(ParseError(R"({"a": 1, "a": 2})").ToString(), "field \"a\" appears twice in one object");
-  const JsonError nested = ParseError(R"({"scenarios": [{"name": "x"}, {"faults": [{}, {"kind": "a", "kind": "b"}]}]})");
+  const InputError nested = ParseError(R"({"scenarios": [{"name": "x"}, {"faults": [{}, {"kind": "a", "kind": "b"}]}]})");
   EXPECT_EQ(nested.path, "scenarios[1].faults[1]");
   EXPECT_EQ(nested.rule, "field \"kind\" appears twice in one object");
   // Arrays of values, then objects: indices still count every element.
@@ -48,7 +48,7 @@ TEST(StrictJson, RefusesDuplicateKeysNamingTheObject) {
 }
 
 TEST(StrictJson, SyntaxErrorsGiveLineAndColumn) {
-  const JsonError error = ParseError("{\n  \"a\": 1,\n  \"b\": }\n");
+  const InputError error = ParseError("{\n  \"a\": 1,\n  \"b\": }\n");
   EXPECT_EQ(error.line, 3);
   EXPECT_EQ(error.column, 8);
   EXPECT_NE(error.rule.find("not valid JSON"), std::string::npos) << error.rule;

@@ -19,5 +19,8 @@ inline constexpr Nanos kNeverNanos = std::numeric_limits<Nanos>::max();
 constexpr Nanos Micros(std::int64_t us) { return us * kNanosPerMicro; }
 constexpr Nanos Millis(std::int64_t ms) { return ms * kNanosPerMilli; }
 constexpr Nanos Seconds(std::int64_t s) { return s * kNanosPerSecond; }
+// A time cut to whole milliseconds (toward zero, as integer division does):
+// what scenario files, written in milliseconds, can say exactly.
+constexpr Nanos WholeMillis(Nanos ns) { return ns / kNanosPerMilli * kNanosPerMilli; }
 
 }  // namespace leasesim::base

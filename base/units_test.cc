@@ -18,5 +18,12 @@ TEST(Units, ConversionsAreExactIntegers) {
   EXPECT_GT(kNeverNanos / kNanosPerMilli, 100LL * 24 * 3600 * 1000 * 1000);
 }
 
+TEST(Units, WholeMillisCutsTowardZero) {
+  static_assert(WholeMillis(Millis(7)) == Millis(7));
+  static_assert(WholeMillis(Millis(7) + 999'999) == Millis(7));
+  static_assert(WholeMillis(999'999) == 0);
+  EXPECT_EQ(WholeMillis(-Millis(2) - 1), -Millis(2));
+}
+
 }  // namespace
 }  // namespace leasesim::base

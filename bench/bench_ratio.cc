@@ -187,10 +187,10 @@ struct Reference {
 
 Reference ParseReference(const std::string& text) {
   auto parsed = base::ParseStrictJson(text);
-  if (auto* error = std::get_if<base::JsonError>(&parsed)) throw *error;
+  if (auto* error = std::get_if<base::InputError>(&parsed)) throw *error;
   base::ObjectReader doc(std::get<base::Json>(parsed), "");
   if (doc.String("format") != "leasesim-bench-reference") {
-    throw base::JsonError{"format", "must be \"leasesim-bench-reference\""};
+    throw base::InputError{"format", "must be \"leasesim-bench-reference\""};
   }
   Reference reference;
   reference.build = doc.String("build");
@@ -212,8 +212,8 @@ std::optional<Reference> ReadReference(const std::string& path) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
     return ParseReference(text);
-  } catch (const base::JsonError& error) {
-    std::fprintf(stderr, "bench_ratio: %s: %s\n", path.c_str(), error.ToString().c_str());
+  } catch (const base::InputError& error) {
+    std::fprintf(stderr, "bench_ratio: %s\n", error.In(path).c_str());
     return std::nullopt;
   }
 }

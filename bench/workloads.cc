@@ -7,9 +7,9 @@
 
 #include <boost/context/fiber.hpp>
 
+#include "base/prng.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
-#include "sim/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::bench {
@@ -43,7 +43,7 @@ std::int64_t RunStandardHour(const runner::Scenario& scenario, std::uint64_t see
 
 void RunEventLoop(int pending, int events) {
   sim::World world(1, false);
-  sim::Prng prng(7);
+  base::Prng prng(7);
   int remaining = events;
   std::function<void()> tick;
   tick = [&] {

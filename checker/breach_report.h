@@ -17,6 +17,8 @@ namespace leasesim::checker {
 // A fault beyond the stated assumptions begun by `at`: what excuses a breach.
 const FaultRecord* FaultBeyondAssumptionsBy(const History& history, TimeNs at);
 
+// One contract's breaches as they are found: violations, notes, and the counts
+// of those not spelled out.
 class BreachReport {
  public:
   // `contract` names what is broken in notes ("lease contract", ...).

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "checker/text_util.h"
+
 namespace leasesim::checker {
 namespace {
 
@@ -24,6 +26,7 @@ class CasRegisterModel {
   void SetInitial(std::optional<std::int64_t> initial) { initial_ = initial.value_or(kNil); }
 
   bool Step(State state, Op op, State& next) const {
+    assert(op != nullptr);
     switch (op->kind) {
       case CasRegisterOp::Kind::kRead:
         next = state;
@@ -92,12 +95,7 @@ std::string DescribeCasRegisterOp(const CasRegisterOp& op) {
   }
   if (op.outcome == Outcome::kFail) text += " (failed)";
   if (op.outcome == Outcome::kUnknown) text += " (outcome unknown)";
-  if (op.invoke_line > 0) {
-    text += " (line " + std::to_string(op.invoke_line);
-    if (op.return_line > 0) text += "-" + std::to_string(op.return_line);
-    text += ")";
-  }
-  return text;
+  return text + LineSpanText(op.invoke_line, op.return_line);
 }
 
 CasRegisterConvention PorcupineConvention() { return CasRegisterConvention{}; }
@@ -109,23 +107,17 @@ CasRegisterConvention KnossosConvention(std::optional<std::int64_t> initial) {
 LinResult CheckCasRegister(std::span<const CasRegisterOp> ops, const LinOptions& options,
                            const CasRegisterConvention& convention) {
   assert(!convention.initial || *convention.initial != kNil);  // kNil stands for absent
-  std::map<std::string, std::vector<std::size_t>> by_key;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (!ConstrainsNothing(ops[i], convention)) by_key[ops[i].key].push_back(i);
-  }
-  if (by_key.empty()) by_key[""];  // one (empty) register: the answer still names it
-  std::vector<LinPartition<CasRegisterModel>> partitions(by_key.size());
-  std::size_t index = 0;
-  for (const auto& [key, indices] : by_key) {
-    LinPartition<CasRegisterModel>& partition = partitions[index++];
-    partition.key = key.empty() ? "register" : key;
+  const auto constrains = [&](const CasRegisterOp& op) { return !ConstrainsNothing(op, convention); };
+  const auto to_lin = [](CasRegisterModel&, const CasRegisterOp& op, std::size_t i) {
+    return LinOp<CasRegisterModel::Op>{&op, op.call_ns, op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns,
+                                       static_cast<std::int64_t>(i)};
+  };
+  std::vector<LinPartition<CasRegisterModel>> partitions =
+      PartitionsByKey<CasRegisterModel>(ops, constrains, to_lin);
+  if (partitions.empty()) partitions.emplace_back();  // one (empty) register: the answer still names it
+  for (LinPartition<CasRegisterModel>& partition : partitions) {
+    if (partition.key.empty()) partition.key = "register";
     partition.model.SetInitial(convention.initial);
-    partition.ops.reserve(indices.size());
-    for (std::size_t i : indices) {
-      const CasRegisterOp& op = ops[i];
-      partition.ops.push_back({&op, op.call_ns, op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns,
-                               static_cast<std::int64_t>(i)});
-    }
   }
   return SearchPartitions(partitions, options);
 }

@@ -93,13 +93,11 @@ int Emit(const CheckRequest& args, const std::string& format, const std::string&
 }
 
 int BadInput(const CheckRequest& args, const InputError& error, std::ostream& out, std::ostream& err) {
-  err << args.file << ": " << error.ToString() << '\n';
+  err << error.In(args.file) << '\n';
   if (args.json) {
-    out << Json{{"file", args.file},
-                {"verdict", "bad_input"},
-                {"error", {{"line", error.line}, {"field", error.field}, {"message", error.message}}}}
-               .dump()
-        << '\n';
+    Json where = {{"line", error.line}, {"field", error.path}, {"message", error.rule}};
+    if (error.column > 0) where["column"] = error.column;  // a syntax error's place in its line
+    out << Json{{"file", args.file}, {"verdict", "bad_input"}, {"error", where}}.dump() << '\n';
   }
   return kCheckExitBadInput;
 }

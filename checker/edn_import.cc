@@ -26,7 +26,7 @@ struct EdnEvent {
 };
 
 InputError Error(std::int64_t line, std::string field, std::string message) {
-  return InputError{line, std::move(field), std::move(message)};
+  return InputError{.path = std::move(field), .rule = std::move(message), .line = line};
 }
 
 // Line numbers (1-based) of byte offsets.

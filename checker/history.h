@@ -217,7 +217,9 @@ struct KvStoreOp {
 
 // One injected fault, as it happened.
 struct FaultRecord {
-  std::string kind;         // "crash", "restart", "pause", "partition", ...
+  // A fault kind's word (checker/fault_kind.h: "crash", "pause", ...), or a
+  // condition the world reports as a fault ("cluster_down", "store_quorum_lost").
+  std::string kind;
   std::vector<int> nodes;   // the nodes it hit (empty for store-wide faults)
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;        // == start_ns for instantaneous faults

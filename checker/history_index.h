@@ -16,6 +16,7 @@
 
 namespace leasesim::checker {
 
+// The lookups above, built once over one History.
 class HistoryIndex {
  public:
   static constexpr std::size_t kNone = ~std::size_t{0};

@@ -13,7 +13,6 @@ namespace leasesim::checker {
 namespace {
 
 using base::Json;
-using base::JsonError;
 using base::ObjectReader;
 
 enum class RecordType { kStoreOp, kBelief, kClaim, kLedgerWrite, kFault, kCallback, kMetric, kKvOp };
@@ -131,7 +130,7 @@ Json MetricJson(const MetricSample& m) {
 }
 
 // --- reading -----------------------------------------------------------------
-// Each reader throws base::JsonError naming the field; ReadHistory adds the
+// Each reader throws base::InputError naming the field; ReadHistory adds the
 // line number. Fields this version does not know are ignored (a later minor
 // addition must not break older readers), so no reader calls Finish().
 
@@ -173,12 +172,12 @@ void ReadAssumptions(ObjectReader& r, Assumptions& a) {
 void ReadHeader(ObjectReader& r, History& history) {
   const std::string format = r.String("format");
   if (format != kHistoryFormatName) {
-    throw JsonError{"format", "expected \"" + std::string(kHistoryFormatName) +
+    throw InputError{"format", "expected \"" + std::string(kHistoryFormatName) +
                                   "\" (the header must come first), got \"" + format + "\""};
   }
   const std::int64_t version = r.Integer("version");
   if (version != History::kFormatVersion) {
-    throw JsonError{"version", "this reader understands version " + std::to_string(History::kFormatVersion) +
+    throw InputError{"version", "this reader understands version " + std::to_string(History::kFormatVersion) +
                                    ", got " + std::to_string(version)};
   }
   history.node_count = SmallInt(r, "node_count");
@@ -186,7 +185,7 @@ void ReadHeader(ObjectReader& r, History& history) {
   if (r.Has("due_windows")) history.due_windows = r.IntegerArray("due_windows");
   if (r.Has("due_window_ns")) history.due_window_ns = r.IntegerArray("due_window_ns");
   if (!history.due_window_ns.empty() && history.due_window_ns.size() != history.due_windows.size()) {
-    throw JsonError{"due_window_ns", "must have one time per entry of due_windows"};
+    throw InputError{"due_window_ns", "must have one time per entry of due_windows"};
   }
   history.assumptions.last_point_before_write = kLastPointBeforeWriteOfOldHistories;
   if (r.Has("assumptions")) {
@@ -213,13 +212,13 @@ StoreOp ReadStoreOp(ObjectReader& r) {
   op.applied_seq = r.IntegerOr("applied_seq", -1, base::kInt64Max, -1);
   op.applied_ns = TimeOr(r, "applied_ns", kNeverNs);
   if (op.applied_ns != kNeverNs && op.applied_ns < op.invoke_ns) {
-    throw JsonError{"applied_ns", "applied before it was invoked"};
+    throw InputError{"applied_ns", "applied before it was invoked"};
   }
   if (op.applied_ns != kNeverNs && op.complete_ns != kNeverNs && op.applied_ns > op.complete_ns) {
-    throw JsonError{"applied_ns", "applied after it completed"};
+    throw InputError{"applied_ns", "applied after it completed"};
   }
   if (op.outcome != Outcome::kUnknown && op.complete_ns < op.invoke_ns) {
-    throw JsonError{"complete_ns", "completes before it was invoked"};
+    throw InputError{"complete_ns", "completes before it was invoked"};
   }
   return op;
 }
@@ -243,7 +242,7 @@ LeadershipBelief ReadBelief(ObjectReader& r) {
   belief.from_ns = Time(r, "from_ns");
   belief.until_ns = Time(r, "until_ns");
   belief.end_reason = r.StringOr("end_reason", "");
-  if (belief.until_ns < belief.from_ns) throw JsonError{"until_ns", "ends before it starts"};
+  if (belief.until_ns < belief.from_ns) throw InputError{"until_ns", "ends before it starts"};
   return belief;
 }
 
@@ -276,7 +275,7 @@ FaultRecord ReadFault(ObjectReader& r) {
   fault.within_assumptions = r.BoolOr("within_assumptions", fault.within_assumptions);
   fault.description = r.StringOr("description", "");
   fault.at_point = r.StringOr("at_point", "");
-  if (fault.end_ns < fault.start_ns) throw JsonError{"end_ns", "ends before it starts"};
+  if (fault.end_ns < fault.start_ns) throw InputError{"end_ns", "ends before it starts"};
   return fault;
 }
 
@@ -318,12 +317,8 @@ void ReadRecord(ObjectReader& r, History& history) {
 
 // One line: the header when none was read yet, else a record.
 void ReadLine(std::string_view line, bool header, History& history) {
-  std::variant<Json, JsonError> parsed = base::ParseStrictJson(line);
-  if (std::holds_alternative<JsonError>(parsed)) {
-    JsonError& error = std::get<JsonError>(parsed);
-    if (error.line > 0) error.rule = "at column " + std::to_string(error.column) + ", " + error.rule;
-    throw error;
-  }
+  std::variant<Json, InputError> parsed = base::ParseStrictJson(line);
+  if (InputError* error = std::get_if<InputError>(&parsed)) throw std::move(*error);
   ObjectReader reader(std::get<Json>(parsed), "");
   if (header) {
     ReadHeader(reader, history);
@@ -370,13 +365,14 @@ HistoryReadResult ReadHistory(std::string_view text) {
     if (line.empty()) continue;
     try {
       ReadLine(line, !have_header, result.history);
-    } catch (const JsonError& error) {
-      result.error = InputError{static_cast<std::int64_t>(index + 1), error.path, error.rule};
+    } catch (InputError& error) {
+      error.line = static_cast<std::int64_t>(index + 1);  // the line of the file; a column stays one in it
+      result.error = std::move(error);
       return result;
     }
     have_header = true;
   }
-  if (!have_header) result.error = InputError{0, "", "empty history: no header line"};
+  if (!have_header) result.error = InputError{.rule = "empty history: no header line"};
   return result;
 }
 

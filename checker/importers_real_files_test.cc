@@ -135,7 +135,7 @@ TEST(JepsenLogShapes, CorruptLinesOfTheNewShapesAreNamed) {
     SCOPED_TRACE(c.text.substr(c.text.size() > 400 ? c.text.size() - 400 : 0));
     const ReadResult<CasRegisterOp> read = ImportJepsenLog(c.text);
     ASSERT_FALSE(read.ok());
-    EXPECT_EQ(read.error->field, c.field) << read.error->ToString();
+    EXPECT_EQ(read.error->path, c.field) << read.error->ToString();
     EXPECT_GT(read.error->line, 30) << read.error->ToString();  // the last operation lines
   }
   // A file that is no log at all is rejected at its first line.
@@ -204,7 +204,7 @@ TEST(EdnHistoryForms, CorruptFieldsAreNamed) {
     const ReadResult<CasRegisterOp> read = ImportEdnRegister(c.text);
     ASSERT_FALSE(read.ok());
     EXPECT_EQ(read.error->line, c.line) << read.error->ToString();
-    EXPECT_EQ(read.error->field, c.field) << read.error->ToString();
+    EXPECT_EQ(read.error->path, c.field) << read.error->ToString();
   }
   // A history printed over several lines whose vector is never closed: the
   // error names the line it opens on.

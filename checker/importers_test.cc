@@ -74,7 +74,7 @@ TEST(JepsenLog, FieldsAlignedWithSpacesReadLikeTabs) {
   ReadResult<CasRegisterOp> short_line = ImportJepsenLog("INFO  jepsen.util - 4   :invoke   :read\n");
   ASSERT_FALSE(short_line.ok());
   EXPECT_EQ(short_line.error->line, 1);
-  EXPECT_NE(short_line.error->message.find("expected 4 fields"), std::string::npos) << short_line.error->message;
+  EXPECT_NE(short_line.error->rule.find("expected 4 fields"), std::string::npos) << short_line.error->rule;
 }
 
 struct CorruptCase {
@@ -103,7 +103,7 @@ TEST(JepsenLog, CorruptLinesAreNamed) {
     ReadResult<CasRegisterOp> read = ImportJepsenLog(c.text);
     ASSERT_FALSE(read.ok());
     EXPECT_EQ(read.error->line, c.line) << read.error->ToString();
-    EXPECT_EQ(read.error->field, c.field) << read.error->ToString();
+    EXPECT_EQ(read.error->path, c.field) << read.error->ToString();
   }
 }
 
@@ -153,7 +153,7 @@ TEST(EdnImport, KvHistoryAndCorruptLines) {
     ReadResult<KvOp> bad = ImportEdnKv(c.text);
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error->line, c.line) << bad.error->ToString();
-    EXPECT_EQ(bad.error->field, c.field) << bad.error->ToString();
+    EXPECT_EQ(bad.error->path, c.field) << bad.error->ToString();
   }
 }
 
@@ -253,7 +253,7 @@ TEST(HistoryIo, TheLastPointBeforeAWriteIsAnAssumptionOfTheHistory) {
   HistoryReadResult bad = ReadHistory(
       R"({"format":"leasesim-history","version":1,"node_count":1,"end_ns":9,"assumptions":{"last_point_before_write":3}})" "\n");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error->field, "assumptions.last_point_before_write");
+  EXPECT_EQ(bad.error->path, "assumptions.last_point_before_write");
 }
 
 TEST(HistoryIo, CorruptLinesAreNamedByNumberAndField) {
@@ -284,7 +284,7 @@ TEST(HistoryIo, CorruptLinesAreNamedByNumberAndField) {
     HistoryReadResult read = ReadHistory(c.text);
     ASSERT_FALSE(read.ok());
     EXPECT_EQ(read.error->line, c.line) << read.error->ToString();
-    EXPECT_EQ(read.error->field, c.field) << read.error->ToString();
+    EXPECT_EQ(read.error->path, c.field) << read.error->ToString();
   }
 }
 

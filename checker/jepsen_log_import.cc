@@ -29,7 +29,7 @@ struct OpFields {
 };
 
 InputError Error(std::int64_t line, std::string field, std::string message) {
-  return InputError{line, std::move(field), std::move(message)};
+  return InputError{.path = std::move(field), .rule = std::move(message), .line = line};
 }
 
 bool IsLevel(std::string_view word) {

@@ -95,9 +95,9 @@ TEST(KnossosConvention, AnInfoWithNothingPendingIsSkippedAnOkIsAnError) {
   ReadResult<CasRegisterOp> stray_ok = ImportEdnRegister(kWrite1 + Op(4, "ok", "read", "1"));
   ASSERT_FALSE(stray_ok.ok());
   EXPECT_EQ(stray_ok.error->line, 3);
-  EXPECT_EQ(stray_ok.error->field, "process");
-  EXPECT_NE(stray_ok.error->message.find("needs the process's :invoke"), std::string::npos)
-      << stray_ok.error->message;
+  EXPECT_EQ(stray_ok.error->path, "process");
+  EXPECT_NE(stray_ok.error->rule.find("needs the process's :invoke"), std::string::npos)
+      << stray_ok.error->rule;
 }
 
 TEST(KnossosConvention, AReadsInvocationValueIsIgnored) {
@@ -116,7 +116,7 @@ TEST(KnossosConvention, AReadsInvocationValueIsIgnored) {
   ReadResult<CasRegisterOp> log = ImportJepsenLog("INFO  jepsen.util - 2\t:invoke\t:read\t7\n");
   ASSERT_FALSE(log.ok());
   EXPECT_EQ(log.error->line, 1);
-  EXPECT_EQ(log.error->field, "value");
+  EXPECT_EQ(log.error->path, "value");
 }
 
 TEST(KnossosConvention, AnOkReadOfNilSaysNothing) {

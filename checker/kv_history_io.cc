@@ -152,10 +152,10 @@ KvStoreOp ReadKvOp(ObjectReader& r) {
   const Json* returned = r.Find("return_ns");
   op.return_ns = returned == nullptr || returned->is_null() ? kNeverNs : base::IntegerValue(*returned, r.PathOf("return_ns"));
   if (op.outcome != Outcome::kUnknown && op.return_ns == kNeverNs) {
-    throw base::JsonError{r.PathOf("return_ns"), "an op with a known outcome returns at a time"};
+    throw base::InputError{r.PathOf("return_ns"), "an op with a known outcome returns at a time"};
   }
   if (op.return_ns != kNeverNs && op.return_ns < op.call_ns) {
-    throw base::JsonError{r.PathOf("return_ns"), "returns before it was called"};
+    throw base::InputError{r.PathOf("return_ns"), "returns before it was called"};
   }
   op.revision = r.IntegerOr("revision", 0, kMax, 0);
   op.revisions = r.BoolOr("revisions", true);

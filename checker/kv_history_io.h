@@ -9,7 +9,7 @@
 namespace leasesim::checker {
 
 base::Json KvOpJson(const KvStoreOp& op);
-// Throws base::JsonError naming the field, as history_io's readers do.
+// Throws base::InputError naming the field, as history_io's readers do.
 KvStoreOp ReadKvOp(base::ObjectReader& r);
 
 }  // namespace leasesim::checker

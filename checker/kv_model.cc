@@ -1,9 +1,12 @@
 #include "checker/kv_model.h"
 
+#include <bit>
+#include <cassert>
 #include <map>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "checker/text_util.h"
 
 namespace leasesim::checker {
 namespace {
@@ -30,6 +33,7 @@ class KvKeyModel {
   KvKeyModel() {
     nodes_.push_back(Node{0, 0, 0, 0});  // state 0: ""
     table_.assign(1024, Entry{0, 0, 0, kNone});
+    assert(std::has_single_bit(table_.size()));  // probes wrap with a mask
   }
 
   // Compiles an operation: interns its value as a piece and as a state.
@@ -45,13 +49,19 @@ class KvKeyModel {
           p.prefix_hashes.push_back(hash);
         }
       }
+      assert(p.prefix_hashes.size() == p.text.size() + 1);  // "" and every longer prefix
     }
-    return Op{op.kind, op.outcome, Append(0, piece), piece, &op};
+    const Op compiled{op.kind, op.outcome, Append(0, piece), piece, &op};
+    // The value as a state: its content, reached from "" in one append.
+    assert(nodes_[compiled.state].length == op.value.size());
+    return compiled;
   }
 
   State Init() const { return 0; }
 
   bool Step(State state, const Op& op, State& next) {
+    assert(state < nodes_.size());
+    assert(op.state < nodes_.size());
     switch (op.kind) {
       case KvOp::Kind::kGet:
         next = state;
@@ -75,8 +85,10 @@ class KvKeyModel {
   bool Resets(const Op& op) const { return op.kind == KvOp::Kind::kPut; }
   bool Unreachable(State state, const Op& op) const {
     if (op.kind != KvOp::Kind::kGet || op.outcome != Outcome::kOk) return false;
+    assert(state < nodes_.size());
     const Node& node = nodes_[state];
     const std::vector<std::uint64_t>& prefixes = pieces_[op.piece].prefix_hashes;
+    assert(!prefixes.empty());  // Compile hashed every prefix of a get's value
     // Equal prefixes have equal hashes, so a mismatch proves "not a prefix".
     return node.length >= prefixes.size() || prefixes[node.length] != node.hash;
   }
@@ -126,6 +138,10 @@ class KvKeyModel {
   }
 
   State Append(State state, std::uint32_t piece) {
+    assert(state < nodes_.size());
+    assert(piece < pieces_.size());
+    // At most half full, so a probe always meets an empty slot and ends.
+    assert(entries_ * 2 <= table_.size());
     const Piece& p = pieces_[piece];
     if (p.text.empty()) return state;
     const Node& base = nodes_[state];
@@ -147,15 +163,20 @@ class KvKeyModel {
     // content is already known).
     std::uint32_t id = same_content;
     if (id == kNone) {
+      assert(nodes_.size() < kNone);  // an id is never the empty mark
       id = static_cast<std::uint32_t>(nodes_.size());
       nodes_.push_back(Node{state, piece, length, hash});
     }
     table_[slot] = Entry{hash, state, piece, id};
     if (++entries_ * 2 > table_.size()) Grow();
+    // Canonical ids: the id found or made holds exactly this content.
+    assert(nodes_[id].length == length);
+    assert(nodes_[id].hash == hash);
     return id;
   }
 
   bool SameContent(std::uint32_t existing, State state, std::uint32_t piece) {
+    assert(existing < nodes_.size());
     Materialize(existing, scratch_a_);
     Materialize(state, scratch_b_);
     scratch_b_ += pieces_[piece].text;
@@ -173,6 +194,8 @@ class KvKeyModel {
       table[slot] = entry;
     }
     table_.swap(table);
+    assert(std::has_single_bit(table_.size()));
+    assert(entries_ * 2 <= table_.size());
   }
 
   void Materialize(State state, std::string& out) const {
@@ -180,6 +203,7 @@ class KvKeyModel {
     for (State s = state; s != 0; s = nodes_[s].parent) chain_.push_back(nodes_[s].piece);
     out.clear();
     for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) out += pieces_[*it].text;
+    assert(out.size() == nodes_[state].length);  // the chain spells the whole value
   }
 
   std::vector<Node> nodes_;
@@ -208,36 +232,20 @@ std::string DescribeKvOp(const KvOp& op) {
       break;
   }
   if (op.outcome == Outcome::kUnknown) text += " (outcome unknown)";
-  if (op.invoke_line > 0) {
-    text += " (line " + std::to_string(op.invoke_line);
-    if (op.return_line > 0) text += "-" + std::to_string(op.return_line);
-    text += ")";
-  }
-  return text;
+  return text + LineSpanText(op.invoke_line, op.return_line);
 }
 
 LinResult CheckKv(std::span<const KvOp> ops, const LinOptions& options) {
-  // Partition by key, keys in sorted order (deterministic).
-  std::map<std::string, std::vector<std::size_t>> by_key;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const KvOp& op = ops[i];
-    if (op.outcome == Outcome::kFail) continue;                               // no effect
-    if (op.kind == KvOp::Kind::kGet && op.outcome != Outcome::kOk) continue;  // no information
-    by_key[op.key].push_back(i);
-  }
-  std::vector<LinPartition<KvKeyModel>> partitions(by_key.size());
-  std::size_t index = 0;
-  for (const auto& [key, indices] : by_key) {
-    LinPartition<KvKeyModel>& partition = partitions[index++];
-    partition.key = key;
-    partition.ops.reserve(indices.size());
-    for (std::size_t i : indices) {
-      const KvOp& op = ops[i];
-      partition.ops.push_back(
-          {partition.model.Compile(op), op.call_ns,
-           op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns, static_cast<std::int64_t>(i)});
-    }
-  }
+  const auto informative = [](const KvOp& op) {
+    if (op.outcome == Outcome::kFail) return false;                      // no effect
+    return op.kind != KvOp::Kind::kGet || op.outcome == Outcome::kOk;  // else no information
+  };
+  const auto to_lin = [](KvKeyModel& model, const KvOp& op, std::size_t i) {
+    return LinOp<KvKeyModel::Op>{model.Compile(op), op.call_ns,
+                                 op.outcome == Outcome::kUnknown ? kNeverNs : op.return_ns,
+                                 static_cast<std::int64_t>(i)};
+  };
+  std::vector<LinPartition<KvKeyModel>> partitions = PartitionsByKey<KvKeyModel>(ops, informative, to_lin);
   return SearchPartitions(partitions, options);
 }
 

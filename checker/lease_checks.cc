@@ -1,6 +1,7 @@
 #include "checker/lease_checks.h"
 
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "checker/fault_kind.h"
 #include "checker/format.h"
 #include "checker/history_index.h"
 #include "checker/store_writes.h"
@@ -36,6 +38,7 @@ struct Claim {
 class TermClaims {
  public:
   void Add(std::int64_t term, const Claim& claim) {
+    assert(claim.holder != nullptr);
     // Claims come in runs of one term: its entry is looked up once a run.
     if (last_ == terms_.end() || last_->first != term) {
       bool inserted = false;
@@ -50,6 +53,8 @@ class TermClaims {
     for (const auto& [term, claims] : terms_) {
       const auto& [first, claim] = claims;
       if (claim.holder == nullptr) continue;  // one report per term
+      assert(first.holder != nullptr);
+      assert(*claim.holder != *first.holder);  // what makes it a reuse
       verdict.violations.push_back(Violation{
           .kind = KindName(ViolationKind::kTermReuse),
           .message = "Term " + std::to_string(term) + " has two holders in the " + source + ": " +
@@ -93,6 +98,13 @@ std::vector<const StoreOp*> RecordsWritten(const HistoryIndex& index) {
   return writes;
 }
 
+// Whether the verdict already holds a write fencing should have stopped.
+bool FencingDidNotHold(const Verdict& verdict) {
+  return std::any_of(verdict.violations.begin(), verdict.violations.end(), [](const Violation& v) {
+    return v.kind == KindName(ViolationKind::kStaleTokenWrite) || v.kind == KindName(ViolationKind::kDualWriter);
+  });
+}
+
 }  // namespace
 
 void CheckTermReuse(const History& history, Verdict& verdict) { CheckTermReuse(HistoryIndex(history), verdict); }
@@ -126,12 +138,7 @@ void CheckLeaseOverlap(const History& history, Verdict& verdict) {
   std::stable_sort(beliefs.begin(), beliefs.end(), [](const auto* a, const auto* b) {
     return a->from_ns < b->from_ns;
   });
-  bool fencing_failed = false;
-  for (const Violation& v : verdict.violations) {
-    if (v.kind == KindName(ViolationKind::kStaleTokenWrite) || v.kind == KindName(ViolationKind::kDualWriter)) {
-      fencing_failed = true;
-    }
-  }
+  const bool fencing_failed = FencingDidNotHold(verdict);
   int violations = 0, excused = 0;
   // Sweep in start order; `active` holds beliefs that may still be running.
   std::vector<const LeadershipBelief*> active;
@@ -143,6 +150,10 @@ void CheckLeaseOverlap(const History& history, Verdict& verdict) {
       if (other->holder == belief->holder) continue;
       const TimeNs overlap_from = belief->from_ns;
       const TimeNs overlap_until = std::min(BeliefEnd(*belief, history), BeliefEnd(*other, history));
+      // The sweep's invariant: `other` began no later and is still running,
+      // and `belief` has a positive length, so they share a real interval.
+      assert(other->from_ns <= overlap_from);
+      assert(overlap_from < overlap_until);
       // Faults that could explain it: outside the assumptions and begun by
       // the time the overlap ended.
       const FaultRecord* cause = nullptr;
@@ -202,7 +213,7 @@ bool PausedWhenDeadlinePassed(const History& history, const LedgerWrite& write) 
   if (write.stalled_ns > 0 && write.late_ns <= write.stalled_ns) return true;
   const TimeNs deadline_passed = write.sent_ns - write.late_ns;
   for (const FaultRecord& fault : history.faults) {
-    if (fault.kind != "pause" && fault.kind != "suspend") continue;
+    if (!IsFaultKind(fault.kind, FaultKind::kPause) && !IsFaultKind(fault.kind, FaultKind::kSuspend)) continue;
     if (!fault.at_point.empty() && fault.at_point != history.assumptions.last_point_before_write) continue;
     if (std::find(fault.nodes.begin(), fault.nodes.end(), write.node) == fault.nodes.end()) continue;
     if (fault.start_ns <= deadline_passed && deadline_passed <= fault.end_ns) return true;

@@ -6,28 +6,30 @@
 #include <algorithm>
 #include <string>
 
+#include "base/units.h"
 #include "checker/checker.h"
 
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kS = base::kNanosPerSecond;
+using base::Seconds;
+using base::kNanosPerSecond;
 
 // A quiet 3-node run: node 1 leads in term 1 from 1 s to 30 s, node 2 in
 // term 2 from 30.25 s to the end at 60 s; windows 0..9 (5 s period) applied.
 History Baseline() {
   History h;
   h.node_count = 3;
-  h.end_ns = 60 * kS;
+  h.end_ns = Seconds(60);
   h.assumptions.drift_bound_ppm = 1000;
-  h.assumptions.lease_duration_ns = 10 * kS;
-  h.assumptions.settlement_period_ns = 5 * kS;
-  h.assumptions.recovery_bound_ns = 15 * kS;
-  h.beliefs = {{1, "n1.1", 1, 1 * kS, 30 * kS, "released"}, {2, "n2.1", 2, 30 * kS + kS / 4, 60 * kS, "end_of_run"}};
+  h.assumptions.lease_duration_ns = Seconds(10);
+  h.assumptions.settlement_period_ns = Seconds(5);
+  h.assumptions.recovery_bound_ns = Seconds(15);
+  h.beliefs = {{1, "n1.1", 1, Seconds(1), Seconds(30), "released"}, {2, "n2.1", 2, Seconds(30) + kNanosPerSecond / 4, Seconds(60), "end_of_run"}};
   for (std::int64_t w = 0; w < 10; ++w) {
     h.due_windows.push_back(w);
-    const TimeNs sent = (w + 1) * 5 * kS + kS / 2;
-    const bool first = sent < 30 * kS;
+    const TimeNs sent = (w + 1) * 5 * kNanosPerSecond + kNanosPerSecond / 2;
+    const bool first = sent < Seconds(30);
     LedgerWrite write;
     write.id = w;
     write.node = first ? 1 : 2;
@@ -76,7 +78,7 @@ TEST(HistoryChecks, TermReuse) {
   EXPECT_NE(v.message.find("30.250s"), std::string::npos) << v.message;
 
   History twin = Baseline();
-  twin.beliefs.push_back({1, "n1.1", 1, 40 * kS, 41 * kS, "deadline"});  // same holder again: fine
+  twin.beliefs.push_back({1, "n1.1", 1, Seconds(40), Seconds(41), "deadline"});  // same holder again: fine
   twin.beliefs.pop_back();
   EXPECT_FALSE(Has(CheckHistory(twin), "term_reuse"));
 }
@@ -88,20 +90,20 @@ TEST(HistoryChecks, TermReuseInStoreRecords) {
   a.process = "n1.1";
   a.key = "lease";
   a.kind = StoreOpKind::kCreate;
-  a.value = {"n1.1", 1, 10 * kS};
+  a.value = {"n1.1", 1, Seconds(10)};
   a.outcome = Outcome::kOk;
   a.version = 1;
-  a.invoke_ns = kS;
-  a.complete_ns = kS + 1000;
+  a.invoke_ns = Seconds(1);
+  a.complete_ns = Seconds(1) + 1000;
   StoreOp b = a;
   b.node = 2;
   b.process = "n2.1";
   b.kind = StoreOpKind::kCas;
   b.expected_version = 1;
   b.version = 2;
-  b.value = {"n2.1", 1, 10 * kS};  // blind takeover keeping term 1
-  b.invoke_ns = 31 * kS;
-  b.complete_ns = 31 * kS + 1000;
+  b.value = {"n2.1", 1, Seconds(10)};  // blind takeover keeping term 1
+  b.invoke_ns = Seconds(31);
+  b.complete_ns = Seconds(31) + 1000;
   bad.store_ops = {a, b};
   EXPECT_TRUE(Has(CheckHistory(bad), "term_reuse"));
   bad.store_ops[1].value.term = 2;
@@ -110,8 +112,8 @@ TEST(HistoryChecks, TermReuseInStoreRecords) {
 
 TEST(HistoryChecks, LeaseOverlapWithinAssumptionsIsAViolation) {
   History bad = Baseline();
-  bad.beliefs[1].from_ns = 28 * kS;  // node 2 believes it leads while node 1 still does
-  bad.faults.push_back({"pause", {1}, 20 * kS, 21 * kS, true, "short GC pause"});
+  bad.beliefs[1].from_ns = Seconds(28);  // node 2 believes it leads while node 1 still does
+  bad.faults.push_back({"pause", {1}, Seconds(20), Seconds(21), true, "short GC pause"});
   const Verdict verdict = CheckHistory(bad);
   ASSERT_TRUE(Has(verdict, "lease_overlap"));
   const Violation& v = verdict.violations.front();
@@ -119,7 +121,7 @@ TEST(HistoryChecks, LeaseOverlapWithinAssumptionsIsAViolation) {
   EXPECT_NE(v.message.find("node 1"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("node 2"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("28.000s"), std::string::npos) << v.message;
-  EXPECT_EQ(v.at_ns, 28 * kS);
+  EXPECT_EQ(v.at_ns, Seconds(28));
 
   // The same overlap after a pause beyond the stated budget: expected, and
   // noted as fenced rather than flagged.
@@ -132,24 +134,24 @@ TEST(HistoryChecks, LeaseOverlapWithinAssumptionsIsAViolation) {
 
   // Touching intervals are not an overlap.
   History touching = Baseline();
-  touching.beliefs[1].from_ns = 30 * kS;
+  touching.beliefs[1].from_ns = Seconds(30);
   EXPECT_FALSE(Has(CheckHistory(touching), "lease_overlap"));
 }
 
 TEST(HistoryChecks, AWriteLateByNoMoreThanThePauseBudgetIsAllowed) {
   History within = Baseline();
-  within.assumptions.pause_budget_ns = 2 * kS;
+  within.assumptions.pause_budget_ns = Seconds(2);
   within.assumptions.last_point_before_write = "before_ledger_write";
   LedgerWrite& write = within.ledger_writes[2];
   write.lease_valid_at_send = false;
-  write.late_ns = kS;  // paused 1.5 s between its lease check and the send
+  write.late_ns = Seconds(1);  // paused 1.5 s between its lease check and the send
   within.faults.push_back(FaultRecord{.kind = "pause", .nodes = {write.node},
-                                      .start_ns = write.sent_ns - kS - kS / 2, .end_ns = write.sent_ns,
+                                      .start_ns = write.sent_ns - Seconds(1) - kNanosPerSecond / 2, .end_ns = write.sent_ns,
                                       .at_point = "before_ledger_write"});
   EXPECT_FALSE(Has(CheckHistory(within), "write_outside_lease"));
 
   History beyond = within;
-  beyond.ledger_writes[2].late_ns = 3 * kS;
+  beyond.ledger_writes[2].late_ns = Seconds(3);
   EXPECT_TRUE(Has(CheckHistory(beyond), "write_outside_lease"));
 
   // Late by as little, but with no pause to explain it: the protocol wrote
@@ -185,8 +187,8 @@ TEST(HistoryChecks, WriteOutsideLease) {
   ASSERT_TRUE(Has(verdict, "write_outside_lease"));
 
   History late = Baseline();
-  late.ledger_writes[4].sent_ns = 30 * kS + kS / 2;  // node 1 after its lease ended at 30 s
-  late.ledger_writes[4].arrived_ns = 30 * kS + kS;
+  late.ledger_writes[4].sent_ns = Seconds(30) + kNanosPerSecond / 2;  // node 1 after its lease ended at 30 s
+  late.ledger_writes[4].arrived_ns = Seconds(30) + Seconds(1);
   late.ledger_writes[4].result = LedgerResult::kLost;
   verdict = CheckHistory(late);
   ASSERT_TRUE(Has(verdict, "write_outside_lease"));
@@ -196,13 +198,13 @@ TEST(HistoryChecks, WriteOutsideLease) {
   EXPECT_NE(v.message.find("30.000s"), std::string::npos) << v.message;
 
   History twin = Baseline();
-  twin.ledger_writes[4].sent_ns = 30 * kS;  // at the very end of the lease: inside
+  twin.ledger_writes[4].sent_ns = Seconds(30);  // at the very end of the lease: inside
   EXPECT_FALSE(Has(CheckHistory(twin), "write_outside_lease"));
 }
 
 TEST(HistoryChecks, MissedSettlementAfterFaultsHealed) {
   History bad = Baseline();
-  bad.faults.push_back({"partition", {1}, 5 * kS, 10 * kS, true, ""});
+  bad.faults.push_back({"partition", {1}, Seconds(5), Seconds(10), true, ""});
   bad.ledger_writes[3].result = LedgerResult::kLost;  // window 3 never applied
   Verdict verdict = CheckHistory(bad);
   ASSERT_TRUE(Has(verdict, "missed_settlement"));
@@ -216,12 +218,12 @@ TEST(HistoryChecks, MissedSettlementAfterFaultsHealed) {
   LedgerWrite retry = bad.ledger_writes[3];
   retry.id = 99;
   retry.result = LedgerResult::kApplied;
-  retry.sent_ns += kS;
-  retry.arrived_ns += kS;
+  retry.sent_ns += Seconds(1);
+  retry.arrived_ns += Seconds(1);
   retried.ledger_writes.push_back(retry);
   EXPECT_FALSE(Has(CheckHistory(retried), "missed_settlement"));
   History unhealed = bad;
-  unhealed.faults[0].end_ns = 40 * kS;
+  unhealed.faults[0].end_ns = Seconds(40);
   EXPECT_FALSE(Has(CheckHistory(unhealed), "missed_settlement"));
   History late = Baseline();
   late.ledger_writes[9].result = LedgerResult::kLost;  // due at 50 s of a 60 s run
@@ -233,7 +235,7 @@ TEST(HistoryChecks, MissedSettlementAfterFaultsHealed) {
 // judged until 40 s may fall due at 42 s for a node 20% slow.
 TEST(HistoryChecks, AMissedWindowAllowsForTheWallClocksLagWithinTheDriftBound) {
   History bad = Baseline();
-  bad.faults.push_back({"partition", {1}, 5 * kS, 10 * kS, true, ""});
+  bad.faults.push_back({"partition", {1}, Seconds(5), Seconds(10), true, ""});
   bad.ledger_writes[6].result = LedgerResult::kLost;  // due at 35 s
   EXPECT_TRUE(Has(CheckHistory(bad), "missed_settlement"));
   History lagging = bad;
@@ -243,11 +245,11 @@ TEST(HistoryChecks, AMissedWindowAllowsForTheWallClocksLagWithinTheDriftBound) {
 
 TEST(HistoryChecks, SlowRecovery) {
   History bad = Baseline();
-  bad.faults.push_back({"crash", {1}, 20 * kS, 22 * kS, true, "leader crashed"});
-  bad.beliefs[0].until_ns = 20 * kS;
-  bad.beliefs[1].from_ns = 40 * kS;  // 18 s after the fault ended; bound is 15 s
+  bad.faults.push_back({"crash", {1}, Seconds(20), Seconds(22), true, "leader crashed"});
+  bad.beliefs[0].until_ns = Seconds(20);
+  bad.beliefs[1].from_ns = Seconds(40);  // 18 s after the fault ended; bound is 15 s
   for (LedgerWrite& w : bad.ledger_writes) {
-    if (w.sent_ns > 20 * kS && w.sent_ns < 40 * kS) w.result = LedgerResult::kLost;
+    if (w.sent_ns > Seconds(20) && w.sent_ns < Seconds(40)) w.result = LedgerResult::kLost;
   }
   Verdict verdict = CheckHistory(bad);
   ASSERT_TRUE(Has(verdict, "slow_recovery"));
@@ -258,10 +260,10 @@ TEST(HistoryChecks, SlowRecovery) {
   EXPECT_NE(v.message.find("40.000s"), std::string::npos) << v.message;
 
   History twin = bad;
-  twin.beliefs[1].from_ns = 36 * kS;
+  twin.beliefs[1].from_ns = Seconds(36);
   EXPECT_FALSE(Has(CheckHistory(twin), "slow_recovery"));
   History no_room = bad;
-  no_room.faults[0].end_ns = 50 * kS;  // fault ended 10 s before the end: no room
+  no_room.faults[0].end_ns = Seconds(50);  // fault ended 10 s before the end: no room
   EXPECT_FALSE(Has(CheckHistory(no_room), "slow_recovery"));
 }
 
@@ -280,18 +282,18 @@ std::vector<StoreOp> TwoNodeStoreOps() {
     op.applied_seq = id;
     return op;
   };
-  StoreOp create = make(0, 1, StoreOpKind::kCreate, 1 * kS);
-  create.value = {"n1.1", 1, 10 * kS};
+  StoreOp create = make(0, 1, StoreOpKind::kCreate, Seconds(1));
+  create.value = {"n1.1", 1, Seconds(10)};
   create.version = 1;
-  StoreOp read = make(1, 2, StoreOpKind::kRead, 2 * kS);
+  StoreOp read = make(1, 2, StoreOpKind::kRead, Seconds(2));
   read.found = true;
   read.version = 1;
   read.read_value = create.value;
-  StoreOp renew = make(2, 1, StoreOpKind::kCas, 3 * kS);
+  StoreOp renew = make(2, 1, StoreOpKind::kCas, Seconds(3));
   renew.expected_version = 1;
   renew.value = create.value;
   renew.version = 2;
-  StoreOp read2 = make(3, 2, StoreOpKind::kRead, 4 * kS);
+  StoreOp read2 = make(3, 2, StoreOpKind::kRead, Seconds(4));
   read2.found = true;
   read2.version = 2;
   read2.read_value = create.value;
@@ -327,7 +329,7 @@ TEST(HistoryChecks, NotLinearizable) {
 TEST(HistoryChecks, StoreOrderWrongButAnotherOrderWorksIsOnlyANote) {
   History h = Baseline();
   h.store_ops = TwoNodeStoreOps();
-  h.store_ops[1].invoke_ns = 1 * kS;  // read concurrent with the create...
+  h.store_ops[1].invoke_ns = Seconds(1);  // read concurrent with the create...
   h.store_ops[1].found = false;       // ...and saw nothing
   h.store_ops[1].version = 0;
   const Verdict verdict = CheckHistory(h);  // store says create first: inconsistent

@@ -1,5 +1,7 @@
 #include "checker/lease_store_model.h"
 
+#include <cassert>
+
 #include "checker/format.h"
 
 namespace leasesim::checker {
@@ -47,6 +49,9 @@ std::int64_t LeaseStoreKeyModel::InternNew(const LeaseValue& value) {
       ids_.try_emplace({value.term, value.duration_ns, value.holder}, static_cast<std::int64_t>(values_.size()));
   if (inserted) values_.push_back(&value);  // its holder is what the new key views
   last_id_ = it->second;
+  assert(values_.size() == ids_.size());  // one id per content, ids dense from 0
+  assert(static_cast<std::size_t>(last_id_) < values_.size());
+  assert(values_[static_cast<std::size_t>(last_id_)]->term == value.term);
   return last_id_;
 }
 
@@ -63,28 +68,20 @@ bool LeaseStoreKeyModel::Unreachable(const State& state, const Op& op) const {
 
 std::string LeaseStoreKeyModel::DescribeState(const State& state) const {
   if (state.version == 0) return "absent";
+  assert(state.value >= 0);
+  assert(static_cast<std::size_t>(state.value) < values_.size());
   return "v" + std::to_string(state.version) + " " +
          ValueText(*values_[static_cast<std::size_t>(state.value)]);
 }
 
 LinResult CheckLeaseStore(std::span<const StoreOp> ops, const LinOptions& options) {
-  std::map<std::string, std::vector<std::size_t>> by_key;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (StoreOpMatters(ops[i])) by_key[ops[i].key].push_back(i);
-  }
-  std::vector<LinPartition<LeaseStoreKeyModel>> partitions(by_key.size());
-  std::size_t index = 0;
-  for (const auto& [key, indices] : by_key) {
-    LinPartition<LeaseStoreKeyModel>& partition = partitions[index++];
-    partition.key = key;
-    partition.ops.reserve(indices.size());
-    for (std::size_t i : indices) {
-      const StoreOp& op = ops[i];
-      partition.ops.push_back({partition.model.Compile(op), op.invoke_ns,
-                               op.outcome == Outcome::kUnknown ? kNeverNs : op.complete_ns,
-                               static_cast<std::int64_t>(i)});
-    }
-  }
+  const auto to_lin = [](LeaseStoreKeyModel& model, const StoreOp& op, std::size_t i) {
+    return LinOp<LeaseStoreKeyModel::Op>{model.Compile(op), op.invoke_ns,
+                                         op.outcome == Outcome::kUnknown ? kNeverNs : op.complete_ns,
+                                         static_cast<std::int64_t>(i)};
+  };
+  std::vector<LinPartition<LeaseStoreKeyModel>> partitions =
+      PartitionsByKey<LeaseStoreKeyModel>(ops, StoreOpMatters, to_lin);
   return SearchPartitions(partitions, options);
 }
 

@@ -4,6 +4,7 @@
 // successful CAS) and a value. Used by the black-box search and by the O(n)
 // check of the store's own application order.
 
+#include <cassert>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -85,6 +86,8 @@ class LeaseStoreKeyModel {
     return InternNew(value);
   }
   std::int64_t InternNew(const LeaseValue& value);
+  // Step without its checks: whether `op` is legal in `state`, and the state after it.
+  bool Transition(const State& state, const Op& op, State& next) const;
   // Keyed by (term, duration, holder) views of the first value interned
   // with each content (the ops outlive the model, as values_ already
   // requires): a lookup copies no string and allocates nothing, and
@@ -113,6 +116,16 @@ inline LeaseStoreKeyModel::Op LeaseStoreKeyModel::Compile(const StoreOp& op) {
 }
 
 inline bool LeaseStoreKeyModel::Step(const State& state, const Op& op, State& next) const {
+  assert(state.version >= 0);
+  const bool legal = Transition(state, op, next);
+  // Versions only grow, legal or not: what Resets() == false promises the
+  // pruning. A present record has a value.
+  assert(next.version >= state.version);
+  assert(next.version == 0 || next.value >= 0);
+  return legal;
+}
+
+inline bool LeaseStoreKeyModel::Transition(const State& state, const Op& op, State& next) const {
   next = state;
   const bool exists = state.version > 0;
   // A result that reports the record (a read, or a failure that says what

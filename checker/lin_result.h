@@ -3,7 +3,9 @@
 // partitions), and the options it runs under.
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -47,17 +49,67 @@ struct LinPartition {
   std::vector<LinOp<typename M::Op>> ops;
 };
 
+// A history's operations split by their `key`, one partition a key in key
+// order (so the search, and where a budget runs out, never depends on a
+// hash): of the ops `keep` admits, each made the partition's LinOp by
+// `to_lin(model, op, index)` (index: its place in `ops`, the LinOp's source).
+template <LinModel M, class Source, class Keep, class ToLin>
+std::vector<LinPartition<M>> PartitionsByKey(std::span<const Source> ops, Keep keep, ToLin to_lin) {
+  std::map<std::string, std::vector<std::size_t>> by_key;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (keep(ops[i])) by_key[ops[i].key].push_back(i);
+  }
+  std::vector<LinPartition<M>> partitions(by_key.size());
+  std::size_t index = 0;
+  for (const auto& [key, indices] : by_key) {
+    LinPartition<M>& partition = partitions[index++];
+    partition.key = key;
+    partition.ops.reserve(indices.size());
+    for (std::size_t i : indices) partition.ops.push_back(to_lin(partition.model, ops[i], i));
+    assert(!partition.ops.empty());  // a key is there only for an op kept
+  }
+  assert(index == partitions.size());
+  return partitions;
+}
+
+// Steps allowed for re-searching a failed partition to explain it.
+inline constexpr std::int64_t kExplanationSteps = 2'000'000;
+
+// Fills `result` with a failed partition's violation: the longest
+// linearizable prefix and the operation that cannot be placed after it, as
+// indices into the caller's list, and the explanation in words.
+template <LinModel M>
+void ReportViolation(LinPartition<M>& partition, LinPartitionResult part, LinResult& result) {
+  assert(part.verdict == LinVerdict::kNotLinearizable);
+  const std::span<const LinOp<typename M::Op>> ops(partition.ops);
+  if constexpr (LinPruneHint<M>) {
+    // Pruning finds the violation sooner but abandons prefixes early; for
+    // the explanation, search this partition again without it (bounded) to
+    // show the longest linearizable prefix.
+    LinSearch<M, false> plain(partition.model, ops);
+    plain.Run(kExplanationSteps);
+    result.steps += plain.result().steps;
+    if (plain.done() && plain.result().verdict == LinVerdict::kNotLinearizable) part = plain.result();
+  }
+  result.verdict = LinVerdict::kNotLinearizable;
+  result.partition = partition.key;
+  result.explanation = ExplainFailure(partition.model, ops, part);
+  for (std::size_t op : part.longest_prefix) {
+    result.longest_prefix.push_back(static_cast<std::size_t>(partition.ops[op].source));
+  }
+  result.blocking_op = static_cast<std::size_t>(partition.ops[part.blocking_op].source);
+  assert(result.longest_prefix.size() < partition.ops.size());  // the blocking op is not in it
+}
+
 // Searches all partitions, interleaved in rounds: each round gives every
 // unfinished partition, in order, a quantum of steps that doubles from round
 // to round. So a hard but linearizable partition cannot hide an easy
 // violation in another, the total work stays within about twice that of the
 // partitions that had to be finished, and the answer — including where an
 // exhausted budget stops — depends only on the history and the budget.
-// Steps allowed for re-searching a failed partition to explain it.
-inline constexpr std::int64_t kExplanationSteps = 2'000'000;
-
 template <LinModel M>
 LinResult SearchPartitions(std::vector<LinPartition<M>>& partitions, const LinOptions& options) {
+  assert(options.budget >= 0);
   LinResult result;
   result.partitions = partitions.size();
   std::vector<std::unique_ptr<LinSearch<M>>> searches;
@@ -78,29 +130,9 @@ LinResult SearchPartitions(std::vector<LinPartition<M>>& partitions, const LinOp
       const std::int64_t before = search.result().steps;
       search.Run(std::min(quantum, budget));
       budget -= search.result().steps - before;
+      assert(budget >= 0);  // a search takes no more steps than it is given
       if (search.done() && search.result().verdict == LinVerdict::kNotLinearizable) {
-        LinPartition<M>& partition = partitions[i];
-        LinPartitionResult part = search.result();
-        if constexpr (LinPruneHint<M>) {
-          // Pruning finds the violation sooner but abandons prefixes early;
-          // for the explanation, search this partition again without it
-          // (bounded) to show the longest linearizable prefix.
-          LinSearch<M, false> plain(partition.model,
-                                    std::span<const LinOp<typename M::Op>>(partition.ops));
-          plain.Run(kExplanationSteps);
-          result.steps += plain.result().steps;
-          if (plain.done() && plain.result().verdict == LinVerdict::kNotLinearizable) {
-            part = plain.result();
-          }
-        }
-        result.verdict = LinVerdict::kNotLinearizable;
-        result.partition = partition.key;
-        result.explanation = ExplainFailure(partitions[i].model,
-                                            std::span<const LinOp<typename M::Op>>(partition.ops), part);
-        for (std::size_t op : part.longest_prefix) {
-          result.longest_prefix.push_back(static_cast<std::size_t>(partition.ops[op].source));
-        }
-        result.blocking_op = static_cast<std::size_t>(partition.ops[part.blocking_op].source);
+        ReportViolation(partitions[i], search.result(), result);
         unfinished = false;
         break;
       }
@@ -119,6 +151,8 @@ LinResult SearchPartitions(std::vector<LinPartition<M>>& partitions, const LinOp
     quantum = quantum > (std::int64_t{1} << 40) ? quantum : quantum * 2;
   }
   for (const auto& search : searches) result.steps += search->result().steps;
+  // A verdict other than "linearizable" always says where and why.
+  assert(result.verdict == LinVerdict::kLinearizable || !result.explanation.empty());
   return result;
 }
 

@@ -12,8 +12,17 @@
 // There are no clock reads and no I/O in it, and it never iterates over a
 // hashed container, so a given history and budget always give the same
 // answer after the same number of steps.
+//
+// Its reasoning is asserted as it goes, TigerBeetle-style: preconditions,
+// postconditions and the invariants of the entry lists, the stack and the
+// memo cache, one condition to an assert so a failure names the one that
+// broke. They stay on in every build (the top CMakeLists.txt strips NDEBUG;
+// the guard below refuses a build that defines it), since a wrong answer
+// here is a wrong verdict on someone's store.
 
 #include <algorithm>
+#include <bit>
+#include <cassert>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +32,10 @@
 #include <vector>
 
 #include "checker/history.h"
+
+#ifdef NDEBUG
+#error "the checker's assertions stay on in every build: compile without NDEBUG (see CMakeLists.txt)"
+#endif
 
 namespace leasesim::checker {
 
@@ -131,10 +144,15 @@ class MemoCache {
     arena_.reserve(expected * words_);
     states_.reserve(expected);
     hashes_.reserve(expected);
+    assert(std::has_single_bit(slots_.size()));  // probes wrap with a mask
+    assert(slots_.size() >= expected * 2);
   }
 
   // Inserts the pair unless present; returns whether it was inserted.
   bool Insert(const std::uint64_t* bits, const State& state, std::uint64_t hash) {
+    // At most half full, so a probe always meets an empty slot and ends.
+    assert(states_.size() * 2 <= slots_.size());
+    assert(std::has_single_bit(slots_.size()));
     std::size_t mask = slots_.size() - 1;
     std::size_t slot = hash & mask;
     while (slots_[slot] != kEmpty) {
@@ -145,12 +163,15 @@ class MemoCache {
       }
       slot = (slot + 1) & mask;
     }
+    assert(states_.size() < kEmpty);  // an entry's index is never the empty mark
     const auto index = static_cast<std::uint32_t>(states_.size());
     slots_[slot] = index;
     arena_.insert(arena_.end(), bits, bits + words_);
     states_.push_back(state);
     hashes_.push_back(hash);
     if (states_.size() * 2 > slots_.size()) Grow();
+    assert(hashes_.size() == states_.size());
+    assert(arena_.size() == states_.size() * words_);
     return true;
   }
 
@@ -166,6 +187,7 @@ class MemoCache {
       slots[slot] = index;
     }
     slots_.swap(slots);
+    assert(states_.size() * 2 <= slots_.size());
   }
 
   std::size_t words_;
@@ -200,56 +222,12 @@ class LinSearch {
         words_((ops.size() + 63) / 64),
         cache_(words_, std::max<std::size_t>(ops.size() * 4, 1024)) {
     const std::size_t n = ops.size();
-    // Entries: call and return of every known op threaded in a list ordered
-    // by time; at equal times calls come first, so operations that touch at
-    // an instant are treated as concurrent (never a false alarm).
-    struct Event {
-      TimeNs time;
-      std::uint32_t is_return;
-      std::uint32_t op;
-    };
-    std::vector<Event> events;
-    events.reserve(2 * n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      events.push_back({ops[i].call_ns, 0, i});
-      if (ops[i].return_ns != kNeverNs) {
-        events.push_back({ops[i].return_ns, 1, i});
-        ++finite_left_;
-      }
+    // Node ids (up to 2n) and ranks (up to 2n) stay below kNoOp.
+    assert(n < kNoOp / 2);
+    for (const LinOp<Op>& op : ops) {
+      assert(op.call_ns <= op.return_ns);  // an unknown outcome returns at kNeverNs, after everything
     }
-    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-      if (a.time != b.time) return a.time < b.time;
-      if (a.is_return != b.is_return) return a.is_return < b.is_return;
-      return a.op < b.op;
-    });
-    // Node ids: 0 is the head sentinel (and the list's end); the call of op
-    // i is 1+2i and its return 2+2i. Unknown ops live in the second list,
-    // node 1+i, head 0, in call order.
-    next_.assign(2 * n + 1, 0);
-    prev_.assign(2 * n + 1, 0);
-    rank_.assign(2 * n + 1, 0);
-    unext_.assign(n + 1, 0);
-    uprev_.assign(n + 1, 0);
-    std::uint32_t last = 0, ulast = 0;
-    std::uint32_t rank = 0;
-    for (const Event& event : events) {
-      ++rank;
-      if (ops[event.op].return_ns == kNeverNs) {
-        const std::uint32_t node = 1 + event.op;
-        unext_[ulast] = node;
-        uprev_[node] = ulast;
-        ulast = node;
-        rank_[1 + 2 * event.op] = rank;
-        continue;
-      }
-      const std::uint32_t node = 1 + 2 * event.op + event.is_return;
-      rank_[node] = rank;
-      next_[last] = node;
-      prev_[node] = last;
-      last = node;
-    }
-    next_[last] = 0;
-    unext_[ulast] = 0;
+    ThreadEntries(SortedEvents(ops));
     bits_.assign(words_, 0);
     zobrist_.resize(n);
     for (std::size_t i = 0; i < n; ++i) zobrist_[i] = lin_internal::Mix(i * 0x2545F4914F6CDD1DULL + 1);
@@ -258,6 +236,7 @@ class LinSearch {
     state_ = model_.Init();
     cursor_ = next_[0];
     if (finite_left_ == 0) done_ = true;
+    AssertListsThreaded();
   }
 
   bool done() const { return done_; }
@@ -265,11 +244,16 @@ class LinSearch {
 
   // Advances by at most `max_steps` steps; returns done().
   bool Run(std::int64_t max_steps) {
+    assert(max_steps >= 0);
     std::int64_t steps = 0;
     while (!done_ && steps < max_steps) {
       ++steps;
       if (!in_unknown_) {
         const std::uint32_t node = cursor_;
+        // The walk meets a pending return before the list ends: every op
+        // still in it has its return after its call.
+        assert(node != 0);
+        assert(node < next_.size());
         if ((node & 1U) == 1U) {  // a call: try to linearize its op now
           if (!TryLinearize((node - 1) / 2)) cursor_ = next_[node];
         } else {  // the first pending return: now try the unknown ops before it
@@ -281,6 +265,10 @@ class LinSearch {
         continue;
       }
       const std::uint32_t unode = ucursor_;
+      // The unknown phase runs below the rank of a pending return.
+      assert(unode < unext_.size());
+      assert(limit_ > 0);
+      assert(Known(first_return_op_));
       if (unode != 0 && rank_[1 + 2 * (unode - 1)] < limit_) {
         if (!TryLinearize(unode - 1)) ucursor_ = unext_[unode];
         continue;
@@ -305,9 +293,91 @@ class LinSearch {
 
   bool Known(std::uint32_t op) const { return ops_[op].return_ns != kNeverNs; }
 
+  struct Event {
+    TimeNs time;
+    std::uint32_t is_return;
+    std::uint32_t op;
+  };
+
+  // Every call, and the return of every known op, ordered by time; at equal
+  // times calls come first, so operations that touch at an instant are
+  // treated as concurrent (never a false alarm).
+  static std::vector<Event> SortedEvents(std::span<const LinOp<Op>> ops) {
+    std::vector<Event> events;
+    events.reserve(2 * ops.size());
+    for (std::uint32_t i = 0; i < ops.size(); ++i) {
+      events.push_back({ops[i].call_ns, 0, i});
+      if (ops[i].return_ns != kNeverNs) events.push_back({ops[i].return_ns, 1, i});
+    }
+    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+      if (a.time != b.time) return a.time < b.time;
+      if (a.is_return != b.is_return) return a.is_return < b.is_return;
+      return a.op < b.op;
+    });
+    return events;
+  }
+
+  // Threads the entries in event order. Node ids: 0 is the head sentinel
+  // (and the list's end); the call of op i is 1+2i and its return 2+2i.
+  // Unknown ops live in the second list, node 1+i, head 0, in call order.
+  void ThreadEntries(const std::vector<Event>& events) {
+    const std::size_t n = ops_.size();
+    next_.assign(2 * n + 1, 0);
+    prev_.assign(2 * n + 1, 0);
+    rank_.assign(2 * n + 1, 0);
+    unext_.assign(n + 1, 0);
+    uprev_.assign(n + 1, 0);
+    std::uint32_t last = 0, ulast = 0;
+    std::uint32_t rank = 0;
+    for (const Event& event : events) {
+      ++rank;
+      if (!Known(event.op)) {
+        const std::uint32_t node = 1 + event.op;
+        unext_[ulast] = node;
+        uprev_[node] = ulast;
+        ulast = node;
+        rank_[1 + 2 * event.op] = rank;
+        continue;
+      }
+      const std::uint32_t node = 1 + 2 * event.op + event.is_return;
+      if (event.is_return == 1) ++finite_left_;
+      rank_[node] = rank;
+      next_[last] = node;
+      prev_[node] = last;
+      last = node;
+    }
+    next_[last] = 0;
+    unext_[ulast] = 0;
+  }
+
+  // The constructor's postcondition: both lists run in rank order with
+  // their back links matching, every known op's call before its return, and
+  // they hold every op exactly once (the known ones twice).
+  void AssertListsThreaded() const {
+    std::size_t entries = 0;
+    for (std::uint32_t node = next_[0]; node != 0; node = next_[node]) {
+      assert(next_[prev_[node]] == node);
+      assert(next_[node] == 0 || rank_[node] < rank_[next_[node]]);
+      ++entries;
+    }
+    assert(entries == 2 * finite_left_);
+    std::size_t unknown = 0;
+    for (std::uint32_t unode = unext_[0]; unode != 0; unode = unext_[unode]) {
+      assert(unext_[uprev_[unode]] == unode);
+      assert(!Known(unode - 1));
+      ++unknown;
+    }
+    assert(finite_left_ + unknown == ops_.size());
+    for (std::uint32_t op = 0; op < ops_.size(); ++op) {
+      if (Known(op)) assert(rank_[1 + 2 * op] < rank_[2 + 2 * op]);
+    }
+  }
+
   // Tries to place `op` next. Returns false to let the caller try the next
   // candidate. May instead backtrack itself (returning true): see below.
   bool TryLinearize(std::uint32_t op) {
+    assert(op < ops_.size());
+    assert((bits_[op / 64] & (std::uint64_t{1} << (op % 64))) == 0);  // not placed yet
     State next_state;
     if (!model_.Step(state_, ops_[op].op, next_state)) return false;
     const bool known = Known(op);
@@ -317,6 +387,7 @@ class LinSearch {
     if (!known && keeps_state) return false;
     bool read_only = false;
     if constexpr (LinReadOnlyHint<M>) read_only = known && model_.ReadOnly(ops_[op].op);
+    if (read_only) assert(keeps_state);  // the hint's promise, which the shortcut below relies on
     const std::uint64_t word_bit = std::uint64_t{1} << (op % 64);
     bits_[op / 64] |= word_bit;
     const std::uint64_t bits_hash = bits_hash_ ^ zobrist_[op];
@@ -335,9 +406,11 @@ class LinSearch {
       return true;
     }
     stack_.push_back({op, limit_, read_only, state_});
+    assert(stack_.size() <= ops_.size());
     state_ = next_state;
     bits_hash_ = bits_hash;
     if (known) {
+      assert(finite_left_ > 0);
       Lift(1 + 2 * op);
       if (--finite_left_ == 0) done_ = true;
     } else {
@@ -386,7 +459,10 @@ class LinSearch {
         if (model_.Resets(op)) return kNoOp;
         continue;
       }
-      if (model_.Unreachable(state_, op)) return (node - 1) / 2;
+      if (model_.Unreachable(state_, op)) {
+        assert(Known((node - 1) / 2));  // a return in the list is a known op's
+        return (node - 1) / 2;
+      }
       if (++checked == kMaxReturnsChecked) return kNoOp;
     }
     return kNoOp;
@@ -399,12 +475,16 @@ class LinSearch {
     at_longest_ = false;
     while (true) {
       if (stack_.empty()) {
+        // Back at the start: nothing placed, so the hash of the placed set
+        // is the empty set's.
+        assert(bits_hash_ == 0);
         result_.verdict = LinVerdict::kNotLinearizable;
         done_ = true;
         return;
       }
       const Frame frame = stack_.back();
       stack_.pop_back();
+      assert((bits_[frame.op / 64] & (std::uint64_t{1} << (frame.op % 64))) != 0);  // it was placed
       state_ = frame.state;
       bits_[frame.op / 64] &= ~(std::uint64_t{1} << (frame.op % 64));
       bits_hash_ ^= zobrist_[frame.op];
@@ -428,6 +508,9 @@ class LinSearch {
 
   void Lift(std::uint32_t call_node) {
     const std::uint32_t ret = call_node + 1;
+    assert((call_node & 1U) == 1U);
+    assert(next_[prev_[call_node]] == call_node);  // both ends in the list
+    assert(next_[prev_[ret]] == ret);
     next_[prev_[call_node]] = next_[call_node];
     prev_[next_[call_node]] = prev_[call_node];
     next_[prev_[ret]] = next_[ret];
@@ -439,32 +522,46 @@ class LinSearch {
     prev_[next_[ret]] = ret;
     next_[prev_[call_node]] = call_node;
     prev_[next_[call_node]] = call_node;
+    assert(rank_[prev_[call_node]] < rank_[call_node]);  // back where it was: in rank order
+    assert(next_[ret] == 0 || rank_[ret] < rank_[next_[ret]]);
   }
 
   void Finish() {
+    assert(done_);
     if (result_.verdict != LinVerdict::kNotLinearizable) {
+      assert(finite_left_ == 0);  // every known op placed
       result_.longest_prefix.clear();
       result_.longest_prefix.shrink_to_fit();
       return;
     }
+    assert(stack_.empty());  // every placement was undone
     // The operation that cannot be placed after the longest prefix: the one
     // the search got stuck on there, else (the prefix was abandoned for a
     // remembered reason) of the known operations not in it, the one that
     // returned first.
-    if (blocking_ != kNoOp) {
-      result_.blocking_op = blocking_;
-      return;
-    }
+    if (blocking_ == kNoOp) blocking_ = EarliestUnplacedReturn();
+    result_.blocking_op = blocking_;
+    // It is a known op the prefix does not hold (all of them placed would
+    // have been a linearization).
+    assert(result_.blocking_op < ops_.size());
+    assert(Known(blocking_));
+    assert(std::find(result_.longest_prefix.begin(), result_.longest_prefix.end(), result_.blocking_op) ==
+           result_.longest_prefix.end());
+  }
+
+  std::uint32_t EarliestUnplacedReturn() const {
+    std::uint32_t earliest_op = kNoOp;
     std::vector<bool> placed(ops_.size(), false);
     for (std::size_t op : result_.longest_prefix) placed[op] = true;
     TimeNs earliest = kNeverNs;
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
+    for (std::uint32_t i = 0; i < ops_.size(); ++i) {
       if (!placed[i] && ops_[i].return_ns != kNeverNs &&
           (earliest == kNeverNs || ops_[i].return_ns < earliest)) {
         earliest = ops_[i].return_ns;
-        result_.blocking_op = i;
+        earliest_op = i;
       }
     }
+    return earliest_op;
   }
 
   static constexpr std::uint32_t kNoOp = 0xFFFFFFFFU;
@@ -497,9 +594,11 @@ class LinSearch {
 template <LinModel M>
 LinPartitionResult SearchLinearization(M& model, std::span<const LinOp<typename M::Op>> ops,
                                        std::int64_t& budget) {
+  assert(budget >= 0);
   LinSearch<M> search(model, ops);
   const bool finished = search.Run(budget);
   LinPartitionResult result = search.result();
+  assert(result.steps <= budget);  // Run keeps to what it was given
   budget -= result.steps;
   if (!finished) result.verdict = LinVerdict::kUnknown;
   return result;
@@ -511,10 +610,15 @@ LinPartitionResult SearchLinearization(M& model, std::span<const LinOp<typename 
 template <LinModel M>
 std::string ExplainFailure(M& model, std::span<const LinOp<typename M::Op>> ops,
                            const LinPartitionResult& result) {
+  assert(result.verdict == LinVerdict::kNotLinearizable);
+  assert(result.blocking_op < ops.size());
   typename M::State state = model.Init();
   typename M::State next = state;
   for (std::size_t op : result.longest_prefix) {
-    if (model.Step(state, ops[op].op, next)) state = next;
+    // The prefix is a linearization the search found, step by legal step.
+    const bool legal = model.Step(state, ops[op].op, next);
+    assert(legal);
+    state = next;
   }
   std::string text = "The longest linearizable prefix places " +
                      std::to_string(result.longest_prefix.size()) + " of " +

@@ -53,6 +53,15 @@ CasRegisterOp Cas(int p, std::int64_t from, std::int64_t to, TimeNs call, TimeNs
   return op;
 }
 
+// The search's assertions are on in this build, as in every build
+// (linearizability.h refuses NDEBUG): an operation that returns before it
+// was called breaks its precondition and stops the process, naming it.
+TEST(LinSearchDeathTest, AnOperationReturningBeforeItsCallStopsTheSearch) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::vector<CasRegisterOp> ops = {Write(0, 1, 10, 20), Read(1, 1, 30, 25)};
+  EXPECT_DEATH(CheckCasRegister(ops), "call_ns <= op.return_ns");
+}
+
 TEST(CasRegister, ConcurrentWriteMayBeSeenEitherWay) {
   std::vector<CasRegisterOp> ops = {Write(0, 1, 0, 10), Read(1, 1, 2, 3), Read(2, std::nullopt, 4, 5)};
   // Read 1 then read nil while the write is still running: the write cannot

@@ -1,18 +1,18 @@
-#include "base/units.h"
 #include "checker/schedule_checks.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
+#include "base/units.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
 
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kMs = base::kNanosPerMilli;
-constexpr TimeNs kEpoch = 1'000'000 * kMs;  // the schedule's wall-clock start
+using base::Millis;
+constexpr TimeNs kEpoch = Millis(1'000'000);  // the schedule's wall-clock start
 
 History Schedule(TimeNs period) {
   History history;
@@ -27,25 +27,25 @@ LedgerWrite Write(std::int64_t window, TimeNs wall_seen_ns) {
   write.holder = "n2#1";
   write.token = 3;
   write.window = window;
-  write.sent_ns = 5'000 * kMs;
-  write.arrived_ns = write.sent_ns + kMs;
+  write.sent_ns = Millis(5'000);
+  write.arrived_ns = write.sent_ns + Millis(1);
   write.result = LedgerResult::kApplied;
   write.wall_seen_ns = wall_seen_ns;
   return write;
 }
 
 TEST(ScheduleChecks, AWindowWrittenOnceItsClockSaidItWasOverPasses) {
-  History history = Schedule(100 * kMs);
+  History history = Schedule(Millis(100));
   // Window 4 covers [400, 500) ms past the epoch: due at 500 ms exactly.
-  history.ledger_writes = {Write(4, kEpoch + 500 * kMs), Write(4, kEpoch + 900 * kMs)};
+  history.ledger_writes = {Write(4, kEpoch + Millis(500)), Write(4, kEpoch + Millis(900))};
   Verdict verdict;
   CheckEarlySettlements(history, verdict);
   EXPECT_TRUE(verdict.violations.empty());
 }
 
 TEST(ScheduleChecks, AWindowWrittenBeforeItsEndByEveryReadingIsSettledEarly) {
-  History history = Schedule(100 * kMs);
-  history.ledger_writes = {Write(4, kEpoch + 500 * kMs - 1), Write(5, kEpoch + 420 * kMs)};
+  History history = Schedule(Millis(100));
+  history.ledger_writes = {Write(4, kEpoch + Millis(500) - 1), Write(5, kEpoch + Millis(420))};
   const Verdict verdict = CheckHistory(history);
   ASSERT_EQ(verdict.violations.size(), 2u);
   EXPECT_EQ(verdict.violations[0].kind, "settled_early");
@@ -55,7 +55,7 @@ TEST(ScheduleChecks, AWindowWrittenBeforeItsEndByEveryReadingIsSettledEarly) {
 }
 
 TEST(ScheduleChecks, WritesWithoutAWallReadingOrAScheduleAreNotJudged) {
-  History unknown = Schedule(100 * kMs);
+  History unknown = Schedule(Millis(100));
   unknown.ledger_writes = {Write(4, kNeverNs)};
   History no_schedule = Schedule(0);
   no_schedule.ledger_writes = {Write(4, kEpoch)};
@@ -66,7 +66,7 @@ TEST(ScheduleChecks, WritesWithoutAWallReadingOrAScheduleAreNotJudged) {
 }
 
 TEST(ScheduleChecks, AWindowPastAnyClockIsEarlyWithoutOverflow) {
-  History history = Schedule(100 * kMs);
+  History history = Schedule(Millis(100));
   history.ledger_writes = {Write(std::numeric_limits<std::int64_t>::max() / 2, kEpoch)};
   Verdict verdict;
   CheckEarlySettlements(history, verdict);
@@ -75,14 +75,14 @@ TEST(ScheduleChecks, AWindowPastAnyClockIsEarlyWithoutOverflow) {
 }
 
 TEST(ScheduleChecks, TheWallReadingAndTheEpochSurviveAHistoryFile) {
-  History history = Schedule(100 * kMs);
-  history.ledger_writes = {Write(4, kEpoch + 420 * kMs), Write(5, kNeverNs)};
+  History history = Schedule(Millis(100));
+  history.ledger_writes = {Write(4, kEpoch + Millis(420)), Write(5, kNeverNs)};
   const HistoryReadResult read = ReadHistory(HistoryToJsonLines(history));
   ASSERT_TRUE(read.ok());
   const History& back = read.history;
   EXPECT_EQ(back.assumptions.settlement_epoch_wall_ns, kEpoch);
   ASSERT_EQ(back.ledger_writes.size(), 2u);
-  EXPECT_EQ(back.ledger_writes[0].wall_seen_ns, kEpoch + 420 * kMs);
+  EXPECT_EQ(back.ledger_writes[0].wall_seen_ns, kEpoch + Millis(420));
   EXPECT_EQ(back.ledger_writes[1].wall_seen_ns, kNeverNs);
 }
 

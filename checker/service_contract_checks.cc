@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checker/breach_report.h"
+#include "checker/fault_kind.h"
 #include "checker/format.h"
 #include "checker/history_index.h"
 #include "checker/store_writes.h"
@@ -137,7 +138,7 @@ class OrderJudge {
 // gone before a callback fell due.
 bool NodeEndedWithin(const History& history, int node, TimeNs from, TimeNs to) {
   for (const FaultRecord& f : history.faults) {
-    if (f.kind != "crash" && f.kind != "shutdown") continue;
+    if (!IsFaultKind(f.kind, FaultKind::kCrash) && !IsFaultKind(f.kind, FaultKind::kShutdown)) continue;
     if (!Hits(f, node)) continue;
     if (from <= f.start_ns && f.start_ns <= to) return true;
   }
@@ -362,12 +363,12 @@ TimeNs PauseCovering(const History& history, int node, TimeNs at, bool& suspende
   TimeNs resumed = kNeverNs;
   suspended = false;
   for (const FaultRecord& f : history.faults) {
-    if (f.kind != "pause" && f.kind != "suspend") continue;
+    if (!IsFaultKind(f.kind, FaultKind::kPause) && !IsFaultKind(f.kind, FaultKind::kSuspend)) continue;
     if (!Hits(f, node)) continue;
     if (f.start_ns > at || at > f.end_ns) continue;
     if (resumed != kNeverNs && f.end_ns <= resumed) continue;
     resumed = f.end_ns;
-    suspended = f.kind == "suspend";
+    suspended = IsFaultKind(f.kind, FaultKind::kSuspend);
   }
   return resumed;
 }
@@ -376,7 +377,7 @@ TimeNs PauseCovering(const History& history, int node, TimeNs at, bool& suspende
 TimeNs CrashFrom(const History& history, int node, TimeNs at) {
   TimeNs first = kNeverNs;
   for (const FaultRecord& f : history.faults) {
-    if (f.kind != "crash" || f.start_ns < at) continue;
+    if (!IsFaultKind(f.kind, FaultKind::kCrash) || f.start_ns < at) continue;
     if (!Hits(f, node)) continue;
     first = std::min(first, f.start_ns);
   }
@@ -403,7 +404,7 @@ TimeNs SuspendedBefore(const History& history, int node, TimeNs end) {
   const TimeNs since = end - LeaseSpanOf(history, node);
   TimeNs suspended = 0;
   for (const FaultRecord& f : history.faults) {
-    if (f.kind != "suspend") continue;
+    if (!IsFaultKind(f.kind, FaultKind::kSuspend)) continue;
     if (!Hits(f, node)) continue;
     suspended += std::max<TimeNs>(0, std::min(f.end_ns, end) - std::max(f.start_ns, since));
   }
@@ -462,6 +463,8 @@ TimeNs FirstInstantNotLeading(const History& history, const std::vector<const Le
   return kNeverNs;
 }
 
+// Judges a run's metric samples against the leadership beliefs: counters never
+// go back, and a node reports itself leader only while it believes it leads.
 class MetricsJudge {
  public:
   MetricsJudge(const History& history, BreachReport& report) : history_(history), report_(report) {

@@ -9,34 +9,24 @@
 
 #include <sstream>
 
+#include "base/units.h"
 #include "checker/checker.h"
 #include "checker/history_io.h"
+#include "checker/test_store_ops.h"
 #include "checker/violation_kind.h"
 
 namespace leasesim::checker {
 namespace {
 
-constexpr TimeNs kMs = base::kNanosPerMilli;
-constexpr TimeNs kLease = 2000 * kMs;
-constexpr TimeNs kBound = 100 * kMs;  // the runner's poll plus the job's longest step
+using base::Millis;
+constexpr TimeNs kLease = Millis(2000);
+constexpr TimeNs kBound = Millis(100);  // the runner's poll plus the job's longest step
 
 StoreOp Write(std::int64_t id, const std::string& holder, std::int64_t term, TimeNs applied,
               std::int64_t expected_version) {
-  StoreOp op;
-  op.id = id;
-  op.node = holder == "n2.1" ? 2 : 1;
-  op.process = holder;
-  op.key = "lease";
-  op.kind = expected_version == 0 ? StoreOpKind::kCreate : StoreOpKind::kCas;
-  op.expected_version = expected_version;
-  op.value = LeaseValue{holder, term, kLease};
-  op.outcome = Outcome::kOk;
-  op.version = expected_version + 1;
-  op.invoke_ns = applied - kMs;
-  op.applied_ns = applied;
-  op.complete_ns = applied + kMs;
-  op.applied_seq = id;
-  return op;
+  const int node = holder == "n2.1" ? 2 : 1;
+  return test_ops::AppliedLeaseWrite(id, node, holder, term, applied - Millis(1), applied, applied + Millis(1),
+                                     expected_version, kLease);
 }
 
 CallbackRecord Callback(CallbackKind kind, std::int64_t term, TimeNs at, const std::string& leader = "") {
@@ -53,16 +43,16 @@ MetricSample Metric(const std::string& name, std::int64_t value, TimeNs at) {
 History OneLeadership() {
   History h;
   h.node_count = 2;
-  h.end_ns = 10'000 * kMs;
+  h.end_ns = Millis(10'000);
   h.assumptions.callback_bound_ns = kBound;
-  h.store_ops = {Write(0, "n1.1", 1, 9 * kMs, 0)};
-  h.beliefs = {{1, "n1.1", 1, 10 * kMs, 1500 * kMs, "deadline"}};
-  h.callbacks = {Callback(CallbackKind::kNewLeader, 0, 10 * kMs, "n1.1"),
-                 Callback(CallbackKind::kStarted, 1, 10 * kMs), Callback(CallbackKind::kJobStep, 1, 20 * kMs),
-                 Callback(CallbackKind::kJobStep, 1, 1400 * kMs), Callback(CallbackKind::kStopped, 1, 1550 * kMs)};
-  h.metrics = {Metric("is_leader", 1, 10 * kMs), Metric("term", 1, 10 * kMs),
-               Metric("acquisitions_total", 1, 10 * kMs), Metric("is_leader", 0, 1500 * kMs),
-               Metric("acquisitions_total", 1, 1500 * kMs)};
+  h.store_ops = {Write(0, "n1.1", 1, Millis(9), 0)};
+  h.beliefs = {{1, "n1.1", 1, Millis(10), Millis(1500), "deadline"}};
+  h.callbacks = {Callback(CallbackKind::kNewLeader, 0, Millis(10), "n1.1"),
+                 Callback(CallbackKind::kStarted, 1, Millis(10)), Callback(CallbackKind::kJobStep, 1, Millis(20)),
+                 Callback(CallbackKind::kJobStep, 1, Millis(1400)), Callback(CallbackKind::kStopped, 1, Millis(1550))};
+  h.metrics = {Metric("is_leader", 1, Millis(10)), Metric("term", 1, Millis(10)),
+               Metric("acquisitions_total", 1, Millis(10)), Metric("is_leader", 0, Millis(1500)),
+               Metric("acquisitions_total", 1, Millis(1500))};
   return h;
 }
 
@@ -84,12 +74,12 @@ TEST(ServiceContract, AJobThatOutlivesItsTermIntoTheNextIsCaught) {
   // (another record in between). The job of term 1 goes on under term 2:
   // neither stopped for term 1 nor started for term 2 is ever reported.
   History h = OneLeadership();
-  h.store_ops.push_back(Write(1, "n1.1", 2, 1599 * kMs, 1));
-  h.beliefs.push_back({1, "n1.1", 2, 1600 * kMs, 5000 * kMs, "conflict"});
+  h.store_ops.push_back(Write(1, "n1.1", 2, Millis(1599), 1));
+  h.beliefs.push_back({1, "n1.1", 2, Millis(1600), Millis(5000), "conflict"});
   h.callbacks.pop_back();
-  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 1700 * kMs));
-  h.metrics.push_back(Metric("is_leader", 1, 1600 * kMs));
-  h.metrics.push_back(Metric("is_leader", 0, 5000 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, Millis(1700)));
+  h.metrics.push_back(Metric("is_leader", 1, Millis(1600)));
+  h.metrics.push_back(Metric("is_leader", 0, Millis(5000)));
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackLate));
   Verdict verdict;
   CheckLeaderCallbacks(h, verdict);
@@ -98,7 +88,7 @@ TEST(ServiceContract, AJobThatOutlivesItsTermIntoTheNextIsCaught) {
             std::string::npos)
       << verdict.violations[0].message;
   // Had term 1's stop been reported, term 2's start would be missing.
-  h.callbacks.insert(h.callbacks.end() - 1, Callback(CallbackKind::kStopped, 1, 1550 * kMs));
+  h.callbacks.insert(h.callbacks.end() - 1, Callback(CallbackKind::kStopped, 1, Millis(1550)));
   EXPECT_EQ(Kinds(h), (std::vector<std::string>{KindName(ViolationKind::kJobAfterStop),
                                                  KindName(ViolationKind::kCallbackLate)}));
 }
@@ -109,22 +99,22 @@ TEST(ServiceContract, AJobThatGoesOnAfterItsCheckFoundTheLeaseGoneIsCaught) {
   // over. Going on under the re-confirmed lease without a stop and a new
   // start is a context outliving its leadership into the next.
   History h = OneLeadership();
-  h.beliefs.push_back({1, "n1.1", 1, 1520 * kMs, 5000 * kMs, "deadline"});
+  h.beliefs.push_back({1, "n1.1", 1, Millis(1520), Millis(5000), "deadline"});
   h.callbacks.pop_back();
-  CallbackRecord failed = Callback(CallbackKind::kJobStep, 1, 1510 * kMs);
+  CallbackRecord failed = Callback(CallbackKind::kJobStep, 1, Millis(1510));
   failed.lease_valid = false;
   h.callbacks.push_back(failed);
-  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 2000 * kMs));
-  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 5010 * kMs));
-  h.metrics.push_back(Metric("is_leader", 1, 1520 * kMs));
-  h.metrics.push_back(Metric("is_leader", 0, 5000 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, Millis(2000)));
+  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, Millis(5010)));
+  h.metrics.push_back(Metric("is_leader", 1, Millis(1520)));
+  h.metrics.push_back(Metric("is_leader", 0, Millis(5000)));
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackOrder));
   // Correct: stopped after the failed check, started again.
   h.callbacks.resize(h.callbacks.size() - 2);
-  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 1511 * kMs));
-  h.callbacks.push_back(Callback(CallbackKind::kStarted, 1, 1600 * kMs));
-  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 2000 * kMs));
-  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 5010 * kMs));
+  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, Millis(1511)));
+  h.callbacks.push_back(Callback(CallbackKind::kStarted, 1, Millis(1600)));
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, Millis(2000)));
+  h.callbacks.push_back(Callback(CallbackKind::kStopped, 1, Millis(5010)));
   EXPECT_TRUE(Kinds(h).empty());
   // The job saw the loss but the stop never came.
   h.callbacks.resize(h.callbacks.size() - 4);
@@ -133,67 +123,67 @@ TEST(ServiceContract, AJobThatGoesOnAfterItsCheckFoundTheLeaseGoneIsCaught) {
 
 TEST(ServiceContract, AStopLaterThanTheBoundIsCaught) {
   History h = OneLeadership();
-  h.callbacks.back().at_ns = 1600 * kMs;  // 100 ms after the lease: within the bound
+  h.callbacks.back().at_ns = Millis(1600);  // 100 ms after the lease: within the bound
   EXPECT_TRUE(Kinds(h).empty());
-  h.callbacks.back().at_ns = 1601 * kMs;
+  h.callbacks.back().at_ns = Millis(1601);
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackLate));
-  h.assumptions.pause_budget_ns = kMs;  // a pause within the budget may hold the runner up
+  h.assumptions.pause_budget_ns = Millis(1);  // a pause within the budget may hold the runner up
   EXPECT_TRUE(Kinds(h).empty());
 }
 
 TEST(ServiceContract, ALeaseReconfirmedInItsTermBeforeTheJobLookedIsOneLeadership) {
   History h = OneLeadership();
-  h.beliefs.push_back({1, "n1.1", 1, 1520 * kMs, 3000 * kMs, "deadline"});
-  h.callbacks.back().at_ns = 3050 * kMs;
+  h.beliefs.push_back({1, "n1.1", 1, Millis(1520), Millis(3000), "deadline"});
+  h.callbacks.back().at_ns = Millis(3050);
   EXPECT_TRUE(Kinds(h).empty());
 }
 
 TEST(ServiceContract, CallbacksOutOfOrderAreCaught) {
   History twice = OneLeadership();
-  twice.callbacks.insert(twice.callbacks.begin() + 2, Callback(CallbackKind::kStarted, 1, 15 * kMs));
+  twice.callbacks.insert(twice.callbacks.begin() + 2, Callback(CallbackKind::kStarted, 1, Millis(15)));
   // The first of the two is never stopped, too.
   EXPECT_EQ(Kinds(twice), (std::vector<std::string>{KindName(ViolationKind::kCallbackOrder),
                                                      KindName(ViolationKind::kCallbackLate)}));
   History unstarted = OneLeadership();
-  unstarted.callbacks.push_back(Callback(CallbackKind::kStopped, 1, 1560 * kMs));
+  unstarted.callbacks.push_back(Callback(CallbackKind::kStopped, 1, Millis(1560)));
   EXPECT_EQ(Kinds(unstarted), Only(ViolationKind::kCallbackOrder));
   History not_held = OneLeadership();
-  not_held.callbacks[1].at_ns = 5 * kMs;  // before the acquisition
+  not_held.callbacks[1].at_ns = Millis(5);  // before the acquisition
   EXPECT_EQ(Kinds(not_held), Only(ViolationKind::kCallbackOrder));
 }
 
 TEST(ServiceContract, JobCodeAfterItsStopIsCaught) {
   History h = OneLeadership();
-  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, 1550 * kMs));  // after the stop, same instant
+  h.callbacks.push_back(Callback(CallbackKind::kJobStep, 1, Millis(1550)));  // after the stop, same instant
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kJobAfterStop));
 }
 
 TEST(ServiceContract, ANewLeaderNoRecordNamedIsCaught) {
   History h = OneLeadership();
-  h.callbacks.push_back(Callback(CallbackKind::kNewLeader, 0, 1200 * kMs, "n2.1"));
+  h.callbacks.push_back(Callback(CallbackKind::kNewLeader, 0, Millis(1200), "n2.1"));
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kNewLeaderNotHolder));
   // Once n2.1's record is applied, naming it is right; long after its
   // record was replaced, it is not.
-  h.store_ops.push_back(Write(1, "n2.1", 2, 1100 * kMs, 1));
+  h.store_ops.push_back(Write(1, "n2.1", 2, Millis(1100), 1));
   EXPECT_TRUE(Kinds(h).empty());
-  h.store_ops.push_back(Write(2, "n1.1", 3, 1150 * kMs, 2));
-  h.callbacks.back().at_ns = 1150 * kMs + 2 * kBound + kMs;
+  h.store_ops.push_back(Write(2, "n1.1", 3, Millis(1150), 2));
+  h.callbacks.back().at_ns = Millis(1150) + 2 * kBound + Millis(1);
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kNewLeaderNotHolder));
 }
 
 TEST(ServiceContract, ALeaderGaugeUpPastTheLeaseIsCaught) {
   // The elector backs off past its deadline: is_leader stays 1 until it wakes.
   History h = OneLeadership();
-  h.metrics[3].at_ns = 1501 * kMs;  // the 1 ms a step of the protocol may take
+  h.metrics[3].at_ns = Millis(1501);  // the 1 ms a step of the protocol may take
   EXPECT_TRUE(Kinds(h).empty());
-  h.metrics[3].at_ns = 1800 * kMs;
+  h.metrics[3].at_ns = Millis(1800);
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
   Verdict verdict;
   CheckServiceMetrics(h, verdict);
   EXPECT_NE(verdict.violations[0].message.find("300.000 ms of a leader that was none"), std::string::npos)
       << verdict.violations[0].message;
   // While its host is paused nothing answers: down at once when it resumes.
-  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1800 * kMs});
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = Millis(1400), .end_ns = Millis(1800)});
   EXPECT_TRUE(Kinds(h).empty());
 }
 
@@ -202,13 +192,13 @@ TEST(ServiceContract, ALeaderGaugeUpPastTheLeaseIsCaught) {
 // gauge may stay up through both, in either order of the fault records.
 TEST(ServiceContract, ALeaderGaugeStaysUpThroughBackToBackPauses) {
   History h = OneLeadership();
-  h.metrics[3].at_ns = 1800 * kMs;
-  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1600 * kMs});
-  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1600 * kMs, .end_ns = 1800 * kMs});
+  h.metrics[3].at_ns = Millis(1800);
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = Millis(1400), .end_ns = Millis(1600)});
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = Millis(1600), .end_ns = Millis(1800)});
   EXPECT_TRUE(Kinds(h).empty());
   std::swap(h.faults[h.faults.size() - 2], h.faults.back());
   EXPECT_TRUE(Kinds(h).empty());
-  h.faults.back().end_ns = 1550 * kMs;  // a gap between them: it ran, and could have lowered it
+  h.faults.back().end_ns = Millis(1550);  // a gap between them: it ran, and could have lowered it
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
 }
 
@@ -217,9 +207,9 @@ TEST(ServiceContract, ALeaderGaugeStaysUpThroughBackToBackPauses) {
 // lease excuses no late answer.
 TEST(ServiceContract, ALeaderGaugeLateAfterADriftChangeIsStale) {
   History h = OneLeadership();
-  h.metrics[3].at_ns = 1800 * kMs;
-  h.assumptions.lease_duration_ns = 1000 * kMs;
-  h.faults.push_back(FaultRecord{.kind = "clock_drift", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1000 * kMs});
+  h.metrics[3].at_ns = Millis(1800);
+  h.assumptions.lease_duration_ns = Millis(1000);
+  h.faults.push_back(FaultRecord{.kind = "clock_drift", .nodes = {1}, .start_ns = Millis(1000), .end_ns = Millis(1000)});
   Verdict verdict;
   CheckServiceMetrics(h, verdict);
   EXPECT_TRUE(verdict.notes.empty());
@@ -232,10 +222,10 @@ TEST(ServiceContract, ALeaderGaugeLateAfterADriftChangeIsStale) {
 TEST(ServiceContract, APauseOverTheLeasesEndKeepsTheLagAnEarlierSuspendAllowed) {
   History h = OneLeadership();
   h.assumptions.lease_duration_ns = kLease;
-  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = 1400 * kMs, .end_ns = 1600 * kMs});
-  h.metrics[3].at_ns = 1700 * kMs;
+  h.faults.push_back(FaultRecord{.kind = "pause", .nodes = {1}, .start_ns = Millis(1400), .end_ns = Millis(1600)});
+  h.metrics[3].at_ns = Millis(1700);
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));  // a pause alone: due when it ends
-  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1300 * kMs});
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = Millis(1000), .end_ns = Millis(1300)});
   EXPECT_TRUE(Kinds(h).empty());
 }
 
@@ -243,12 +233,12 @@ TEST(ServiceContract, APauseOverTheLeasesEndKeepsTheLagAnEarlierSuspendAllowed) 
 // that span: a suspend further back than the stated lease still delays them.
 TEST(ServiceContract, ASuspendCountsOverTheNodesOwnLease) {
   History h = OneLeadership();
-  h.assumptions.lease_duration_ns = 200 * kMs;
-  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1250 * kMs});
-  h.metrics[3].at_ns = 1700 * kMs;  // the lease ended at 1500 ms
-  h.store_ops[0].value.duration_ns = 200 * kMs;
+  h.assumptions.lease_duration_ns = Millis(200);
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = Millis(1000), .end_ns = Millis(1250)});
+  h.metrics[3].at_ns = Millis(1700);  // the lease ended at 1500 ms
+  h.store_ops[0].value.duration_ns = Millis(200);
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
-  h.store_ops[0].value.duration_ns = 1000 * kMs;  // its own lease reaches back past the suspend
+  h.store_ops[0].value.duration_ns = Millis(1000);  // its own lease reaches back past the suspend
   EXPECT_TRUE(Kinds(h).empty());
 }
 
@@ -257,41 +247,41 @@ TEST(ServiceContract, ALeaderGaugeMayLagTheLeaseByTheTimeItsHostWasSuspended) {
   // stood still, so the elector's timer fires 300 ms late, and no later.
   History h = OneLeadership();
   h.assumptions.lease_duration_ns = kLease;
-  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = 1000 * kMs, .end_ns = 1300 * kMs});
-  h.metrics[3].at_ns = 1800 * kMs;
+  h.faults.push_back(FaultRecord{.kind = "suspend", .nodes = {1}, .start_ns = Millis(1000), .end_ns = Millis(1300)});
+  h.metrics[3].at_ns = Millis(1800);
   EXPECT_TRUE(Kinds(h).empty());
-  h.metrics[3].at_ns = 1802 * kMs;  // the suspend, and the 1 ms a step may take
+  h.metrics[3].at_ns = Millis(1802);  // the suspend, and the 1 ms a step may take
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
   // A clock slow by the drift bound (10%) makes up the 300 ms it lost in
   // 333.3 ms of true time.
   h.assumptions.drift_bound_ppm = 100'000;
-  h.metrics[3].at_ns = 1834 * kMs;
+  h.metrics[3].at_ns = Millis(1834);
   EXPECT_TRUE(Kinds(h).empty());
-  h.metrics[3].at_ns = 1836 * kMs;
+  h.metrics[3].at_ns = Millis(1836);
   EXPECT_EQ(Kinds(h), Only(ViolationKind::kLeaderGaugeStale));
 }
 
 TEST(ServiceContract, ALeaderGaugeOfACrashedProcessEndsWithIt) {
   History h = OneLeadership();
   h.metrics.erase(h.metrics.begin() + 3);
-  h.beliefs[0].until_ns = 700 * kMs;
+  h.beliefs[0].until_ns = Millis(700);
   h.beliefs[0].end_reason = "crash";
   h.callbacks.pop_back();
   h.callbacks.pop_back();
-  h.faults.push_back(FaultRecord{.kind = "crash", .nodes = {1}, .start_ns = 700 * kMs, .end_ns = 700 * kMs});
+  h.faults.push_back(FaultRecord{.kind = "crash", .nodes = {1}, .start_ns = Millis(700), .end_ns = Millis(700)});
   EXPECT_TRUE(Kinds(h).empty());
 }
 
 TEST(ServiceContract, MetricsThatGoBackAreCaught) {
   History term = OneLeadership();
-  term.metrics.push_back(Metric("term", 0, 2000 * kMs));
+  term.metrics.push_back(Metric("term", 0, Millis(2000)));
   EXPECT_EQ(Kinds(term), Only(ViolationKind::kMetricRegressed));
   History counter = OneLeadership();
-  counter.metrics.push_back(Metric("acquisitions_total", 0, 2000 * kMs));
+  counter.metrics.push_back(Metric("acquisitions_total", 0, Millis(2000)));
   EXPECT_EQ(Kinds(counter), Only(ViolationKind::kMetricRegressed));
   // A new incarnation starts its counters afresh.
   History restarted = OneLeadership();
-  restarted.metrics.push_back(MetricSample{.node = 1, .process = "n1.2", .name = "acquisitions_total", .at_ns = 3000 * kMs});
+  restarted.metrics.push_back(MetricSample{.node = 1, .process = "n1.2", .name = "acquisitions_total", .at_ns = Millis(3000)});
   EXPECT_TRUE(Kinds(restarted).empty());
 }
 
@@ -299,13 +289,13 @@ TEST(ServiceContract, AProtocolThatReportsNothingIsNotJudged) {
   History h = OneLeadership();
   h.callbacks.clear();
   h.metrics.clear();
-  h.beliefs.push_back({1, "n1.1", 2, 3000 * kMs, 6000 * kMs, "deadline"});
+  h.beliefs.push_back({1, "n1.1", 2, Millis(3000), Millis(6000), "deadline"});
   EXPECT_TRUE(Kinds(h).empty());
 }
 
 TEST(ServiceContract, CallbacksAndMetricsSurviveTheHistoryFile) {
   History h = OneLeadership();
-  h.metrics[3].at_ns = 1800 * kMs;  // broken, so the verdict shows the records were read
+  h.metrics[3].at_ns = Millis(1800);  // broken, so the verdict shows the records were read
   std::stringstream file;
   WriteHistory(h, file);
   const HistoryReadResult read = ReadHistory(file.str());

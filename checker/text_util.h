@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,16 @@ inline bool ParseInt64(std::string_view text, std::int64_t& out) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
   return ec == std::errc() && ptr == end;
+}
+
+// Where an imported operation stands in its file, as its description ends:
+// " (line N)", " (line N-M)" once it returned, "" when it was not read from
+// a file (line 0).
+inline std::string LineSpanText(std::int64_t invoke_line, std::int64_t return_line) {
+  if (invoke_line <= 0) return "";
+  std::string text = " (line " + std::to_string(invoke_line);
+  if (return_line > 0) text += "-" + std::to_string(return_line);
+  return text + ")";
 }
 
 }  // namespace leasesim::checker

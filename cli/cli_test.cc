@@ -6,34 +6,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/check_command.h"
-#include "cli/commands.h"
 #include "base/test_temp_path.h"
+#include "checker/check_command.h"
+#include "cli/command_test_util.h"
+#include "cli/commands.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
-  return root == nullptr ? "." : root;
-}
+using command_test::Outcome;
+using command_test::Invoke;
+using command_test::SourceDir;
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_cli_test_" + name); }
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Outcome Invoke(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&),
-            const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = command(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 TEST(Cli, RunWritesASummaryAndReplayReproducesEveryTraceHash) {
   const fs::path dir = TempDir("run");

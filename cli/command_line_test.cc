@@ -14,50 +14,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 #include "cli/cpu_quota.h"
 #include "cli/live_command.h"
 #include "reports/report_files.h"
-#include "base/test_temp_path.h"
+#include "runner/test_scenarios.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-using Command = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
-
-Outcome Invoke(Command command, const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = command(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using command_test::Command;
+using command_test::Outcome;
+using command_test::Invoke;
+using command_test::ReadText;
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_command_line_test_" + name); }
-
-std::string Read(const fs::path& path) {
-  std::string content;
-  EXPECT_TRUE(reports::ReadWholeFile(path.string(), content)) << path;
-  return content;
-}
 
 // Three short scenarios; "slow" fails some runs (its recovery bound is
 // shorter than a takeover after a crash can be).
 fs::path WriteSuite(const fs::path& dir) {
   auto scenario = [](const std::string& name, const std::string& faults, const std::string& expect) {
-    return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
-      "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
-                "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
-      "settlement": {"period_ms": 2000, "batch_items": 2},
-      "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
-      "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" +
-           faults + "]" + expect + "}";
+    return runner::testing::ShortScenarioEntry(name, faults, expect);
   };
   const fs::path path = dir / "suite.json";
   std::ofstream(path) << R"({"scenarios": [)" << scenario("leader-steady", "", "") << ", "
@@ -160,7 +140,7 @@ TEST(CommandLine, ShortFlagsAreTheLongOnes) {
   const Outcome spelled =
       Invoke(RunCommand, {suite, "--seeds", "1-2", "--jobs=2", "--quiet", "--out", (dir / "b").string()});
   EXPECT_EQ(shortened.code, spelled.code);
-  EXPECT_EQ(Read(dir / "a" / "summary.json"), Read(dir / "b" / "summary.json"));
+  EXPECT_EQ(ReadText(dir / "a" / "summary.json"), ReadText(dir / "b" / "summary.json"));
   EXPECT_EQ(shortened.out.find("  ok   leader-steady"), std::string::npos);  // -q: no scenario lines
 }
 
@@ -173,7 +153,7 @@ TEST(CommandLine, ScenarioIsRepeatableAndTakesGlobs) {
     args.insert(args.end(), extra.begin(), extra.end());
     const Outcome run = Invoke(RunCommand, args);
     EXPECT_NE(run.code, kExitBadInput) << run.err;
-    return nlohmann::json::parse(Read(fs::path(out) / "summary.json"))["scenarios"].size();
+    return nlohmann::json::parse(ReadText(fs::path(out) / "summary.json"))["scenarios"].size();
   };
   EXPECT_EQ(scenarios({"--scenario", "leader-*"}), 2u);
   EXPECT_EQ(scenarios({"--scenario", "slow", "--scenario", "leader-crash"}), 2u);
@@ -192,19 +172,19 @@ TEST(CommandLine, FailFastStopsAtTheFirstFailingRun) {
   const std::string suite = WriteSuite(dir).string();
   const Outcome whole = Invoke(RunCommand, {suite, "-s", "1-6", "--scenario", "slow", "-o", (dir / "whole").string()});
   ASSERT_EQ(whole.code, kExitViolation);
-  const nlohmann::json all = nlohmann::json::parse(Read(dir / "whole" / "summary.json"));
+  const nlohmann::json all = nlohmann::json::parse(ReadText(dir / "whole" / "summary.json"));
   const std::uint64_t first_failing = all["scenarios"][0]["failed_seeds"][0].get<std::uint64_t>();
   for (const char* jobs : {"1", "2"}) {
     const fs::path out = dir / (std::string("jobs") + jobs);
     const Outcome fast = Invoke(RunCommand, {suite, "-s", "1-6", "--scenario", "slow", "--fail-fast", "-j", jobs,
                                              "-o", out.string()});
     EXPECT_EQ(fast.code, kExitViolation);
-    const nlohmann::json summary = nlohmann::json::parse(Read(out / "summary.json"));
+    const nlohmann::json summary = nlohmann::json::parse(ReadText(out / "summary.json"));
     EXPECT_EQ(summary["runs"].size(), first_failing) << jobs;
     EXPECT_EQ(summary["runs"].back()["seed"], first_failing);
     EXPECT_NE(summary["stopped"].get<std::string>().find("fail-fast"), std::string::npos);
   }
-  EXPECT_EQ(Read(dir / "jobs1" / "summary.json"), Read(dir / "jobs2" / "summary.json"));
+  EXPECT_EQ(ReadText(dir / "jobs1" / "summary.json"), ReadText(dir / "jobs2" / "summary.json"));
 }
 
 // --time-budget draws whole seeds until the budget is spent; the summary
@@ -214,7 +194,7 @@ TEST(CommandLine, TimeBudgetRunsWholeSeedsAndNamesThem) {
   const std::string suite = WriteSuite(dir).string();
   const Outcome budget = Invoke(RunCommand, {suite, "--time-budget", "1s", "-s", "1-40", "-o", (dir / "b").string()});
   ASSERT_NE(budget.code, kExitBadInput) << budget.err;
-  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "b" / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(ReadText(dir / "b" / "summary.json"));
   const std::string seeds = summary["seeds"].get<std::string>();
   ASSERT_EQ(seeds.rfind("1-", 0), 0u) << seeds;  // seeds from the start of the list, in order
   EXPECT_EQ(summary["runs"].size() % 3, 0u);     // whole seeds: every scenario of each
@@ -222,7 +202,7 @@ TEST(CommandLine, TimeBudgetRunsWholeSeedsAndNamesThem) {
   const Outcome same = Invoke(RunCommand, {suite, "-s", seeds, "-o", (dir / "s").string()});
   EXPECT_EQ(same.code, budget.code);
   for (const char* name : {"summary.json", "junit.xml", "report.html", "timelines.json"}) {
-    EXPECT_EQ(Read(dir / "b" / name), Read(dir / "s" / name)) << name;
+    EXPECT_EQ(ReadText(dir / "b" / name), ReadText(dir / "s" / name)) << name;
   }
   const Outcome sharded = Invoke(RunCommand, {suite, "--time-budget", "1s", "--shard", "1/2", "-o", (dir / "x").string()});
   EXPECT_EQ(sharded.code, kExitBadInput);

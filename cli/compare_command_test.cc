@@ -11,43 +11,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 #include "compare/figures.h"
 #include "reports/report_files.h"
-#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
-  return root != nullptr ? root : ".";
-}
+using command_test::Outcome;
+using command_test::Invoke;
+using command_test::ReadText;
+using command_test::SourceDir;
 
 std::string CiFile() { return SourceDir() + "/scenarios/ci.json"; }
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_compare_test_" + name); }
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Outcome Invoke(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&),
-               const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = command(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string Read(const fs::path& path) {
-  std::string content;
-  EXPECT_TRUE(reports::ReadWholeFile(path.string(), content)) << path;
-  return content;
-}
 
 // `run FILE --scenario NAME --seeds SEEDS [--protocol V] --out DIR`; how
 // many runs failed. (The exit code would also count ci.json's suite-wide
@@ -58,7 +39,7 @@ int Sweep(const std::string& file, const std::string& scenario, const std::strin
   if (!variant.empty()) args.insert(args.end(), {"--protocol", variant});
   const Outcome run = Invoke(RunCommand, args);
   EXPECT_NE(run.code, kExitBadInput) << run.err;
-  return nlohmann::json::parse(Read(out / "summary.json"))["totals"]["failed"].get<int>();
+  return nlohmann::json::parse(ReadText(out / "summary.json"))["totals"]["failed"].get<int>();
 }
 
 TEST(CompareCommand, TheCorrectProtocolAgainstItselfIsNoDifference) {
@@ -71,7 +52,7 @@ TEST(CompareCommand, TheCorrectProtocolAgainstItselfIsNoDifference) {
   EXPECT_NE(compare.out.find("leasesim compare: no difference — 5 runs of 1 scenario"), std::string::npos)
       << compare.out;
   EXPECT_NE(compare.out.find("(identical traces)"), std::string::npos);
-  EXPECT_EQ(Read(dir / "m.md").rfind("**leasesim compare: no difference**", 0), 0u);
+  EXPECT_EQ(ReadText(dir / "m.md").rfind("**leasesim compare: no difference**", 0), 0u);
 }
 
 // The variant takes a renewal timeout as still leading: when the leader is
@@ -80,7 +61,7 @@ TEST(CompareCommand, ABrokenVariantNewlyFailsWithReplayCommandsThatReplay) {
   const fs::path dir = TempDir("broken");
   ASSERT_EQ(Sweep(CiFile(), "leader-partitioned-from-store", "1-4", dir / "base"), 0);
   ASSERT_EQ(Sweep(CiFile(), "leader-partitioned-from-store", "1-4", dir / "new", "connection-loss-still-leading"), 4);
-  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "new" / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(ReadText(dir / "new" / "summary.json"));
   EXPECT_EQ(summary["protocol"], "connection-loss-still-leading");
   EXPECT_EQ(summary["scenarios"][0]["protocol"], "connection-loss-still-leading");
   const Outcome compare = Invoke(CompareCommand, {(dir / "base").string(), (dir / "new").string(), "--markdown",
@@ -91,8 +72,8 @@ TEST(CompareCommand, ABrokenVariantNewlyFailsWithReplayCommandsThatReplay) {
                              " --scenario leader-partitioned-from-store --seed 2 --protocol connection-loss-still-leading";
   EXPECT_NE(compare.out.find("NEW FAIL leader-partitioned-from-store seed 2\n  lease_overlap: "), std::string::npos);
   EXPECT_NE(compare.out.find("replay: " + replay), std::string::npos);
-  EXPECT_NE(Read(dir / "m.md").find("`" + replay + "`"), std::string::npos);
-  const nlohmann::json json = nlohmann::json::parse(Read(dir / "c.json"));
+  EXPECT_NE(ReadText(dir / "m.md").find("`" + replay + "`"), std::string::npos);
+  const nlohmann::json json = nlohmann::json::parse(ReadText(dir / "c.json"));
   EXPECT_EQ(json["totals"]["newly_failing"], 4);
   EXPECT_EQ(json["scenarios"][0]["newly_failing"][1]["replay"], replay);
   // The printed command replays the new side's run: the same trace, failing.
@@ -108,7 +89,7 @@ TEST(CompareCommand, ABrokenVariantNewlyFailsWithReplayCommandsThatReplay) {
 
 // Writes leader-crash-takeover of ci.json alone, its lease lasting lease_ms.
 std::string CrashTakeoverFile(const fs::path& path, int lease_ms) {
-  nlohmann::json file = nlohmann::json::parse(Read(CiFile()));
+  nlohmann::json file = nlohmann::json::parse(ReadText(CiFile()));
   for (const nlohmann::json& scenario : file["scenarios"]) {
     if (scenario["name"] != "leader-crash-takeover") continue;
     nlohmann::json copy = scenario;
@@ -135,7 +116,7 @@ TEST(CompareCommand, ALongerLeaseShiftsLeaderlessAndRecoveryTimeForReal) {
       Invoke(CompareCommand, {base, next, "--allow-scenario-change", "--json", (dir / "c.json").string()});
   EXPECT_EQ(compare.code, kExitViolation) << compare.out;
   EXPECT_NE(compare.out.find("0 seeds newly fail, 2 figures regressed"), std::string::npos) << compare.out;
-  const nlohmann::json json = nlohmann::json::parse(Read(dir / "c.json"));
+  const nlohmann::json json = nlohmann::json::parse(ReadText(dir / "c.json"));
   EXPECT_EQ(json["totals"]["newly_failing"], 0);
   for (const nlohmann::json& row : json["scenarios"][0]["figures"]) {
     if (row["figure"] != "leaderless_ms" && row["figure"] != "recovery_ms") continue;
@@ -196,7 +177,7 @@ TEST(CompareCommand, EveryFigureTheSuitesWriteHasADirection) {
     ASSERT_NE(run.code, kExitBadInput) << run.err;
     // Held: a range-for over a member of the temporary parse() returns reads
     // freed memory (ASan: heap-use-after-free).
-    const nlohmann::json summary = nlohmann::json::parse(Read(out / "summary.json"));
+    const nlohmann::json summary = nlohmann::json::parse(ReadText(out / "summary.json"));
     for (const nlohmann::json& entry : summary.at("runs")) {
       for (const auto& [figure, value] : entry["figures"].items()) {
         EXPECT_TRUE(compare::DescribeFigure(figure).known) << figure << " (" << file << ") has no direction";

@@ -10,31 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using command_test::Outcome;
+using command_test::ReadText;
 
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Outcome Designs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = DesignsCommand(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+Outcome Designs(const std::vector<std::string>& args) { return command_test::Invoke(DesignsCommand, args); }
 
 TEST(DesignsCommand, WritesTheTableAndEachShrunkCounterexampleTheSameForAnyJobs) {
   const fs::path one = base::FreshTestDir("leasesim_designs_one");
@@ -48,7 +34,7 @@ TEST(DesignsCommand, WritesTheTableAndEachShrunkCounterexampleTheSameForAnyJobs)
   ASSERT_EQ(a.code, kExitOk) << a.out << a.err;
   const Outcome b = Designs(second);
   ASSERT_EQ(b.code, kExitOk) << b.out << b.err;
-  const nlohmann::json table = nlohmann::json::parse(ReadFile(one / "designs.json"));
+  const nlohmann::json table = nlohmann::json::parse(ReadText(one / "designs.json"));
   ASSERT_EQ(table["rows"].size(), 2u);
   EXPECT_EQ(table["rows"][0]["protocol"], "leasesim");
   EXPECT_EQ(table["rows"][0]["violating"], 0);
@@ -60,8 +46,8 @@ TEST(DesignsCommand, WritesTheTableAndEachShrunkCounterexampleTheSameForAnyJobs)
   EXPECT_TRUE(fs::exists(one / "kube-lease.json"));
   EXPECT_NE(a.out.find("replay: "), std::string::npos);
   // The rows are independent sessions: the same files whatever the jobs.
-  EXPECT_EQ(ReadFile(one / "kube-lease.json"), ReadFile(two / "kube-lease.json"));
-  nlohmann::json other = nlohmann::json::parse(ReadFile(two / "designs.json"));
+  EXPECT_EQ(ReadText(one / "kube-lease.json"), ReadText(two / "kube-lease.json"));
+  nlohmann::json other = nlohmann::json::parse(ReadText(two / "designs.json"));
   nlohmann::json same = table;
   for (nlohmann::json* rows : {&same["rows"], &other["rows"]}) {
     for (auto& row : *rows) {

@@ -12,6 +12,8 @@
 #include <optional>
 #include <ostream>
 
+#include <absl/strings/str_format.h>
+
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -188,10 +190,7 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   PrintCoverage(report, out);
   out << std::flush;  // before the elapsed time on stderr
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  char line[96];
-  std::snprintf(line, sizeof line, "explore: %llu placements in %.1f s\n",
-                static_cast<unsigned long long>(report.ran), seconds);
-  err << line;
+  err << absl::StrFormat("explore: %d placements in %.1f s\n", report.ran, seconds);
   return report.violating > 0 ? kExitViolation : kExitOk;
 }
 

@@ -9,22 +9,20 @@
 #include <set>
 #include <sstream>
 
+#include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 #include "fuzz/scenario_json.h"
 #include "runner/explore.h"
 #include "runner/fault_catalogue.h"
 #include "runner/scenario_parser.h"
-#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
-  return root == nullptr ? "." : root;
-}
+using command_test::Outcome;
+using command_test::SourceDir;
 
 std::string ExploreFile() { return SourceDir() + "/scenarios/explore.json"; }
 
@@ -38,17 +36,7 @@ runner::Scenario Load(const std::string& file, const std::string& name) {
   return {};
 }
 
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Outcome Explore(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = ExploreCommand(args, out, err);
-  return {code, out.str(), err.str()};
-}
+Outcome Explore(const std::vector<std::string>& args) { return command_test::Invoke(ExploreCommand, args); }
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_explore_test_" + name); }
 

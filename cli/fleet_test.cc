@@ -12,49 +12,29 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
+#include "base/test_temp_path.h"
 #include "base/version.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
-#include "base/test_temp_path.h"
+#include "runner/test_scenarios.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using command_test::Outcome;
+using command_test::Invoke;
+using command_test::ReadText;
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_fleet_test_" + name); }
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Outcome Invoke(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&),
-               const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = command(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string Read(const fs::path& path) {
-  std::string content;
-  EXPECT_TRUE(reports::ReadWholeFile(path.string(), content)) << path;
-  return content;
-}
 
 // Two short scenarios whose runs all pass. Only "crash" runs reach the probe
 // takeover_after_expiry, and no run reaches the fault point during_release:
 // `requirements` is the file's suite-level part.
 fs::path WriteSuite(const fs::path& dir, const std::string& requirements) {
   auto scenario = [](const std::string& name, const std::string& faults) {
-    return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
-      "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
-                "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
-      "settlement": {"period_ms": 2000, "batch_items": 2},
-      "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
-      "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" +
-           faults + "]}";
+    return runner::testing::ShortScenarioEntry(name, faults);
   };
   const fs::path path = dir / "suite.json";
   std::ofstream(path) << "{" << requirements << R"("scenarios": [)" << scenario("steady", "") << ", "
@@ -89,7 +69,7 @@ TEST(Fleet, MergedShardsFailExactlyWhenTheUnshardedRunFails) {
         // reach the probe; none of them may fail on it.
         EXPECT_EQ(run.code, kExitOk) << shard << "\n" << run.out << run.err;
         EXPECT_NE(run.out.find("judged by leasesim merge"), std::string::npos) << run.out;
-        const nlohmann::json summary = nlohmann::json::parse(Read(out / "summary.json"));
+        const nlohmann::json summary = nlohmann::json::parse(ReadText(out / "summary.json"));
         EXPECT_EQ(summary["suite"]["verdict"], "pending");
         merge_args.push_back(out.string());
       }
@@ -98,7 +78,7 @@ TEST(Fleet, MergedShardsFailExactlyWhenTheUnshardedRunFails) {
       const Outcome merge = Invoke(MergeCommand, merge_args);
       EXPECT_EQ(merge.code, whole.code) << count << " shards\n" << merge.out << merge.err;
       for (const char* name : {"summary.json", "junit.xml", "report.html", "timelines.json"}) {
-        EXPECT_EQ(Read(merged / name), Read(suite_dir / "whole" / name)) << name << ", " << count << " shards";
+        EXPECT_EQ(ReadText(merged / name), ReadText(suite_dir / "whole" / name)) << name << ", " << count << " shards";
       }
       if (requirements == kNeverMet) {
         EXPECT_NE(merge.out.find("FAIL fault point during_release never fired in any run"), std::string::npos)
@@ -114,18 +94,18 @@ TEST(Fleet, ASuiteFailureIsInTheSummaryAndItsOwnJunitTestcase) {
   const std::string suite = WriteSuite(dir, kNeverMet).string();
   const Outcome run = Invoke(RunCommand, {suite, "--seeds", "1-2", "--out", (dir / "out").string()});
   ASSERT_EQ(run.code, kExitViolation) << run.out << run.err;
-  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "out" / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(ReadText(dir / "out" / "summary.json"));
   EXPECT_EQ(summary["totals"]["failed"], 0);
   EXPECT_EQ(summary["suite"]["verdict"], "failed");
   EXPECT_EQ(summary["suite"]["fault_points_never_fired"], nlohmann::json::array({"during_release"}));
   EXPECT_EQ(summary["suite"]["probes_never_reached"], nlohmann::json::array());
-  const std::string junit = Read(dir / "out" / "junit.xml");
+  const std::string junit = ReadText(dir / "out" / "junit.xml");
   EXPECT_NE(junit.find("tests=\"6\" failures=\"1\""), std::string::npos) << junit.substr(0, 300);
   EXPECT_NE(junit.find("<testsuite name=\"suite requirements\" tests=\"2\" failures=\"1\""), std::string::npos);
   EXPECT_NE(junit.find("<failure type=\"require_fault_points\" message=\"1 of 1 required fault points never fired in "
                        "any run: during_release\""),
             std::string::npos);
-  const std::string html = Read(dir / "out" / "report.html");
+  const std::string html = ReadText(dir / "out" / "report.html");
   EXPECT_NE(html.find("the suite's requirements are not met"), std::string::npos);
   EXPECT_NE(html.find("<h2 id=\"suite\">"), std::string::npos);
 }
@@ -134,15 +114,15 @@ TEST(Fleet, OutputsNameTheBuildAndTheScenarioFileDigest) {
   const fs::path dir = TempDir("digest");
   const fs::path suite = WriteSuite(dir, "");
   ASSERT_EQ(Invoke(RunCommand, {suite.string(), "--seed", "1", "--out", (dir / "out").string()}).code, kExitOk);
-  const std::string digest = base::Sha256Hex(Read(suite));
-  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "out" / "summary.json"));
+  const std::string digest = base::Sha256Hex(ReadText(suite));
+  const nlohmann::json summary = nlohmann::json::parse(ReadText(dir / "out" / "summary.json"));
   EXPECT_EQ(summary["file_digest"], digest);
   EXPECT_EQ(summary["leasesim_version"], std::string(base::Version()));
   EXPECT_FALSE(summary.contains("suite"));  // the file requires nothing
-  const std::string junit = Read(dir / "out" / "junit.xml");
+  const std::string junit = ReadText(dir / "out" / "junit.xml");
   EXPECT_NE(junit.find("<property name=\"file_digest\" value=\"" + digest + "\"/>"), std::string::npos);
   EXPECT_NE(junit.find("<property name=\"leasesim_version\" value=\"" + std::string(base::Version())), std::string::npos);
-  const std::string html = Read(dir / "out" / "report.html");
+  const std::string html = ReadText(dir / "out" / "report.html");
   EXPECT_NE(html.find(digest), std::string::npos);
   EXPECT_NE(html.find(std::string(base::Version())), std::string::npos);
 }
@@ -164,7 +144,7 @@ TEST(Fleet, MergeRefusesShardsOfOtherBuildsOrOtherFileContents) {
   const std::string out = (dir / "out").string();
   ASSERT_EQ(Invoke(MergeCommand, {s1, s2, "--out", out}).code, kExitOk);
   // Another build wrote shard 2.
-  nlohmann::ordered_json edited = nlohmann::ordered_json::parse(Read(fs::path(s2) / "summary.json"));
+  nlohmann::ordered_json edited = nlohmann::ordered_json::parse(ReadText(fs::path(s2) / "summary.json"));
   const std::string original = edited.dump(2);
   edited["leasesim_version"] = "0.0.1+git.other";
   std::ofstream(fs::path(s2) / "summary.json") << edited.dump(2);
@@ -194,9 +174,9 @@ TEST(Fleet, LeasesimShardStandsInForTheShardFlag) {
   const Outcome bad = Invoke(RunCommand, {suite, "--seeds", "1-3", "--out", (dir / "bad").string()});
   unsetenv("LEASESIM_SHARD");
   EXPECT_EQ(from_environment.code, kExitOk) << from_environment.err;
-  EXPECT_EQ(nlohmann::json::parse(Read(dir / "env" / "summary.json"))["shard"], "2/3");
+  EXPECT_EQ(nlohmann::json::parse(ReadText(dir / "env" / "summary.json"))["shard"], "2/3");
   EXPECT_EQ(flag_wins.code, kExitOk) << flag_wins.err;
-  EXPECT_EQ(nlohmann::json::parse(Read(dir / "flag" / "summary.json"))["shard"], "1/3");
+  EXPECT_EQ(nlohmann::json::parse(ReadText(dir / "flag" / "summary.json"))["shard"], "1/3");
   EXPECT_EQ(bad.code, kExitBadInput);
   EXPECT_NE(bad.err.find("LEASESIM_SHARD: \"4/3\" is not a shard K/N"), std::string::npos) << bad.err;
 }

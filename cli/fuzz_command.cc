@@ -10,6 +10,8 @@
 #include <ostream>
 #include <random>
 
+#include <absl/strings/str_join.h>
+
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -72,7 +74,7 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
   if (r.time_budget) {
     options.time_budget_ms = ParseDurationMs(*r.time_budget);
     if (options.time_budget_ms < 0) {
-      err << "leasesim fuzz: --time-budget must be a duration like 90s, 10m or 2h (got \"" << *r.time_budget << "\")\n";
+      err << "leasesim fuzz: --time-budget " << kDurationRule << " (got \"" << *r.time_budget << "\")\n";
       return kExitBadInput;
     }
     if (!r.runs) options.runs = 10'000'000;  // the budget decides
@@ -157,8 +159,7 @@ int ReportAgainstBaseline(const fuzz::FuzzOptions& options, const std::string& b
       err << "leasesim fuzz: " << problem << "\n";
       return kExitBadInput;
     }
-    std::string base_kinds;
-    for (const std::string& kind : worse.baseline_kinds) base_kinds += (base_kinds.empty() ? "" : ", ") + kind;
+    const std::string base_kinds = absl::StrJoin(worse.baseline_kinds, ", ");
     // One line per new kind: how many, and the first one's explanation.
     std::map<std::string, int> counts;
     for (const checker::Violation& violation : worse.new_violations) counts[violation.kind] += 1;

@@ -8,6 +8,7 @@
 
 #include "base/units.h"
 #include "cli/command_line.h"
+#include "checker/fault_kind.h"
 #include "cli/protocol_option.h"
 #include "cli/commands.h"
 #include "live/live_run.h"
@@ -20,11 +21,13 @@ namespace {
 std::string FaultsHelp() {
   std::string usage =
       "LIST: KIND[=VALUE][:TARGET]@AT[+DURATION],... with AT and DURATION in seconds, TARGET \"leader\"\n"
-      "        (default) or a node number (an etcd member number for etcd-stop); KIND one of\n";
+      "        (default) or a node number (an etcd member number for etcd-stop); KIND one of these, or\n"
+      "        the [kind] one is, as scenarios name it (the first one that is it):\n";
   for (const live::LiveFaultSpec& spec : live::LiveFaultTable()) {
     const std::string name =
         std::string(spec.name) + (spec.value == nullptr ? "" : (spec.jitter ? "=MS[~J]" : "=MS"));
-    usage += "        " + name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + spec.summary + "\n";
+    usage += "        " + name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + spec.summary + " [" +
+             checker::FaultKindName(spec.is) + "]\n";
   }
   usage +=
       "e.g.  leasesim live --duration 40 --faults "

@@ -9,30 +9,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
 #include "reports/sample_report.h"
-#include "base/test_temp_path.h"
+#include "runner/test_scenarios.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using command_test::Outcome;
+using command_test::Invoke;
+using command_test::ReadText;
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_merge_test_" + name); }
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Outcome Invoke(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&),
-               const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = command(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 int Count(const std::string& text, const std::string& needle) {
   int count = 0;
@@ -40,16 +32,10 @@ int Count(const std::string& text, const std::string& needle) {
   return count;
 }
 
-std::string Read(const fs::path& path) {
-  std::string content;
-  EXPECT_TRUE(reports::ReadWholeFile(path.string(), content)) << path;
-  return content;
-}
-
 const char* const kReportFiles[] = {"summary.json", "junit.xml", "report.html", "timelines.json"};
 
 void ExpectSameReports(const fs::path& a, const fs::path& b) {
-  for (const char* name : kReportFiles) EXPECT_EQ(Read(a / name), Read(b / name)) << name;
+  for (const char* name : kReportFiles) EXPECT_EQ(ReadText(a / name), ReadText(b / name)) << name;
 }
 
 // Short scenarios, so that a sweep takes well under a second. With
@@ -57,13 +43,7 @@ void ExpectSameReports(const fs::path& a, const fs::path& b) {
 // is shorter than a takeover after a crash can be (slow_recovery).
 fs::path WriteSuite(const fs::path& dir, bool failing = false) {
   auto scenario = [](const std::string& name, const std::string& faults, const std::string& expect = "") {
-    return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
-      "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
-                "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
-      "settlement": {"period_ms": 2000, "batch_items": 2},
-      "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
-      "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" +
-           faults + "]" + expect + "}";
+    return runner::testing::ShortScenarioEntry(name, faults, expect);
   };
   const fs::path path = dir / "suite.json";
   std::ofstream(path) << R"({"scenarios": [)" << scenario("steady", "") << ", "
@@ -92,7 +72,7 @@ TEST(Sweeps, JobsTwoWritesWhatJobsOneWrites) {
   ExpectSameReports(dir / "one", dir / "two");
   auto without_paths = [](std::string text) { return text.substr(0, text.rfind("wrote")); };
   EXPECT_EQ(without_paths(one.out), without_paths(two.out));
-  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "two" / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(ReadText(dir / "two" / "summary.json"));
   EXPECT_EQ(summary["runs"].size(), 27u);
   EXPECT_EQ(summary["scenarios"][1]["name"], "crash");
   EXPECT_EQ(summary["scenarios"][1]["runs"], 9);
@@ -109,11 +89,11 @@ TEST(Sweeps, JobsTwoWritesWhatJobsOneWrites) {
   EXPECT_NE(first, std::string::npos);
   EXPECT_LT(first, second);
   // The reports show the real failures: a timeline per failing run, a JUnit failure per failing seed.
-  const std::string html = Read(dir / "two" / "report.html");
+  const std::string html = ReadText(dir / "two" / "report.html");
   EXPECT_NE(html.find(std::to_string(failed) + " of 27 runs failed"), std::string::npos);
   EXPECT_EQ(Count(html, "<svg class=\"timeline\""), failed);
   EXPECT_NE(html.find("data-kind=\"slow_recovery\""), std::string::npos);
-  const std::string junit = Read(dir / "two" / "junit.xml");
+  const std::string junit = ReadText(dir / "two" / "junit.xml");
   EXPECT_NE(junit.find("<testsuite name=\"crash\" tests=\"9\" failures=\"0\""), std::string::npos);
   EXPECT_NE(junit.find("<testsuite name=\"slow-recovery\" tests=\"9\" failures=\"" + std::to_string(failed) + "\""),
             std::string::npos);
@@ -132,7 +112,7 @@ TEST(Sweeps, ShardedAndMergedIsTheUnshardedSweep) {
                                               "--jobs", "1", "--out", out, "--quiet"});
     ASSERT_EQ(shard.code, kExitViolation) << shard.err;
     EXPECT_NE(shard.out.find("shard " + std::to_string(k) + "/3"), std::string::npos);
-    const nlohmann::json summary = nlohmann::json::parse(Read(fs::path(out) / "summary.json"));
+    const nlohmann::json summary = nlohmann::json::parse(ReadText(fs::path(out) / "summary.json"));
     EXPECT_EQ(summary["shard"], std::to_string(k) + "/3");
     runs += summary["runs"].size();
   }
@@ -142,10 +122,10 @@ TEST(Sweeps, ShardedAndMergedIsTheUnshardedSweep) {
                                                (dir / "shard2").string(), "--out", (dir / "merged").string()});
   ASSERT_EQ(merged.code, kExitViolation) << merged.out << merged.err;
   ExpectSameReports(dir / "whole", dir / "merged");
-  const nlohmann::json summary = nlohmann::json::parse(Read(dir / "whole" / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(ReadText(dir / "whole" / "summary.json"));
   // More failing runs than report.html draws: the merge draws the same first 20.
   EXPECT_GT(summary["totals"]["failed"].get<int>(), 20);
-  EXPECT_EQ(Count(Read(dir / "merged" / "report.html"), "<svg class=\"timeline\""), 20);
+  EXPECT_EQ(Count(ReadText(dir / "merged" / "report.html"), "<svg class=\"timeline\""), 20);
 }
 
 TEST(Sweeps, MergeRefusesShardsThatAreNotOneSweep) {
@@ -178,7 +158,7 @@ TEST(Sweeps, MergeRefusesShardsThatAreNotOneSweep) {
   EXPECT_EQ(Invoke(MergeCommand, {s1, s2}).code, kExitBadInput);
   EXPECT_FALSE(fs::exists(dir / "out" / "summary.json"));
   // A shard whose runs were edited away is refused too.
-  nlohmann::json edited = nlohmann::json::parse(Read(dir / "s2" / "summary.json"));
+  nlohmann::json edited = nlohmann::json::parse(ReadText(dir / "s2" / "summary.json"));
   edited["runs"].erase(0);
   std::ofstream(dir / "s2" / "summary.json") << edited.dump(2);
   Outcome truncated = Invoke(MergeCommand, {s1, s2, "--out", out});
@@ -211,7 +191,7 @@ TEST(Sweeps, MergeCarriesFailuresAndTheirTimelines) {
   EXPECT_EQ(merged.code, kExitViolation) << merged.err;
   EXPECT_NE(merged.out.find("replay: leasesim replay 'sc&n.json' --scenario x --seed 17"), std::string::npos);
   ExpectSameReports(dir / "whole", dir / "merged");
-  EXPECT_NE(Read(dir / "merged" / "report.html").find("<svg class=\"timeline\""), std::string::npos);
+  EXPECT_NE(ReadText(dir / "merged" / "report.html").find("<svg class=\"timeline\""), std::string::npos);
 }
 
 TEST(Sweeps, CheckDeterminismRunsEverySeedTwiceAndPasses) {
@@ -223,7 +203,7 @@ TEST(Sweeps, CheckDeterminismRunsEverySeedTwiceAndPasses) {
   EXPECT_NE(checked.out.find("each run twice"), std::string::npos);
   EXPECT_EQ(checked.out.find("NONDETERMINISM"), std::string::npos);
   const Outcome plain = Invoke(RunCommand, {suite, "--seeds", "1-3", "--out", (dir / "plain").string()});
-  EXPECT_EQ(Read(dir / "checked" / "summary.json"), Read(dir / "plain" / "summary.json"));
+  EXPECT_EQ(ReadText(dir / "checked" / "summary.json"), ReadText(dir / "plain" / "summary.json"));
 }
 
 TEST(Sweeps, BadSweepOptionsExitTwo) {

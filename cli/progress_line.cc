@@ -9,6 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include <absl/strings/str_format.h>
+
 namespace leasesim::cli {
 namespace {
 
@@ -72,9 +74,7 @@ std::string ProgressLine::Text(const ProgressCount& count, const std::string& fo
   } else {
     text += "ETA " + (left < 0 ? std::string("?") : Duration(left));
   }
-  char rate_text[32];
-  std::snprintf(rate_text, sizeof rate_text, rate >= 100 ? "] %.0f/s" : "] %.1f/s", rate);
-  text += rate_text;
+  text += rate >= 100 ? absl::StrFormat("] %.0f/s", rate) : absl::StrFormat("] %.1f/s", rate);
   if (!found.empty()) text += "; " + found;
   return text;
 }

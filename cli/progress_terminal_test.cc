@@ -24,22 +24,13 @@
 #include <vector>
 
 #include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
-  return root == nullptr ? "." : root;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using leasesim::cli::command_test::ReadText;
+using leasesim::cli::command_test::SourceDir;
 
 enum class Stderr { kTerminal, kPipe };
 
@@ -110,7 +101,7 @@ Captured RunLeasesim(const std::vector<std::string>& args, Stderr where, const f
   int status = 0;
   EXPECT_EQ(::waitpid(child, &status, 0), child);
   captured.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  captured.out = ReadFile(out_path);
+  captured.out = ReadText(out_path);
   return captured;
 }
 
@@ -123,7 +114,7 @@ std::string Written(const fs::path& dir) {
   }
   std::sort(files.begin(), files.end());
   std::string text;
-  for (const fs::path& file : files) text += fs::relative(file, dir).string() + ":\n" + ReadFile(file);
+  for (const fs::path& file : files) text += fs::relative(file, dir).string() + ":\n" + ReadText(file);
   return text;
 }
 

@@ -11,6 +11,8 @@
 #include <optional>
 #include <cstdio>
 
+#include <absl/strings/str_format.h>
+
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -90,7 +92,7 @@ std::optional<std::string> ReadSeedsAndBudget(Request& request) {
   if (request.seeds_given && request.seed_given) return "give --seeds or --seed, not both";
   if (const auto& budget = request.budget_given) {
     request.budget_ms = ParseDurationMs(*budget);
-    if (request.budget_ms < 0) return "--time-budget must be a duration like 90s, 10m or 2h (got \"" + *budget + "\")";
+    if (request.budget_ms < 0) return std::string("--time-budget ") + kDurationRule + " (got \"" + *budget + "\")";
     if (!request.options.shard.whole()) {
       return "--time-budget cannot be sharded: which seeds a budget runs is known only afterwards, so shards "
              "could not be merged (give each job --seeds instead)";
@@ -196,10 +198,8 @@ void PrintHeader(const Request& request, std::size_t scenarios, std::ostream& ou
 // (the runs and their reports; reading the file and writing the final files
 // are not counted).
 void PrintThroughput(std::size_t runs, double seconds, int jobs, std::ostream& out) {
-  char line[160];
-  std::snprintf(line, sizeof line, "%zu runs in %.2f s: %.1f runs/s (--jobs %d)\n", runs, seconds,
-                seconds > 0 ? static_cast<double>(runs) / seconds : 0.0, jobs);
-  out << line;
+  out << absl::StrFormat("%d runs in %.2f s: %.1f runs/s (--jobs %d)\n", runs, seconds,
+                         seconds > 0 ? static_cast<double>(runs) / seconds : 0.0, jobs);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace {
 struct StoreFuzzArgs {
   std::int64_t runs = 100;
   std::int64_t seed = 1;
-  int replicas = 0;  // 0: 3 or 5, drawn per seed
+  int replicas = 0;  // 0: 1, 3 or 5, drawn per seed
   std::int64_t fsync_ms = -1;  // -1: drawn per seed
   std::int64_t duration_s = 20;
   int clients = 6;
@@ -38,7 +38,7 @@ void Declare(CommandLine& args, StoreFuzzArgs& a) {
   a.keys = a.options.keys;
   args.Integer("--runs", "N", "how many seeds (default 100)", a.runs, 1, 100'000'000)
       .Integer("--seed", "S", "the first seed (default 1)", a.seed, 0, std::numeric_limits<std::int64_t>::max())
-      .Integer("--replicas", "R", "replicas per run (default: 3 or 5, drawn per seed)", a.replicas, 1, 7)
+      .Integer("--replicas", "R", "replicas per run (default: 1, 3 or 5, drawn per seed)", a.replicas, 1, 7)
       .Integer("--fsync-ms", "MS", "one fsync's latency (default: 1-8 ms, drawn per seed; 0: writes durable at once)",
                a.fsync_ms, 0, 1000)
       .Integer("--duration-s", "S", "traffic and faults per run, in simulated seconds (default 20)", a.duration_s, 1,
@@ -86,9 +86,10 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
   CommandLine args("store-fuzz",
                    "The replicated (Raft) store under a search of its own: for each seed, concurrent KV clients "
                    "(ranges, puts, compare-and-sets, transactions, deletes, TTL leases) and lease-record clients "
-                   "(reads, creates, compare-and-sets) against 3 or 5 replicas while a nemesis partitions the "
-                   "store leader, cuts links one way, clogs them, crashes replicas, cuts their power (the "
-                   "un-fsynced tail of the disk is lost), pauses them and drifts their clocks. Each run is judged by "
+                   "(reads, creates, compare-and-sets) against 1, 3 or 5 replicas while a nemesis partitions the "
+                   "store leader, cuts links one way, clogs and slows them, delays and redelivers Raft messages, "
+                   "crashes replicas (also at failpoints of their raft loop), cuts their power (the un-fsynced "
+                   "tail of the disk is lost), slows their fsyncs, pauses them and drifts their clocks. Each run is judged by "
                    "the linearizability checker and by Raft's invariants (election safety, log matching, leader "
                    "completeness, state machine safety, durability). docs/REPLICATED_STORE.md.");
   StoreFuzzArgs parsed;
@@ -104,8 +105,9 @@ int StoreFuzzCommand(const std::vector<std::string>& words, std::ostream& out, s
     for (const auto& [name, count] : result.counts) totals[name] += count;
     if (result.linearizability_unknown) ++unknown;
     if (!result.ok()) ++failed;
-    if (result.ok() && !parsed.verbose) continue;
-    out << "seed " << seed << ": " << (result.ok() ? "ok" : "FAIL") << " (" << result.counts.at("replicas")
+    if (result.ok() && !result.linearizability_unknown && !parsed.verbose) continue;
+    out << "seed " << seed << ": " << (result.ok() ? "ok" : "FAIL")
+        << (result.linearizability_unknown ? ", linearizability unknown" : "") << " (" << result.counts.at("replicas")
         << " replicas, fsync " << result.counts.at("fsync_us") << " us, "
         << result.counts.at("entries_applied") << " entries applied)\n";
     for (const std::string& problem : result.problems) out << "  " << problem << "\n";

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <variant>
 
+#include "base/input_error.h"
 #include "base/units.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -98,11 +99,11 @@ std::optional<std::string> ReadTimingArgs(const CommandLine& args, TimingRequest
     const std::optional<std::string>& text = r.target_texts[i];
     const std::string meaning = std::string(" (") + target.meaning + ")";
     if (!text) {
-      if (target.required) return std::string(target.flag) + ": is required" + meaning;
+      if (target.required) return base::InputError{target.flag, "is required" + meaning}.ToString();
       continue;
     }
     if (!ParseNumber(*text, r.targets.*target.field)) {
-      return std::string(target.flag) + ": must be a whole number (got \"" + *text + "\")" + meaning;
+      return base::InputError{target.flag, "must be a whole number (got \"" + *text + "\")" + meaning}.ToString();
     }
   }
   if (r.seeds_given && !r.verify && !r.sweep) return "--seeds: only with --verify or --sweep";

@@ -11,20 +11,17 @@
 #include <sstream>
 #include <variant>
 
+#include "base/test_temp_path.h"
+#include "cli/command_test_util.h"
 #include "cli/commands.h"
 #include "runner/scenario_parser.h"
-#include "base/test_temp_path.h"
 
 namespace leasesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
+using command_test::Outcome;
+using command_test::ReadText;
 
 const std::vector<std::string> kIssue = {"--failover-target", "15000", "--store-p99", "200", "--pause-budget", "500",
                                          "--drift-bound", "500"};
@@ -32,19 +29,10 @@ const std::vector<std::string> kIssue = {"--failover-target", "15000", "--store-
 Outcome Timing(std::vector<std::string> extra, const std::vector<std::string>& base = kIssue) {
   std::vector<std::string> args = base;
   args.insert(args.end(), extra.begin(), extra.end());
-  std::ostringstream out, err;
-  const int code = TimingCommand(args, out, err);
-  return {code, out.str(), err.str()};
+  return command_test::Invoke(TimingCommand, args);
 }
 
 fs::path TempDir(const std::string& name) { return base::FreshTestDir("leasesim_timing_test_" + name); }
-
-std::string Read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(TimingCommand, TheIssueExampleIsDerivedAndWrittenAsARunnableScenarioFile) {
   const fs::path file = TempDir("write") / "timing.json";
@@ -64,9 +52,9 @@ TEST(TimingCommand, TheIssueExampleIsDerivedAndWrittenAsARunnableScenarioFile) {
   const Outcome again = Timing({"--out", file.string()});
   EXPECT_EQ(again.code, kExitBadInput);
   EXPECT_NE(again.err.find("--out: " + file.string() + " exists"), std::string::npos) << again.err;
-  EXPECT_EQ(Read(file), "mine");
+  EXPECT_EQ(ReadText(file), "mine");
   EXPECT_EQ(Timing({"--out", file.string(), "--force"}).code, kExitOk);
-  EXPECT_NE(Read(file), "mine");
+  EXPECT_NE(ReadText(file), "mine");
 }
 
 TEST(TimingCommand, AnUnreachableTargetIsRefusedWithTheAchievableBound) {
@@ -127,12 +115,12 @@ TEST(TimingCommand, TheSweepGivesTheSameTableTwiceAndWritesItsPlotBesideTheFile)
   const fs::path dir = TempDir("sweep");
   const Outcome first = Timing({"--sweep", "--seeds", "2", "--out", (dir / "t.json").string()});
   ASSERT_EQ(first.code, kExitOk) << first.err;
-  const std::string svg = Read(dir / "t.sweep.svg");
+  const std::string svg = ReadText(dir / "t.sweep.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   const Outcome second = Timing({"--sweep", "--seeds", "2", "--out", (dir / "t.json").string(), "--force"});
   ASSERT_EQ(second.code, kExitOk) << second.err;
   EXPECT_EQ(first.out, second.out);
-  EXPECT_EQ(Read(dir / "t.sweep.svg"), svg);
+  EXPECT_EQ(ReadText(dir / "t.sweep.svg"), svg);
   EXPECT_NE(first.out.find("derived"), std::string::npos) << first.out;
   // The plot is a file too: not overwritten without --force.
   fs::remove(dir / "t.json");

@@ -116,6 +116,8 @@ class EventSink {
   virtual void Emit(const LeaseEvent& event) = 0;
 };
 
+// The world as the protocol sees it: clocks, sleeping, tasks, the store, the
+// ledger, the KV seam and the event sink.
 class Env {
  public:
   virtual ~Env() = default;

@@ -15,6 +15,7 @@
 
 namespace leasesim::core {
 
+// The elector and a service's leader callbacks, each on its own task of one Env.
 class LeaderElection {
  public:
   // `metrics`, `gate` (may be null: callbacks run inline, as in simulation

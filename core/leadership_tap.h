@@ -30,6 +30,8 @@ struct DurationHistogram {
   void Observe(Nanos duration);
 };
 
+// Listens to the elector's events and store calls and keeps what a leader
+// runner asks: who holds the lease, and why this process stopped leading.
 class LeadershipTap final : public EventSink {
  public:
   explicit LeadershipTap(Env& inner) : inner_(inner), store_(*this) {}
@@ -52,6 +54,8 @@ class LeadershipTap final : public EventSink {
   StoreClient& store() { return store_; }
 
  private:
+  // The elector's store, passed through unchanged while the holder of every
+  // record it returns is given to the tap.
   class WatchedStore final : public StoreClient {
    public:
     explicit WatchedStore(LeadershipTap& tap) : tap_(tap) {}

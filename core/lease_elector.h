@@ -35,6 +35,8 @@ struct LeaseGrant {
   Nanos valid_until = 0;
 };
 
+// The lease protocol of one incarnation: its campaign and renewal loop, and
+// ValidLease() for the tasks that must prove the lease before acting.
 class LeaseElector {
  public:
   // `rules` must outlive the elector; services keep the default.

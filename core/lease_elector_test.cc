@@ -1,4 +1,3 @@
-#include "base/units.h"
 #include "core/lease_elector.h"
 
 #include <gtest/gtest.h>
@@ -8,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "base/units.h"
 #include "core/events.h"
 
 namespace leasesim::core {
 namespace {
 
-constexpr Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
 
 // Ends a test's otherwise endless protocol loop.
 struct StopTest {};
@@ -54,6 +54,7 @@ class FakeStore : public StoreClient {
   int reads = 0;
 };
 
+// A ledger these elector tests never reach: every call answers the default.
 class NoLedger : public LedgerClient {
  public:
   LedgerResult Commit(const SettlementBatch&, Nanos) override { return {}; }
@@ -67,7 +68,7 @@ class FakeEnv : public Env, public EventSink {
   Nanos MonotonicNow() override { return now; }
   Nanos BootNow() override { return now + suspended_ns; }
   // A suspend adds to the boot and wall clocks what the monotonic one missed.
-  Nanos WallNow() override { return 1'000'000 * kMs + now + suspended_ns + wall_offset; }
+  Nanos WallNow() override { return Millis(1'000'000) + now + suspended_ns + wall_offset; }
   void SleepUntil(Nanos deadline) override {
     if (deadline > now) now = deadline;
     if (on_sleep) on_sleep(now);
@@ -93,7 +94,7 @@ class FakeEnv : public Env, public EventSink {
   Nanos now = 0;
   Nanos wall_offset = 0;   // NTP steps
   Nanos suspended_ns = 0;  // time the machine spent suspended
-  Nanos stop_at = 60'000 * kMs;
+  Nanos stop_at = Millis(60'000);
   std::function<void(Nanos)> on_sleep;
   FakeStore store_;
   NoLedger ledger_;
@@ -103,13 +104,13 @@ class FakeEnv : public Env, public EventSink {
 };
 
 TimingConfig Timing() {
-  return TimingConfig{.lease_duration = 10'000 * kMs,
-                      .renew_interval = 3'000 * kMs,
-                      .renew_deadline = 7'000 * kMs,
-                      .retry = 1'000 * kMs,
-                      .request_timeout = 1'000 * kMs,
+  return TimingConfig{.lease_duration = Millis(10'000),
+                      .renew_interval = Millis(3'000),
+                      .renew_deadline = Millis(7'000),
+                      .retry = Millis(1'000),
+                      .request_timeout = Millis(1'000),
                       .drift_bound_ppm = 1'000,
-                      .safety_margin = 500 * kMs};
+                      .safety_margin = Millis(500)};
 }
 
 void RunUntilStopped(LeaseElector& elector) {
@@ -121,7 +122,7 @@ void RunUntilStopped(LeaseElector& elector) {
 
 TEST(LeaseElector, FirstCandidateCreatesTermOneAndRenews) {
   FakeEnv env;
-  env.stop_at = 10'000 * kMs;
+  env.stop_at = Millis(10'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
@@ -137,7 +138,7 @@ TEST(LeaseElector, FirstCandidateCreatesTermOneAndRenews) {
 
 TEST(LeaseElector, TakesOverOnlyAfterTheVersionStoodStillForTheHoldersDuration) {
   FakeEnv env;
-  env.store_.records["job"] = {true, 5, LeaseRecord{.holder = "b#1", .term = 4, .duration_ns = 10'000 * kMs}};
+  env.store_.records["job"] = {true, 5, LeaseRecord{.holder = "b#1", .term = 4, .duration_ns = Millis(10'000)}};
   Nanos took_over_at = -1;
   env.on_sleep = [&](Nanos now) {
     if (took_over_at < 0 && env.store_.Get("job").record.holder == "a#1") took_over_at = now;
@@ -149,16 +150,16 @@ TEST(LeaseElector, TakesOverOnlyAfterTheVersionStoodStillForTheHoldersDuration) 
   EXPECT_EQ(record.record.holder, "a#1");
   EXPECT_EQ(record.record.term, 5);  // term + 1
   // First saw version 5 at t=0; 10 s + 10 ms of drift allowance must pass.
-  EXPECT_GE(took_over_at, 10'010 * kMs);
+  EXPECT_GE(took_over_at, Millis(10'010));
   // Never judged from the record's wall-clock timestamps (they are zero here).
 }
 
 TEST(LeaseElector, ARenewingHolderIsNeverTakenOver) {
   FakeEnv env;
-  env.store_.records["job"] = {true, 1, LeaseRecord{.holder = "b#1", .term = 1, .duration_ns = 10'000 * kMs}};
+  env.store_.records["job"] = {true, 1, LeaseRecord{.holder = "b#1", .term = 1, .duration_ns = Millis(10'000)}};
   env.on_sleep = [&](Nanos now) {
     // b renews every 3 s.
-    if (now % (3'000 * kMs) < 1'000 * kMs) {
+    if (now % Millis(3'000) < Millis(1'000)) {
       VersionedRecord& slot = env.store_.records["job"];
       if (slot.record.holder == "b#1") slot.version += 1;
     }
@@ -172,11 +173,11 @@ TEST(LeaseElector, ARenewingHolderIsNeverTakenOver) {
 
 TEST(LeaseElector, ConflictDemotesAndCampaignsAgainAfterReReading) {
   FakeEnv env;
-  env.stop_at = 5'000 * kMs;
+  env.stop_at = Millis(5'000);
   env.on_sleep = [&](Nanos now) {
-    if (now >= 2'000 * kMs) {
+    if (now >= Millis(2'000)) {
       VersionedRecord& slot = env.store_.records["job"];
-      if (slot.record.holder == "a#1") slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = 10'000 * kMs}};
+      if (slot.record.holder == "a#1") slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = Millis(10'000)}};
     }
   };
   LeaseMetrics metrics;
@@ -190,11 +191,11 @@ TEST(LeaseElector, ConflictDemotesAndCampaignsAgainAfterReReading) {
 TEST(LeaseElector, EachChangeOfTheLeaderAndTermGaugesIsReported) {
   // As in the conflict test: a#1 leads term 1, c#1 takes term 2 at 2 s.
   FakeEnv env;
-  env.stop_at = 5'000 * kMs;
+  env.stop_at = Millis(5'000);
   env.on_sleep = [&](Nanos now) {
-    if (now >= 2'000 * kMs) {
+    if (now >= Millis(2'000)) {
       VersionedRecord& slot = env.store_.records["job"];
-      if (slot.record.holder == "a#1") slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = 10'000 * kMs}};
+      if (slot.record.holder == "a#1") slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = Millis(10'000)}};
     }
   };
   LeaseMetrics metrics;
@@ -214,9 +215,9 @@ TEST(LeaseElector, EachChangeOfTheLeaderAndTermGaugesIsReported) {
 
 TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {
   FakeEnv env;
-  env.stop_at = 20'000 * kMs;
+  env.stop_at = Millis(20'000);
   env.on_sleep = [&](Nanos now) {
-    if (now >= 1 * kMs) env.store_.unavailable = true;
+    if (now >= Millis(1)) env.store_.unavailable = true;
   };
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
@@ -226,14 +227,14 @@ TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {
   EXPECT_EQ(metrics.renewals_ok, 0);
   const auto demoted = std::find(env.log.begin(), env.log.end(), "demoted:store_unavailable");
   ASSERT_NE(demoted, env.log.end());
-  EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], 7'000 * kMs);
+  EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], Millis(7'000));
 }
 
 TEST(LeaseElector, RenewalsThatTimeOutDemoteAtTheDeadlineAndNoLater) {
   FakeEnv env;
-  env.stop_at = 20'000 * kMs;
+  env.stop_at = Millis(20'000);
   env.on_sleep = [&](Nanos now) {
-    if (now >= 1 * kMs) env.store_.silent = true;
+    if (now >= Millis(1)) env.store_.silent = true;
   };
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
@@ -243,17 +244,17 @@ TEST(LeaseElector, RenewalsThatTimeOutDemoteAtTheDeadlineAndNoLater) {
   const auto demoted = std::find(env.log.begin(), env.log.end(), "demoted:deadline");
   ASSERT_NE(demoted, env.log.end());
   // The create was sent at t=0: renew_deadline 7 s measured from that send.
-  EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], 7'000 * kMs);
+  EXPECT_EQ(env.times[static_cast<std::size_t>(demoted - env.log.begin())], Millis(7'000));
 }
 
 TEST(LeaseElector, ASuspendDetectedByTheBootClockDemotes) {
   FakeEnv env;
-  env.stop_at = 8'000 * kMs;
+  env.stop_at = Millis(8'000);
   bool suspended = false;
   env.on_sleep = [&](Nanos now) {
-    if (!suspended && now >= 3'000 * kMs) {
+    if (!suspended && now >= Millis(3'000)) {
       suspended = true;
-      env.suspended_ns += 20'000 * kMs;  // 20 s passed that the monotonic clock never saw
+      env.suspended_ns += Millis(20'000);  // 20 s passed that the monotonic clock never saw
     }
   };
   LeaseMetrics metrics;
@@ -264,7 +265,7 @@ TEST(LeaseElector, ASuspendDetectedByTheBootClockDemotes) {
 
 TEST(LeaseElector, ReleaseStopsSideEffectsThenFreesTheRecordInTheSameTerm) {
   FakeEnv env;
-  env.stop_at = 4'000 * kMs;
+  env.stop_at = Millis(4'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
@@ -286,14 +287,14 @@ TEST(LeaseElector, ReleaseStopsSideEffectsThenFreesTheRecordInTheSameTerm) {
 
 TEST(LeaseElector, ReleaseNeverFreesAnotherHoldersLease) {
   FakeEnv env;
-  env.stop_at = 4'000 * kMs;
+  env.stop_at = Millis(4'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
   // Someone else took the record meanwhile (our lease would have lapsed).
   VersionedRecord& slot = env.store_.records["job"];
-  slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = 10'000 * kMs}};
+  slot = {true, slot.version + 1, LeaseRecord{.holder = "c#1", .term = 2, .duration_ns = Millis(10'000)}};
   elector.Release("");
   EXPECT_EQ(env.store_.Get("job").record.holder, "c#1");
   EXPECT_EQ(env.store_.Get("job").record.term, 2);
@@ -302,9 +303,9 @@ TEST(LeaseElector, ReleaseNeverFreesAnotherHoldersLease) {
 TEST(LeaseElector, APreferredSuccessorTakesOverAtOnceOthersWait) {
   for (const char* name : {"b", "c"}) {
     FakeEnv env;
-    env.store_.records["job"] = {true, 9, LeaseRecord{.holder = "", .term = 4, .duration_ns = 10'000 * kMs,
+    env.store_.records["job"] = {true, 9, LeaseRecord{.holder = "", .term = 4, .duration_ns = Millis(10'000),
                                                       .preferred_successor = "b"}};
-    env.stop_at = 8'000 * kMs;
+    env.stop_at = Millis(8'000);
     LeaseMetrics metrics;
     LeaseElector elector(env, {.key = "job", .identity = std::string(name) + "#1", .node_name = name, .timing = Timing()},
                          metrics);
@@ -314,21 +315,21 @@ TEST(LeaseElector, APreferredSuccessorTakesOverAtOnceOthersWait) {
     ASSERT_NE(acquired, env.log.end());
     const Nanos took_over_at = env.times[static_cast<std::size_t>(acquired - env.log.begin())];
     if (std::string(name) == "b") {
-      EXPECT_LE(took_over_at, 1'000 * kMs);
+      EXPECT_LE(took_over_at, Millis(1'000));
     } else {
-      EXPECT_GE(took_over_at, 3'000 * kMs);
+      EXPECT_GE(took_over_at, Millis(3'000));
     }
   }
 }
 
 TEST(LeaseElector, ValidLeaseRefusesRightAfterASuspendEvenBeforeTheRenewalLoopWakes) {
   FakeEnv env;
-  env.stop_at = 1'000 * kMs;
+  env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
-  env.suspended_ns += 30'000 * kMs;  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
+  env.suspended_ns += Millis(30'000);  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
   EXPECT_FALSE(elector.ValidLease().has_value());
   // Validity is counted on the boot clock: the lease ran out while asleep.
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kDeadline), 1);
@@ -336,12 +337,12 @@ TEST(LeaseElector, ValidLeaseRefusesRightAfterASuspendEvenBeforeTheRenewalLoopWa
 
 TEST(LeaseElector, ASuspendShorterThanTheLeaseButBeyondThePauseBudgetDemotes) {
   FakeEnv env;
-  env.stop_at = 1'000 * kMs;
+  env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
-  env.suspended_ns += 800 * kMs;  // past the 500 ms pause threshold, well inside the deadline
+  env.suspended_ns += Millis(800);  // past the 500 ms pause threshold, well inside the deadline
   EXPECT_FALSE(elector.ValidLease().has_value());
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
 }
@@ -350,14 +351,14 @@ TEST(LeaseElector, ASuspendShorterThanTheLeaseButBeyondThePauseBudgetDemotes) {
 // up; a lease counted on CLOCK_MONOTONIC outlived the successor's takeover.
 TEST(LeaseElector, SuspendsThatAddUpPastTheDeadlineEndTheLease) {
   FakeEnv env;
-  env.stop_at = 1'000 * kMs;
+  env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
   const std::optional<LeaseGrant> before = elector.ValidLease();
   ASSERT_TRUE(before.has_value());
   for (int i = 0; i < 20; ++i) {
-    env.suspended_ns += 400 * kMs;  // each below the 500 ms pause threshold
+    env.suspended_ns += Millis(400);  // each below the 500 ms pause threshold
     if (!elector.ValidLease()) break;
   }
   EXPECT_FALSE(elector.ValidLease().has_value());
@@ -373,14 +374,14 @@ TEST(LeaseElector, SuspendsThatAddUpPastTheDeadlineEndTheLease) {
 // suspend does not hide it.
 TEST(LeaseElector, WallClockStepsNeitherFakeNorHideASuspend) {
   FakeEnv env;
-  env.stop_at = 1'000 * kMs;
+  env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
   LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
   RunUntilStopped(elector);
-  env.wall_offset += 60'000 * kMs;
+  env.wall_offset += Millis(60'000);
   EXPECT_TRUE(elector.ValidLease().has_value());
-  env.suspended_ns += 800 * kMs;
-  env.wall_offset -= 800 * kMs;  // the wall clock shows no gap at all
+  env.suspended_ns += Millis(800);
+  env.wall_offset -= Millis(800);  // the wall clock shows no gap at all
   EXPECT_FALSE(elector.ValidLease().has_value());
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
 }

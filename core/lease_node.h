@@ -15,6 +15,7 @@
 
 namespace leasesim::core {
 
+// A replica as a protocol node: the elector and the settlement job on one Env.
 class LeaseNode final : public ProtocolNode {
  public:
   // `rules` must outlive the node; a service keeps the default, the correct

@@ -54,6 +54,8 @@ enum class RecordWrite { kAcquire, kRenew, kRelease };
 // Where the settlement job may prove its lease before a side effect.
 enum class LeaseCheck { kBeforeItem, kBeforeWrite };
 
+// The correct protocol's decisions, one virtual function each; the zoo's
+// variants override one or two.
 class ProtocolRules {
  public:
   virtual ~ProtocolRules() = default;

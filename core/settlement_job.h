@@ -23,6 +23,7 @@ struct SettlementConfig {
   Nanos request_timeout = 0;   // per ledger call
 };
 
+// The job's leader callbacks: settle each due window once, fenced by the term.
 class SettlementJob {
  public:
   // `rules` must outlive the job; services keep the default.

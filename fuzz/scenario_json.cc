@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/units.h"
 #include "runner/fault_catalogue.h"
 #include "runner/fault_fields.h"
 
@@ -11,7 +12,7 @@ namespace {
 using Json = nlohmann::json;
 using runner::Nanos;
 
-std::int64_t Ms(Nanos ns) { return ns / sim::kNanosPerMilli; }
+std::int64_t Ms(Nanos ns) { return ns / base::kNanosPerMilli; }
 double Probability(std::uint32_t ppm) { return static_cast<double>(ppm) / 1'000'000.0; }
 
 Json Latency(const sim::LatencyModel& model) {
@@ -85,6 +86,7 @@ Json RegionsJson(const runner::RegionsSpec& regions) {
 
 // The KV store hosts ("kv"), every field written (docs/SCENARIOS.md).
 Json KvJson(const runner::KvSpec& kv) {
+  if (kv.replicated) return Json{{"replicated", true}};
   return Json{{"servers", kv.servers},
               {"ttl_clock", kv.server.ttl_clock == backends::KvTtlClock::kWall ? "wall" : "monotonic"},
               {"expire_on_access", kv.server.expire_on_access},

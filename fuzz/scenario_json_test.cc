@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "base/units.h"
 #include "runner/fault_catalogue.h"
 #include "runner/nemesis.h"
 #include "runner/run.h"
@@ -54,7 +55,7 @@ void AddArmedCopies(std::vector<Fault>& faults) {
     Fault armed = faults[i];
     armed.at_point = "after_cas_reply";
     armed.arrival = 4;
-    armed.lease_remaining_below = 2500 * sim::kNanosPerMilli;
+    armed.lease_remaining_below = base::Millis(2500);
     if (spec.target != runner::FaultTarget::kNode) armed.node = runner::NodeRef{.follower = true};
     faults.push_back(armed);
   }
@@ -91,7 +92,7 @@ TEST(ScenarioJson, TimedStrikesAndBuggifyReadBackAsWritten) {
       R"("nemesis": {"faults_max": 3, "timed_strikes": true}, "buggify": {"probability": 0.05, "delay_ms_max": 40})"));
   EXPECT_TRUE(scenario.nemesis.timed_strikes);
   EXPECT_EQ(scenario.buggify.probability_ppm, 50'000u);
-  EXPECT_EQ(scenario.buggify.delay_max, 40 * sim::kNanosPerMilli);
+  EXPECT_EQ(scenario.buggify.delay_max, base::Millis(40));
   const Scenario again = Parse(ScenarioFileText({scenario}));
   EXPECT_TRUE(again.nemesis.timed_strikes);
   EXPECT_TRUE(again.buggify == scenario.buggify);

@@ -6,12 +6,13 @@
 #include <set>
 
 #include "base/figures.h"
+#include "base/prng.h"
+#include "base/units.h"
 #include "core/fault_points.h"
 #include "core/probes.h"
 #include "fuzz/near_miss_records.h"
 #include "runner/case_generator.h"
 #include "runner/fault_generator.h"
-#include "sim/prng.h"
 
 namespace leasesim::fuzz {
 namespace {
@@ -31,6 +32,8 @@ struct Case {
   std::vector<std::size_t> sections;
 };
 
+// Answers the generator's questions from a case's recorded choices, drawing
+// and recording new ones past their end.
 class SequenceDraw final : public runner::FaultDraw {
  public:
   explicit SequenceDraw(Case& c) : case_(c), extend_(c.extend_seed) { case_.sections.clear(); }
@@ -48,7 +51,7 @@ class SequenceDraw final : public runner::FaultDraw {
 
  private:
   Case& case_;
-  sim::Prng extend_;
+  base::Prng extend_;
   std::size_t next_ = 0;
 };
 
@@ -86,8 +89,8 @@ std::vector<std::string> Features(const runner::RunResult& result) {
 
 Case Fresh(std::uint64_t session_seed, int index) {
   Case fresh;
-  fresh.seed = sim::DeriveSeed(session_seed, "case/" + std::to_string(index)) % 1'000'000 + 1;
-  fresh.extend_seed = sim::DeriveSeed(session_seed, "choices/" + std::to_string(index));
+  fresh.seed = base::DeriveSeed(session_seed, "case/" + std::to_string(index)) % 1'000'000 + 1;
+  fresh.extend_seed = base::DeriveSeed(session_seed, "choices/" + std::to_string(index));
   return fresh;
 }
 
@@ -104,7 +107,7 @@ bool WithinFiftiethOfLease(const runner::Scenario& scenario, const runner::RunRe
                            const std::string& figure) {
   const auto it = result.figures.find(figure);
   if (it == result.figures.end() || it->second <= 0) return false;
-  return it->second * sim::kNanosPerMilli * 50 < scenario.timing.lease_duration;
+  return it->second * base::kNanosPerMilli * 50 < scenario.timing.lease_duration;
 }
 
 // Whether a run came close to two leaders at once, to a stale write that
@@ -120,10 +123,12 @@ bool CloseCall(const runner::Scenario& scenario, const runner::RunResult& result
   return false;
 }
 
+// One search: the corpus of kept cases, the features seen, and the loop that
+// generates, runs, learns and stops.
 class Session {
  public:
   explicit Session(const SearchOptions& options)
-      : options_(options), prng_(sim::DeriveSeed(options.seed, "fuzz-session")) {}
+      : options_(options), prng_(base::DeriveSeed(options.seed, "fuzz-session")) {}
 
   SearchOutcome Run();
 
@@ -136,7 +141,7 @@ class Session {
   bool OutOfTime() const;
 
   const SearchOptions& options_;
-  sim::Prng prng_;
+  base::Prng prng_;
   std::vector<Kept> corpus_;
   // Features are named once, then counted by id: parent picks weigh every
   // kept case's features on every mutation.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/units.h"
 #include "runner/fault_catalogue.h"
 #include "runner/nemesis.h"
 
@@ -13,8 +14,10 @@ using runner::Fault;
 using runner::Nanos;
 using runner::Scenario;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
+using base::WholeMillis;
+using base::kNanosPerSecond;
 
 bool RefOk(const runner::NodeRef& ref, int nodes) { return ref.is_role() || ref.node <= nodes; }
 
@@ -53,6 +56,8 @@ bool HasDuration(const Fault& fault) {
   return runner::SpecOf(fault.kind).fields.contains(runner::FaultField::kDuration);
 }
 
+// Shrinks a failing scenario: adopts each smaller candidate that still
+// fails, within a budget of runs.
 class Shrinker {
  public:
   Shrinker(std::uint64_t seed, const StillFails& still_fails, int runs_max)
@@ -111,9 +116,9 @@ class Shrinker {
     for (std::size_t i = 0; i < best_.faults.size(); ++i) {
       if (!HasDuration(best_.faults[i])) continue;
       // Halve while it keeps failing, in whole milliseconds.
-      while (best_.faults[i].duration >= 2 * kMs) {
+      while (best_.faults[i].duration >= Millis(2)) {
         Scenario candidate = best_;
-        candidate.faults[i].duration = candidate.faults[i].duration / 2 / kMs * kMs;
+        candidate.faults[i].duration = WholeMillis(candidate.faults[i].duration / 2);
         if (!Try(candidate)) break;
         progress = true;
       }
@@ -162,11 +167,11 @@ class Shrinker {
 
   bool ShorterRun() {
     bool progress = false;
-    Nanos floor = kSecond;
+    Nanos floor = Seconds(1);
     for (const Fault& fault : best_.faults) floor = std::max(floor, fault.at);
-    while (best_.duration > floor + kSecond) {
+    while (best_.duration > floor + Seconds(1)) {
       Scenario candidate = best_;
-      candidate.duration = std::max(floor, (floor + best_.duration) / 2 / kSecond * kSecond);
+      candidate.duration = std::max(floor, (floor + best_.duration) / 2 / kNanosPerSecond * kNanosPerSecond);
       if (candidate.duration >= best_.duration) break;
       for (Fault& fault : candidate.faults) fault.at = std::min(fault.at, candidate.duration);
       if (!Try(candidate)) break;

@@ -5,10 +5,11 @@
 #include <set>
 #include <sstream>
 
-#include "runner/run.h"
-#include "fuzz/search.h"
-#include "runner/scenario_parser.h"
+#include "base/units.h"
 #include "core/protocol.h"
+#include "fuzz/search.h"
+#include "runner/run.h"
+#include "runner/scenario_parser.h"
 
 namespace leasesim::fuzz {
 std::string JoinKinds(const std::vector<std::string>& kinds) {
@@ -174,7 +175,7 @@ std::string FormatZooTable(const std::vector<ZooRow>& rows) {
     std::string size = "-";
     if (row.shrunk) {
       size = std::to_string(row.shrink.scenario.faults.size()) + ", " + std::to_string(row.shrink.scenario.nodes) +
-             ", " + std::to_string(row.shrink.scenario.duration / sim::kNanosPerSecond);
+             ", " + std::to_string(row.shrink.scenario.duration / base::kNanosPerSecond);
     }
     std::snprintf(line, sizeof line, "%-38s %-7s %-6s %-44s %s\n", row.variant.c_str(), row.caught ? "yes" : "NO",
                   row.caught ? std::to_string(row.first_seed).c_str() : (">" + std::to_string(row.seeds_run)).c_str(),

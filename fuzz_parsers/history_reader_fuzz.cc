@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const leasesim::checker::HistoryReadResult read = leasesim::checker::ReadHistory(text);
   if (!read.ok()) {
     Require(read.error->line >= 0 && read.error->line <= LineCount(text), "the error names a line of the input");
-    Require(!read.error->message.empty(), "the error says what is wrong");
+    Require(!read.error->rule.empty(), "the error says what is wrong");
     return 0;
   }
   const std::string written = leasesim::checker::HistoryToJsonLines(read.history);

@@ -97,7 +97,7 @@ void FaultInjector::Struck(const LiveFaultSpec& spec, const LiveFault& fault, co
                            const std::string& description, bool holder, std::int64_t now) {
   const std::int64_t heal_at = now + fault.duration_ms * kNanosPerMilli;
   checker::FaultRecord record;
-  record.kind = spec.history_kind;
+  record.kind = checker::FaultKindName(spec.is);
   record.nodes = NodesOf(spec, target);
   record.start_ns = Rel(now);
   record.end_ns = spec.instantaneous ? record.start_ns : Rel(heal_at);
@@ -113,12 +113,12 @@ void FaultInjector::ScheduleHeal(const LiveFaultSpec& spec, const LiveFault& fau
   if (spec.duration == DurationRule::kOptional && fault.duration_ms == 0) return;  // never heals
   queue_.At(at, [this, &spec, fault, target](std::int64_t now) {
     const HealNote note = spec.heal(m_, fault, target);
-    if (note.history_kind.empty()) {
+    if (!note.recorded) {
       if (!note.line.empty()) out_ << "live: " << Seconds(Rel(now)) << " " << note.line << "\n";
       return;
     }
     checker::FaultRecord record;
-    record.kind = note.history_kind;
+    record.kind = checker::FaultKindName(*note.recorded);
     record.nodes = NodesOf(spec, target);
     record.start_ns = record.end_ns = Rel(now);
     record.description = note.line;
@@ -136,7 +136,7 @@ void FaultInjector::OnSelfStop(const Incarnation& stopped, std::int64_t now) {
   const LiveFaultSpec& spec = SpecOf(armed.fault.kind);
   const std::int64_t heal_at = now + armed.fault.duration_ms * kNanosPerMilli;
   checker::FaultRecord record;
-  record.kind = spec.history_kind;
+  record.kind = checker::FaultKindName(spec.is);
   record.nodes = {stopped.node};
   record.start_ns = Rel(now);
   record.end_ns = Rel(heal_at);
@@ -164,7 +164,7 @@ void FaultInjector::ExpireArmed(std::int64_t now) {
 void FaultInjector::Skip(const LiveFaultSpec& spec, const LiveFault& fault, std::vector<int> nodes,
                          const std::string& reason, std::int64_t now) {
   checker::FaultRecord record;
-  record.kind = spec.history_kind;
+  record.kind = checker::FaultKindName(spec.is);
   record.nodes = std::move(nodes);
   record.start_ns = record.end_ns = Rel(now);
   record.description = "skipped: " + fault.text + " (" + reason + ")";

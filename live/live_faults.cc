@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <sstream>
+
+#include <absl/strings/str_format.h>
+#include <absl/strings/str_join.h>
 
 #include "live/processes.h"
 
@@ -52,8 +54,8 @@ StrikeOutcome StrikeKill(FaultMechanisms& m, const LiveFault& fault, const Struc
 HealNote HealKill(FaultMechanisms& m, const LiveFault&, const StruckTarget& t) {
   const std::string node = "n" + std::to_string(t.number);
   const int incarnation = m.RestartNode(t.number);
-  if (incarnation == 0) return {"could not restart " + node, ""};
-  return {"restarted " + node + " as " + node + "#" + std::to_string(incarnation), "restart"};
+  if (incarnation == 0) return {"could not restart " + node, std::nullopt};
+  return {"restarted " + node + " as " + node + "#" + std::to_string(incarnation), checker::FaultKind::kRestart};
 }
 
 StrikeOutcome StrikeEtcdStop(FaultMechanisms& m, const LiveFault& fault, const StruckTarget& t, std::string& d) {
@@ -69,7 +71,7 @@ StrikeOutcome StrikeEtcdStop(FaultMechanisms& m, const LiveFault& fault, const S
 HealNote HealEtcdStop(FaultMechanisms& m, const LiveFault&, const StruckTarget& t) {
   const std::string error = m.RestartEtcdMember(t.number);
   const std::string member = "etcd member m" + std::to_string(t.number);
-  return {error.empty() ? member + " restarted" : member + " did not restart: " + error, ""};
+  return {error.empty() ? member + " restarted" : member + " did not restart: " + error, std::nullopt};
 }
 
 StrikeOutcome StrikeCut(FaultMechanisms& m, const LiveFault& fault, const StruckTarget& t, std::string& d) {
@@ -93,8 +95,8 @@ StrikeOutcome StrikeDelay(FaultMechanisms& m, const LiveFault& fault, const Stru
     return StrikeOutcome::kSkipped;
   }
   const LinkLatency latency{fault.value_ms, fault.jitter_ms};
-  const bool up = fault.kind != FaultKind::kDelayDown;
-  const bool down = fault.kind != FaultKind::kDelayUp;
+  const bool up = fault.kind != LiveFaultKind::kDelayDown;
+  const bool down = fault.kind != LiveFaultKind::kDelayUp;
   m.SlowNode(t.number, up ? latency : LinkLatency{}, down ? latency : LinkLatency{});
   const char* way = up && down ? "etcd traffic" : (up ? "requests to etcd" : "answers from etcd");
   d = "delay " + t.who + "'s " + way + " by " + std::to_string(fault.value_ms) +
@@ -125,10 +127,29 @@ HealNote HealStall(FaultMechanisms& m, const LiveFault&, const StruckTarget& t) 
 
 // --- The table ----------------------------------------------------------------
 
+// The delays differ only in the way they hold (StrikeDelay reads it from the
+// kind). Any delay is within the assumptions: the protocol assumes an
+// asynchronous network and judges leases on its own clock only.
+constexpr LiveFaultSpec DelayRow(LiveFaultKind kind, const char* name, const char* summary) {
+  return {.kind = kind,
+          .name = name,
+          .is = checker::FaultKind::kStoreLatency,
+          .summary = summary,
+          .target = TargetKind::kNode,
+          .duration = DurationRule::kRequired,
+          .value = "milliseconds each forwarded chunk is held",
+          .value_max = 10'000,
+          .jitter = true,
+          .behind_proxy = true,
+          .within_assumptions = Always,
+          .strike = StrikeDelay,
+          .heal = HealDelay};
+}
+
 constexpr LiveFaultSpec kTable[] = {
-    {.kind = FaultKind::kPause,
+    {.kind = LiveFaultKind::kPause,
      .name = "pause",
-     .history_kind = "pause",
+     .is = checker::FaultKind::kPause,
      .summary = "SIGSTOP the node, SIGCONT after DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kRequired,
@@ -136,9 +157,9 @@ constexpr LiveFaultSpec kTable[] = {
      .within_assumptions = WithinPauseBudget,
      .strike = StrikePause,
      .heal = HealPause},
-    {.kind = FaultKind::kPauseMidBatch,
+    {.kind = LiveFaultKind::kPauseMidBatch,
      .name = "pause-mid-batch",
-     .history_kind = "pause",
+     .is = checker::FaultKind::kPause,
      .summary = "the node stops itself just before its next ledger write, held for DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kRequired,
@@ -146,9 +167,9 @@ constexpr LiveFaultSpec kTable[] = {
      .within_assumptions = WithinPauseBudget,
      .strike = ArmPauseMidBatch,
      .heal = HealPause},
-    {.kind = FaultKind::kKill,
+    {.kind = LiveFaultKind::kKill,
      .name = "kill",
-     .history_kind = "crash",
+     .is = checker::FaultKind::kCrash,
      .summary = "SIGKILL the node; with +DURATION restart it (a new incarnation) after DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kOptional,
@@ -157,18 +178,18 @@ constexpr LiveFaultSpec kTable[] = {
      .within_assumptions = Always,
      .strike = StrikeKill,
      .heal = HealKill},
-    {.kind = FaultKind::kEtcdStop,
+    {.kind = LiveFaultKind::kEtcdStop,
      .name = "etcd-stop",
-     .history_kind = "store_member_crash",
+     .is = checker::FaultKind::kReplicaCrash,
      .summary = "SIGKILL an etcd member (TARGET: the raft leader or 1..3), restart it after DURATION",
      .target = TargetKind::kEtcdMember,
      .duration = DurationRule::kRequired,
      .within_assumptions = Always,
      .strike = StrikeEtcdStop,
      .heal = HealEtcdStop},
-    {.kind = FaultKind::kCut,
+    {.kind = LiveFaultKind::kCut,
      .name = "cut",
-     .history_kind = "partition",
+     .is = checker::FaultKind::kIsolateFromStore,
      .summary = "close the node's etcd connections (through the proxy) and refuse new ones for DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kRequired,
@@ -177,52 +198,15 @@ constexpr LiveFaultSpec kTable[] = {
      .within_assumptions = Always,
      .strike = StrikeCut,
      .heal = HealCut},
-    // Any delay is within the assumptions: the protocol assumes an
-    // asynchronous network and judges leases on its own clock only.
-    {.kind = FaultKind::kDelay,
-     .name = "delay",
-     .history_kind = "store_latency",
-     .summary = "hold each chunk of the node's etcd traffic, both ways (proxy), MS ms plus up to J, for DURATION",
-     .target = TargetKind::kNode,
-     .duration = DurationRule::kRequired,
-     .value = "milliseconds each forwarded chunk is held",
-     .value_max = 10'000,
-     .jitter = true,
-     .behind_proxy = true,
-     .within_assumptions = Always,
-     .strike = StrikeDelay,
-     .heal = HealDelay},
-    {.kind = FaultKind::kDelayUp,
-     .name = "delay-up",
-     .history_kind = "store_latency",
-     .summary = "the same for the node's requests to etcd only",
-     .target = TargetKind::kNode,
-     .duration = DurationRule::kRequired,
-     .value = "milliseconds each forwarded chunk is held",
-     .value_max = 10'000,
-     .jitter = true,
-     .behind_proxy = true,
-     .within_assumptions = Always,
-     .strike = StrikeDelay,
-     .heal = HealDelay},
-    {.kind = FaultKind::kDelayDown,
-     .name = "delay-down",
-     .history_kind = "store_latency",
-     .summary = "the same for etcd's answers to the node only",
-     .target = TargetKind::kNode,
-     .duration = DurationRule::kRequired,
-     .value = "milliseconds each forwarded chunk is held",
-     .value_max = 10'000,
-     .jitter = true,
-     .behind_proxy = true,
-     .within_assumptions = Always,
-     .strike = StrikeDelay,
-     .heal = HealDelay},
-    // A stall is a partition that does not close connections: requests
-    // time out (unknown outcome) instead of being refused.
-    {.kind = FaultKind::kStall,
+    DelayRow(LiveFaultKind::kDelay, "delay",
+             "hold each chunk of the node's etcd traffic, both ways (proxy), MS ms plus up to J, for DURATION"),
+    DelayRow(LiveFaultKind::kDelayUp, "delay-up", "the same for the node's requests to etcd only"),
+    DelayRow(LiveFaultKind::kDelayDown, "delay-down", "the same for etcd's answers to the node only"),
+    // A stall is a clog of the node's etcd traffic (held, then delivered),
+    // not a cut: requests time out (unknown outcome) instead of being refused.
+    {.kind = LiveFaultKind::kStall,
      .name = "stall",
-     .history_kind = "partition",
+     .is = checker::FaultKind::kClog,
      .summary = "keep the node's etcd connections open but pass nothing either way, for DURATION",
      .target = TargetKind::kNode,
      .duration = DurationRule::kRequired,
@@ -259,6 +243,17 @@ std::optional<std::int64_t> ParseWhole(const std::string& text) {
   }
 }
 
+// The words of the kinds the rows are, each once, in table order.
+std::string KindWords() {
+  std::string words;
+  for (std::size_t i = 0; i < std::size(kTable); ++i) {
+    bool earlier = false;
+    for (std::size_t j = 0; j < i; ++j) earlier = earlier || kTable[j].is == kTable[i].is;
+    if (!earlier) words += (words.empty() ? "" : ", ") + std::string(checker::FaultKindName(kTable[i].is));
+  }
+  return words;
+}
+
 // The parts of one item, split at its punctuation.
 struct ItemParts {
   std::string kind, value, target, when, duration;
@@ -286,13 +281,6 @@ std::string Split(const std::string& item, ItemParts& parts) {
   }
   parts.kind = head;
   return {};
-}
-
-const LiveFaultSpec* FindSpec(const std::string& name) {
-  for (const LiveFaultSpec& spec : kTable) {
-    if (name == spec.name) return &spec;
-  }
-  return nullptr;
 }
 
 std::string ParseTarget(const LiveFaultSpec& spec, const std::string& target, int nodes, LiveFault& fault) {
@@ -350,8 +338,10 @@ std::string ParseTimes(const LiveFaultSpec& spec, const ItemParts& parts, LiveFa
 std::string ParseItem(const std::string& item, int nodes, LiveFault& fault) {
   ItemParts parts;
   if (std::string error = Split(item, parts); !error.empty()) return error;
-  const LiveFaultSpec* spec = FindSpec(parts.kind);
-  if (spec == nullptr) return "unknown kind \"" + parts.kind + "\" (" + FaultKindNames() + ")";
+  const LiveFaultSpec* spec = FindLiveFault(parts.kind);
+  if (spec == nullptr) {
+    return "unknown kind \"" + parts.kind + "\" (" + FaultKindNames() + "; or the kind one is: " + KindWords() + ")";
+  }
   fault.kind = spec->kind;
   fault.text = item;
   if (std::string error = ParseValue(*spec, parts, fault); !error.empty()) return error;
@@ -363,24 +353,31 @@ std::string ParseItem(const std::string& item, int nodes, LiveFault& fault) {
 
 std::span<const LiveFaultSpec> LiveFaultTable() { return kTable; }
 
-const LiveFaultSpec& SpecOf(FaultKind kind) {
+const LiveFaultSpec& SpecOf(LiveFaultKind kind) {
   const LiveFaultSpec& spec = kTable[static_cast<std::size_t>(kind)];
-  assert(spec.kind == kind);  // the table is in FaultKind order
+  assert(spec.kind == kind);  // the table is in LiveFaultKind order
   return spec;
 }
 
-const char* FaultKindName(FaultKind kind) { return SpecOf(kind).name; }
+const char* FaultKindName(LiveFaultKind kind) { return SpecOf(kind).name; }
 
 std::string FaultKindNames() {
-  std::string names;
-  for (const LiveFaultSpec& spec : kTable) names += (names.empty() ? "" : ", ") + std::string(spec.name);
-  return names;
+  return absl::StrJoin(kTable, ", ", [](std::string* out, const LiveFaultSpec& spec) { out->append(spec.name); });
+}
+
+const LiveFaultSpec* FindLiveFault(const std::string& kind) {
+  for (const LiveFaultSpec& spec : kTable) {
+    if (kind == spec.name) return &spec;
+  }
+  const std::optional<checker::FaultKind> word = checker::kFaultKindNames.Parse(kind);
+  for (const LiveFaultSpec& spec : kTable) {
+    if (word == spec.is) return &spec;
+  }
+  return nullptr;
 }
 
 std::string Seconds(std::int64_t ns) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(ns) / 1e9);
-  return text;
+  return absl::StrFormat("%.2f s", static_cast<double>(ns) / 1e9);
 }
 
 std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults) {

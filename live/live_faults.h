@@ -6,21 +6,28 @@
 // parser and the injector (live/fault_injector.h) both iterate this table;
 // the mechanisms it strikes through (signals to node processes, an etcd
 // member killed, the proxy) sit behind FaultMechanisms. The shape follows
-// the simulator's fault catalogue (docs/LIVE.md, "Faults").
+// the simulator's fault catalogue (docs/LIVE.md, "Faults"), and each live
+// kind says which kind of the one fault vocabulary it is
+// (checker/fault_kind.h): a kill is a crash, a cut an isolate_from_store.
+// That word is what the history records, and --faults takes it too.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "base/units.h"
+#include "checker/fault_kind.h"
 
 namespace leasesim::live {
 
 using base::kNanosPerMilli;
 
-enum class FaultKind {
+// How a live run injects a fault: the mechanisms, several of which may be
+// one kind of the shared vocabulary (LiveFaultSpec::is).
+enum class LiveFaultKind {
   kPause,          // SIGSTOP the node, SIGCONT after the duration
   kPauseMidBatch,  // the node stops itself just before its next ledger write, held for the duration
   kKill,           // SIGKILL the node; restarted (new incarnation) after the duration, if one is given
@@ -41,7 +48,7 @@ struct LinkLatency {
 
 // One fault as written in --faults: KIND[=VALUE][:TARGET]@AT[+DURATION].
 struct LiveFault {
-  FaultKind kind = FaultKind::kPause;
+  LiveFaultKind kind = LiveFaultKind::kPause;
   bool leader = false;  // target resolved when the fault fires (lease holder / etcd leader)
   int target = 0;       // node number (1-based) or etcd member (1-based)
   std::int64_t at_ms = 0;
@@ -107,18 +114,20 @@ struct StruckTarget {
   std::string who;      // "n2#1 (the lease holder)", "etcd member m3 (the etcd leader)"
 };
 
-// What a heal did: a line for the console and, when `history_kind` is set,
-// an instantaneous fault of that kind for the history (a restart).
+// What a heal did: a line for the console and, when `recorded` is set, an
+// instantaneous fault of that kind for the history (a restart).
 struct HealNote {
   std::string line;
-  std::string history_kind;
+  std::optional<checker::FaultKind> recorded;
 };
 
 // One row of the table.
 struct LiveFaultSpec {
-  FaultKind kind = FaultKind::kPause;
+  LiveFaultKind kind = LiveFaultKind::kPause;
   const char* name = "";          // as written in --faults
-  const char* history_kind = "";  // checker::FaultRecord::kind
+  // The kind it is in the one fault vocabulary: its word in the history and,
+  // for the first row that is that kind, in --faults too ("crash:2@5+3").
+  checker::FaultKind is = checker::FaultKind::kPause;
   const char* summary = "";       // what it does, one line (usage text)
   TargetKind target = TargetKind::kNode;
   DurationRule duration = DurationRule::kRequired;
@@ -135,12 +144,15 @@ struct LiveFaultSpec {
   HealNote (*heal)(FaultMechanisms& m, const LiveFault& fault, const StruckTarget& target) = nullptr;
 };
 
-// Every live fault kind, in the order of FaultKind.
+// Every live fault kind, in the order of LiveFaultKind.
 std::span<const LiveFaultSpec> LiveFaultTable();
-const LiveFaultSpec& SpecOf(FaultKind kind);
-const char* FaultKindName(FaultKind kind);
+const LiveFaultSpec& SpecOf(LiveFaultKind kind);
+const char* FaultKindName(LiveFaultKind kind);
 // "pause, pause-mid-batch, ..." (for messages).
 std::string FaultKindNames();
+// The row a --faults KIND names: a row's name, or a word of the one
+// vocabulary naming the first row that is that kind; null when neither.
+const LiveFaultSpec* FindLiveFault(const std::string& kind);
 
 // The most faults one run takes (each keeps at most two actions pending).
 inline constexpr std::size_t kMaxLiveFaults = 1000;

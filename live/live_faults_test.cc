@@ -21,16 +21,16 @@ TEST(LiveFaults, ParsesTheListFormat) {
   std::vector<LiveFault> faults;
   ASSERT_EQ(ParseFaults("kill:2@16,pause:leader@6+8,etcd-stop:leader@24.5+4,cut:1@30+2,pause-mid-batch@3+9", 3, faults), "");
   ASSERT_EQ(faults.size(), 5u);
-  EXPECT_EQ(faults[0].kind, FaultKind::kPauseMidBatch);  // sorted by time
+  EXPECT_EQ(faults[0].kind, LiveFaultKind::kPauseMidBatch);  // sorted by time
   EXPECT_TRUE(faults[0].leader);
-  EXPECT_EQ(faults[1].kind, FaultKind::kPause);
+  EXPECT_EQ(faults[1].kind, LiveFaultKind::kPause);
   EXPECT_EQ(faults[1].at_ms, 6'000);
   EXPECT_EQ(faults[1].duration_ms, 8'000);
-  EXPECT_EQ(faults[2].kind, FaultKind::kKill);
+  EXPECT_EQ(faults[2].kind, LiveFaultKind::kKill);
   EXPECT_EQ(faults[2].target, 2);
   EXPECT_EQ(faults[2].duration_ms, 0);  // no restart
   EXPECT_EQ(faults[3].at_ms, 24'500);
-  EXPECT_EQ(faults[4].kind, FaultKind::kCut);
+  EXPECT_EQ(faults[4].kind, LiveFaultKind::kCut);
 }
 
 TEST(LiveFaults, RejectsMalformedItemsWithTheReason) {
@@ -51,7 +51,7 @@ TEST(LiveFaults, DelayTakesMillisecondsPerChunk) {
   std::vector<LiveFault> faults;
   ASSERT_EQ(ParseFaults("delay=250:2@4+6", 3, faults), "");
   ASSERT_EQ(faults.size(), 1u);
-  EXPECT_EQ(faults[0].kind, FaultKind::kDelay);
+  EXPECT_EQ(faults[0].kind, LiveFaultKind::kDelay);
   EXPECT_EQ(faults[0].value_ms, 250);
   EXPECT_EQ(faults[0].target, 2);
   EXPECT_EQ(faults[0].duration_ms, 6'000);
@@ -66,13 +66,13 @@ TEST(LiveFaults, DelaysTakeAJitterAndADirectionAndStallTakesNoValue) {
   ASSERT_EQ(ParseFaults("delay-up=300~100:leader@4+6,delay-down=50:1@5+1,delay=20~0:2@6+1,stall:3@7+2", 3, faults),
             "");
   ASSERT_EQ(faults.size(), 4u);
-  EXPECT_EQ(faults[0].kind, FaultKind::kDelayUp);
+  EXPECT_EQ(faults[0].kind, LiveFaultKind::kDelayUp);
   EXPECT_EQ(faults[0].value_ms, 300);
   EXPECT_EQ(faults[0].jitter_ms, 100);
-  EXPECT_EQ(faults[1].kind, FaultKind::kDelayDown);
+  EXPECT_EQ(faults[1].kind, LiveFaultKind::kDelayDown);
   EXPECT_EQ(faults[1].jitter_ms, 0);
-  EXPECT_EQ(faults[2].kind, FaultKind::kDelay);
-  EXPECT_EQ(faults[3].kind, FaultKind::kStall);
+  EXPECT_EQ(faults[2].kind, LiveFaultKind::kDelay);
+  EXPECT_EQ(faults[3].kind, LiveFaultKind::kStall);
   EXPECT_EQ(faults[3].target, 3);
   EXPECT_NE(ParseFaults("delay-up=300~x:1@4+6", 3, faults).find("delay-up=MS[~JITTER] needs MS"), std::string::npos);
   EXPECT_NE(ParseFaults("delay=300~10001:1@4+6", 3, faults).find("JITTER: 0..10000"), std::string::npos);
@@ -95,6 +95,31 @@ TEST(LiveFaultTable, OneRowPerKindInOrderWithEveryHook) {
     ASSERT_EQ(ParseFaults(std::string(table[i].name) + value + ":1@1+1", 3, faults), "") << table[i].name;
     EXPECT_EQ(faults[0].kind, table[i].kind);
   }
+}
+
+// A scenario's word for a fault names the live fault that is that kind, so
+// the simulator and a live run share one vocabulary (checker/fault_kind.h).
+TEST(LiveFaultTable, TheSharedWordNamesTheFirstRowThatIsItsKind) {
+  std::vector<LiveFault> faults;
+  ASSERT_EQ(ParseFaults("crash:2@1+3,replica_crash:leader@2+1,isolate_from_store:1@3+1,store_latency=200:1@4+1,"
+                        "clog:1@5+1,pause:1@6+1",
+                        3, faults),
+            "");
+  ASSERT_EQ(faults.size(), 6u);
+  EXPECT_EQ(faults[0].kind, LiveFaultKind::kKill);
+  EXPECT_EQ(faults[0].duration_ms, 3'000);
+  EXPECT_EQ(faults[1].kind, LiveFaultKind::kEtcdStop);
+  EXPECT_EQ(faults[2].kind, LiveFaultKind::kCut);
+  EXPECT_EQ(faults[3].kind, LiveFaultKind::kDelay);
+  EXPECT_EQ(faults[3].value_ms, 200);
+  EXPECT_EQ(faults[4].kind, LiveFaultKind::kStall);
+  EXPECT_EQ(faults[5].kind, LiveFaultKind::kPause);
+  // A word no row is stays unknown, and the message lists the words there are.
+  const std::string unknown = ParseFaults("kv_crash:1@1+1", 3, faults);
+  EXPECT_NE(unknown.find("unknown kind \"kv_crash\""), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("or the kind one is: pause, crash, replica_crash, isolate_from_store, store_latency, clog"),
+            std::string::npos)
+      << unknown;
 }
 
 // Records every mechanism call as a word list; the state a test sets up.
@@ -243,10 +268,11 @@ TEST_F(Injector, ProxyFaultsAndEtcdStopsStrikeAndHeal) {
   ASSERT_EQ(log().size(), 6u);
   EXPECT_EQ(log()[0].kind, "store_latency");
   EXPECT_TRUE(log()[0].within_assumptions);
-  EXPECT_EQ(log()[1].kind, "partition");
-  EXPECT_EQ(log()[2].kind, "store_member_crash");
+  // Each recorded as the kind it is, in the words scenarios use (checker/fault_kind.h).
+  EXPECT_EQ(log()[1].kind, "isolate_from_store");
+  EXPECT_EQ(log()[2].kind, "replica_crash");
   EXPECT_NE(log()[3].description.find("requests to etcd by 300+[0..40] ms"), std::string::npos) << log()[3].description;
-  EXPECT_EQ(log()[5].kind, "partition");
+  EXPECT_EQ(log()[5].kind, "clog");
   EXPECT_TRUE(log()[5].within_assumptions);
   EXPECT_TRUE(log()[2].nodes.empty());  // a store-wide fault
 }

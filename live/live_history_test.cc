@@ -26,9 +26,11 @@ namespace leasesim::live {
 namespace {
 
 using Json = nlohmann::json;
-constexpr std::int64_t kMs = base::kNanosPerMilli;
-constexpr std::int64_t kT0 = 1'000'000 * kMs;  // CLOCK_MONOTONIC at the run's start
+using base::Millis;
+using base::kNanosPerMilli;
+constexpr std::int64_t kT0 = Millis(1'000'000);  // CLOCK_MONOTONIC at the run's start
 
+// A node's journal written by hand, one JSON line at a time.
 class Journal {
  public:
   explicit Journal(std::string path) : path_(std::move(path)) {}
@@ -47,21 +49,22 @@ class Journal {
 Json Event(const std::string& event, const std::string& holder, std::int64_t term, std::int64_t at_ms,
            std::int64_t valid_until_ms = 0) {
   Json json = {{"t", "ev"}, {"event", event}, {"holder", holder}, {"term", term}, {"version", 1},
-               {"monotonic_ns", kT0 + at_ms * kMs}, {"at", kT0 + at_ms * kMs}};
-  if (valid_until_ms > 0) json["valid_until_ns"] = kT0 + valid_until_ms * kMs;
+               {"monotonic_ns", kT0 + at_ms * kNanosPerMilli}, {"at", kT0 + at_ms * kNanosPerMilli}};
+  if (valid_until_ms > 0) json["valid_until_ns"] = kT0 + valid_until_ms * kNanosPerMilli;
   return json;
 }
 
 Json Send(std::int64_t w, const std::string& write_id, std::int64_t token, std::int64_t window, std::int64_t at_ms) {
   return {{"t", "ls"}, {"w", w}, {"write_id", write_id}, {"token", token},
           {"key", "settlement/window-" + std::to_string(window)}, {"window", window}, {"valid", true},
-          {"at", kT0 + at_ms * kMs}};
+          {"at", kT0 + at_ms * kNanosPerMilli}};
 }
 
 Json Reply(std::int64_t w, const std::string& status, std::int64_t at_ms) {
-  return {{"t", "lc"}, {"w", w}, {"status", status}, {"at", kT0 + at_ms * kMs}};
+  return {{"t", "lc"}, {"w", w}, {"status", status}, {"at", kT0 + at_ms * kNanosPerMilli}};
 }
 
+// The fixture: a scratch directory per test for journals and merged files.
 class MergeTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -76,32 +79,32 @@ class MergeTest : public ::testing::Test {
   // killed mid-renewal at 2.5 s; n2 acquires term 2 at 7 s and demotes at 8 s.
   MergeInput CleanRun() {
     Journal n1(Path("n1.1.jsonl"));
-    n1.Line({{"t", "hello"}, {"identity", "n1#1"}, {"at", kT0 + 1 * kMs}})
+    n1.Line({{"t", "hello"}, {"identity", "n1#1"}, {"at", kT0 + Millis(1)}})
         .Line({{"t", "si"}, {"op", 1}, {"kind", "create"}, {"key", "k"}, {"ev", 0},
-               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 10 * kMs}})
+               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", Millis(4000)}}}, {"at", kT0 + Millis(10)}})
         .Line({{"t", "sc"}, {"op", 1}, {"status", "ok"}, {"found", true}, {"version", 1},
-               {"rv", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 14 * kMs}})
+               {"rv", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", Millis(4000)}}}, {"at", kT0 + Millis(14)}})
         .Line(Event("acquired", "n1#1", 1, 14, 3010))
         .Line({{"t", "si"}, {"op", 2}, {"kind", "cas"}, {"key", "k"}, {"ev", 1},
-               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 1010 * kMs}})
+               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", Millis(4000)}}}, {"at", kT0 + Millis(1010)}})
         .Line({{"t", "sc"}, {"op", 2}, {"status", "ok"}, {"found", true}, {"version", 2},
-               {"rv", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 1013 * kMs}})
+               {"rv", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", Millis(4000)}}}, {"at", kT0 + Millis(1013)}})
         .Line(Event("renewed", "n1#1", 1, 1013, 4010))
         .Line(Send(3, "n1#1/1", 1, 0, 1500))
         .Line(Reply(3, "applied", 1504))
         // The next renewal never completes: the process was killed mid-call.
         .Line({{"t", "si"}, {"op", 4}, {"kind", "cas"}, {"key", "k"}, {"ev", 2},
-               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", 4000 * kMs}}}, {"at", kT0 + 2010 * kMs}})
+               {"v", {{"holder", "n1#1"}, {"term", 1}, {"duration_ns", Millis(4000)}}}, {"at", kT0 + Millis(2010)}})
         .Save();
     Journal n2(Path("n2.1.jsonl"));
     n2.Line(Event("acquired", "n2#1", 2, 7000, 10000)).Line(Event("demoted", "n2#1", 2, 8000)).Save();
 
     MergeInput input;
     input.start_mono = kT0;
-    input.end_mono = kT0 + 20'000 * kMs;
+    input.end_mono = kT0 + Millis(20'000);
     input.node_count = 2;
     input.journals = {{1, 1, n1.path()}, {2, 1, n2.path()}};
-    input.kills = {{1, 1, kT0 + 2'500 * kMs}};
+    input.kills = {{1, 1, kT0 + Millis(2'500)}};
     input.applied = {etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 0, .revision = 9}};
     return input;
   }
@@ -115,23 +118,23 @@ TEST_F(MergeTest, BuildsBeliefsOpsAndWritesOnOneTimeLine) {
   EXPECT_TRUE(merged.warnings.empty());
   ASSERT_EQ(h.store_ops.size(), 3u);
   EXPECT_EQ(h.store_ops[0].kind, checker::StoreOpKind::kCreate);
-  EXPECT_EQ(h.store_ops[0].invoke_ns, 10 * kMs);
-  EXPECT_EQ(h.store_ops[0].complete_ns, 14 * kMs);
+  EXPECT_EQ(h.store_ops[0].invoke_ns, Millis(10));
+  EXPECT_EQ(h.store_ops[0].complete_ns, Millis(14));
   EXPECT_EQ(h.store_ops[0].outcome, checker::Outcome::kOk);
   EXPECT_EQ(h.store_ops[1].version, 2);
   EXPECT_EQ(h.store_ops[2].outcome, checker::Outcome::kUnknown);
   EXPECT_EQ(h.store_ops[2].complete_ns, checker::kNeverNs);
   ASSERT_EQ(h.beliefs.size(), 2u);
   EXPECT_EQ(h.beliefs[0].holder, "n1#1");
-  EXPECT_EQ(h.beliefs[0].from_ns, 14 * kMs);
-  EXPECT_EQ(h.beliefs[0].until_ns, 2'500 * kMs);  // killed before its deadline (4.01 s)
+  EXPECT_EQ(h.beliefs[0].from_ns, Millis(14));
+  EXPECT_EQ(h.beliefs[0].until_ns, Millis(2'500));  // killed before its deadline (4.01 s)
   EXPECT_EQ(h.beliefs[0].end_reason, "crash");
-  EXPECT_EQ(h.beliefs[1].until_ns, 8'000 * kMs);
+  EXPECT_EQ(h.beliefs[1].until_ns, Millis(8'000));
   ASSERT_EQ(h.ledger_writes.size(), 1u);
   EXPECT_EQ(h.ledger_writes[0].result, checker::LedgerResult::kApplied);
-  EXPECT_EQ(h.ledger_writes[0].arrived_ns, 1'504 * kMs);
+  EXPECT_EQ(h.ledger_writes[0].arrived_ns, Millis(1'504));
   ASSERT_EQ(merged.renewal_latencies_ns.size(), 1u);
-  EXPECT_EQ(merged.renewal_latencies_ns[0], 3 * kMs);
+  EXPECT_EQ(merged.renewal_latencies_ns[0], Millis(3));
   EXPECT_TRUE(checker::CheckHistory(h).ok());
 }
 
@@ -150,20 +153,20 @@ TEST_F(MergeTest, CallbacksAndMetricsBecomeRecordsTheCheckerJudges) {
   stopped["reason"] = "deadline";
   Json gauge_down = gauge_up;
   gauge_down["value"] = 0;
-  gauge_down["monotonic_ns"] = kT0 + 8'500 * kMs;
+  gauge_down["monotonic_ns"] = kT0 + Millis(8'500);
   n2.Line(Event("acquired", "n2#1", 2, 7000, 10000)).Line(gauge_up).Line(started).Line(step);
   n2.Line(Event("demoted", "n2#1", 2, 8000)).Line(stopped).Line(gauge_down).Save();
   MergeInput input;
   input.start_mono = kT0;
-  input.end_mono = kT0 + 20'000 * kMs;
+  input.end_mono = kT0 + Millis(20'000);
   input.node_count = 2;
   input.journals = {{2, 1, n2.path()}};
-  input.assumptions.callback_bound_ns = 100 * kMs;
+  input.assumptions.callback_bound_ns = Millis(100);
   const checker::History h = MergeJournals(input).history;
   ASSERT_EQ(h.callbacks.size(), 3u);
   EXPECT_EQ(h.callbacks[0].kind, checker::CallbackKind::kStarted);
   EXPECT_EQ(h.callbacks[0].process, "n2#1");
-  EXPECT_EQ(h.callbacks[0].at_ns, 7'050 * kMs);
+  EXPECT_EQ(h.callbacks[0].at_ns, Millis(7'050));
   EXPECT_EQ(h.callbacks[1].kind, checker::CallbackKind::kJobStep);
   EXPECT_TRUE(h.callbacks[1].lease_valid);
   EXPECT_EQ(h.callbacks[2].reason, "deadline");
@@ -188,7 +191,7 @@ TEST_F(MergeTest, ANewLeaderReportIsJudgedByTheWritesSentByThen) {
   n3.Line(told).Line(told_wrong).Save();
   input.journals.push_back({3, 1, n3.path()});
   input.node_count = 3;
-  input.assumptions.callback_bound_ns = 100 * kMs;
+  input.assumptions.callback_bound_ns = Millis(100);
   const checker::History h = MergeJournals(input).history;
   ASSERT_EQ(h.callbacks.size(), 2u);
   // (CleanRun's journals report no started callbacks: callback_late is
@@ -211,7 +214,7 @@ TEST_F(MergeTest, TheLedgerDecidesWhatWasAppliedAndInWhichOrder) {
   n2.Line(Send(1, "n2#1/1", 2, 1, 9'000)).Line(Reply(1, "applied", 9'010)).Save();
   MergeInput input;
   input.start_mono = kT0;
-  input.end_mono = kT0 + 20'000 * kMs;
+  input.end_mono = kT0 + Millis(20'000);
   input.node_count = 2;
   input.journals = {{1, 1, n1.path()}, {2, 1, n2.path()}};
   input.applied = {etcd::AppliedBatch{.write_id = "n2#1/1", .token = 2, .window = 1, .revision = 20},
@@ -234,14 +237,14 @@ TEST_F(MergeTest, ALeaderAliveAtTheEndLeadsUntilItsLastLineNotTheRecordedEnd) {
   n1.Line(Event("acquired", "n1#1", 1, 100, 12'000)).Line(Send(1, "n1#1/1", 1, 9, 10'005)).Save();
   MergeInput input;
   input.start_mono = kT0;
-  input.end_mono = kT0 + 10'001 * kMs;
+  input.end_mono = kT0 + Millis(10'001);
   input.node_count = 1;
   input.journals = {{1, 1, n1.path()}};
   input.applied = {etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 9, .revision = 5}};
   const MergeOutput merged = MergeJournals(input);
   const checker::History& h = merged.history;
   ASSERT_EQ(h.beliefs.size(), 1u);
-  EXPECT_EQ(h.beliefs[0].until_ns, 10'005 * kMs);
+  EXPECT_EQ(h.beliefs[0].until_ns, Millis(10'005));
   EXPECT_EQ(h.beliefs[0].end_reason, "end_of_run");
   const checker::Verdict verdict = checker::CheckHistory(h);
   EXPECT_TRUE(verdict.ok()) << (verdict.violations.empty() ? "" : verdict.violations[0].message);
@@ -250,11 +253,11 @@ TEST_F(MergeTest, ALeaderAliveAtTheEndLeadsUntilItsLastLineNotTheRecordedEnd) {
 
 TEST_F(MergeTest, AMergedHistoryRoundTripsThroughTheHistoryFormat) {
   MergeInput input = CleanRun();
-  input.faults = {{.kind = "crash", .nodes = {1}, .start_ns = 2'500 * kMs, .end_ns = 2'500 * kMs,
+  input.faults = {{.kind = "crash", .nodes = {1}, .start_ns = Millis(2'500), .end_ns = Millis(2'500),
                    .description = "SIGKILL n1#1"}};
-  input.assumptions = {.drift_bound_ppm = 1000, .pause_budget_ns = 300 * kMs, .lease_duration_ns = 4000 * kMs,
-                       .renew_interval_ns = 1000 * kMs, .retry_ns = 500 * kMs, .settlement_period_ns = 1000 * kMs,
-                       .recovery_bound_ns = 9000 * kMs};
+  input.assumptions = {.drift_bound_ppm = 1000, .pause_budget_ns = Millis(300), .lease_duration_ns = Millis(4000),
+                       .renew_interval_ns = Millis(1000), .retry_ns = Millis(500), .settlement_period_ns = Millis(1000),
+                       .recovery_bound_ns = Millis(9000)};
   input.due_windows = {0, 1};
   const checker::History merged = MergeJournals(input).history;
   const std::string text = checker::HistoryToJsonLines(merged);
@@ -263,8 +266,8 @@ TEST_F(MergeTest, AMergedHistoryRoundTripsThroughTheHistoryFormat) {
   EXPECT_EQ(checker::HistoryToJsonLines(read.history), text);  // nothing lost or changed
   const checker::History& h = read.history;
   EXPECT_EQ(h.node_count, 2);
-  EXPECT_EQ(h.end_ns, 20'000 * kMs);
-  EXPECT_EQ(h.assumptions.recovery_bound_ns, 9000 * kMs);
+  EXPECT_EQ(h.end_ns, Millis(20'000));
+  EXPECT_EQ(h.assumptions.recovery_bound_ns, Millis(9000));
   EXPECT_EQ(h.due_windows, (std::vector<std::int64_t>{0, 1}));
   ASSERT_EQ(h.store_ops.size(), 3u);
   EXPECT_EQ(h.store_ops[2].outcome, checker::Outcome::kUnknown);  // killed mid-call
@@ -273,26 +276,26 @@ TEST_F(MergeTest, AMergedHistoryRoundTripsThroughTheHistoryFormat) {
   EXPECT_EQ(h.beliefs[0].end_reason, "crash");
   ASSERT_EQ(h.ledger_writes.size(), 1u);
   EXPECT_EQ(h.ledger_writes[0].result, checker::LedgerResult::kApplied);
-  EXPECT_EQ(h.ledger_writes[0].arrived_ns, 1'504 * kMs);
+  EXPECT_EQ(h.ledger_writes[0].arrived_ns, Millis(1'504));
   ASSERT_EQ(h.faults.size(), 1u);
   EXPECT_EQ(h.faults[0].description, "SIGKILL n1#1");
 }
 
 TEST_F(MergeTest, AWriteSentBeforeTheWritersOwnWallClockReachedItsWindowsEndIsSettledEarly) {
-  constexpr std::int64_t kEpoch = 1'700'000'000'000 * kMs;  // the schedule's epoch, a wall-clock instant
+  constexpr std::int64_t kEpoch = Millis(1'700'000'000'000);  // the schedule's epoch, a wall-clock instant
   MergeInput input = CleanRun();
-  input.assumptions.settlement_period_ns = 1000 * kMs;
+  input.assumptions.settlement_period_ns = Millis(1000);
   input.assumptions.settlement_epoch_wall_ns = kEpoch;
   // n2 sends window 3 (due at epoch + 4 s) at 7.5 s, its clock having read
   // only epoch + 3.2 s; window 0 (n1's) carries no reading and is not judged.
   Journal n2(Path("n2.1.jsonl"));
   Json early = Send(1, "n2#1/1", 2, 3, 7500);
-  early["wall_seen_ns"] = kEpoch + 3200 * kMs;
+  early["wall_seen_ns"] = kEpoch + Millis(3200);
   n2.Line(Event("acquired", "n2#1", 2, 7000, 10000)).Line(early).Line(Event("demoted", "n2#1", 2, 8000)).Save();
   const checker::History h = MergeJournals(input).history;
   ASSERT_EQ(h.ledger_writes.size(), 2u);
   EXPECT_EQ(h.ledger_writes[0].wall_seen_ns, checker::kNeverNs);
-  EXPECT_EQ(h.ledger_writes[1].wall_seen_ns, kEpoch + 3200 * kMs);
+  EXPECT_EQ(h.ledger_writes[1].wall_seen_ns, kEpoch + Millis(3200));
   const checker::Verdict verdict = checker::CheckHistory(h);
   ASSERT_EQ(verdict.violations.size(), 1u);
   EXPECT_EQ(verdict.violations[0].kind, "settled_early");
@@ -306,7 +309,7 @@ TEST_F(MergeTest, AJudgedRunWritesEveryLiveFigureAndOnlyDefinedOnes) {
   const MergeInput input = CleanRun();
   FinishedRun run{.start_mono = input.start_mono, .end_mono = input.end_mono, .journals = input.journals,
                   .kills = input.kills, .applied = input.applied,
-                  .takeouts = {Takeout{.at = 2'500 * kMs, .victim = "n1#1", .kind = "kill"}}};
+                  .takeouts = {Takeout{.at = Millis(2'500), .victim = "n1#1", .kind = "kill"}}};
   LiveOptions options;
   options.nodes = input.node_count;
   const Judgement judgement = Judge(options, run);
@@ -351,7 +354,7 @@ TEST_F(CheckedFile, TheCheckCommandFailsALiveHistoryWithADualWriter) {
   n2.Line(Send(1, "n2#1/1", 1, 1, 2000)).Line(Reply(1, "applied", 2010)).Save();
   MergeInput input;
   input.start_mono = kT0;
-  input.end_mono = kT0 + 5'000 * kMs;
+  input.end_mono = kT0 + Millis(5'000);
   input.node_count = 2;
   input.journals = {{1, 1, n1.path()}, {2, 1, n2.path()}};
   input.applied = {etcd::AppliedBatch{.write_id = "n1#1/1", .token = 1, .window = 0, .revision = 5},

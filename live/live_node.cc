@@ -46,7 +46,7 @@ std::atomic<bool> g_armed{false};
 void OnArm(int) { g_armed.store(true); }
 void OnDisarm(int) { g_armed.store(false); }
 
-constexpr std::int64_t kMs = base::kNanosPerMilli;
+using base::kNanosPerMilli;
 constexpr int kExitUsage = 2;
 constexpr int kExitMisconfigured = 3;  // etcd refuses us: TLS, credentials, permissions
 
@@ -151,22 +151,22 @@ std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
   c.key = flags.at("--key");
   c.ledger_prefix = flags.at("--ledger-prefix");
   c.journal_path = flags.at("--journal");
-  c.timing = {.lease_duration = number("--lease-ms") * kMs,
-              .renew_interval = number("--renew-interval-ms") * kMs,
-              .renew_deadline = number("--renew-deadline-ms") * kMs,
-              .retry = number("--retry-ms") * kMs,
-              .request_timeout = number("--request-timeout-ms") * kMs,
+  c.timing = {.lease_duration = number("--lease-ms") * kNanosPerMilli,
+              .renew_interval = number("--renew-interval-ms") * kNanosPerMilli,
+              .renew_deadline = number("--renew-deadline-ms") * kNanosPerMilli,
+              .retry = number("--retry-ms") * kNanosPerMilli,
+              .request_timeout = number("--request-timeout-ms") * kNanosPerMilli,
               .drift_bound_ppm = number("--drift-ppm"),
-              .safety_margin = number("--margin-ms") * kMs,
-              .pause_budget = number("--pause-budget-ms") * kMs};
-  c.settlement = {.period = number("--period-ms") * kMs,
+              .safety_margin = number("--margin-ms") * kNanosPerMilli,
+              .pause_budget = number("--pause-budget-ms") * kNanosPerMilli};
+  c.settlement = {.period = number("--period-ms") * kNanosPerMilli,
                   .schedule_epoch_wall = number("--epoch-wall-ns"),
                   .batch_items = static_cast<int>(number("--batch-items")),
-                  .poll = number("--poll-ms") * kMs,
+                  .poll = number("--poll-ms") * kNanosPerMilli,
                   .request_timeout = c.timing.request_timeout};
   c.metrics_address = flags.at("--metrics-address");
   c.metrics_port = static_cast<int>(number("--metrics-port"));
-  c.health_timeout = number("--health-timeout-ms") * kMs;
+  c.health_timeout = number("--health-timeout-ms") * kNanosPerMilli;
   (void)number("--incarnation");
   if (!number.bad().empty()) return Usage(number.bad() + " is not a whole number");
   // --variant: the older name of --protocol.

@@ -24,6 +24,8 @@ namespace {
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
 
+// The fixture: skips without etcd, and gives each run its own directory
+// (kept when the test fails).
 class LiveRun : public ::testing::Test {
  protected:
   void SetUp() override {

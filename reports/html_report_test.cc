@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/units.h"
 #include "reports/sample_report.h"
 #include "reports/xml_test_util.h"
 
@@ -82,9 +83,9 @@ TEST(TimelineHtml, CloseViolationsShareOneBadge) {
   Timeline t = testing::SampleFailingTimeline();
   t.violations.clear();
   for (int i = 0; i < 4; ++i) {
-    t.violations.push_back({"dual_writer", "w" + std::to_string(i), 20 * testing::kS + i * testing::kMs, {1, 2}, false});
+    t.violations.push_back({"dual_writer", "w" + std::to_string(i), base::Seconds(20) + i * base::kNanosPerMilli, {1, 2}, false});
   }
-  t.violations.push_back({"term_reuse", "far", 50 * testing::kS, {2}, false});
+  t.violations.push_back({"term_reuse", "far", base::Seconds(50), {2}, false});
   std::unique_ptr<XmlElement> svg;
   ASSERT_NO_THROW(svg = ParseSvg(TimelineHtml(t)));
   EXPECT_EQ(Find(*svg, {"violation"}).size(), 5u);  // every violation keeps its line

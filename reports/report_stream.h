@@ -18,6 +18,7 @@
 
 namespace leasesim::reports {
 
+// The report files of one sweep, written as its runs arrive.
 class ReportStream {
  public:
   // The sweep's scenario file and scenarios (in file order). The directory

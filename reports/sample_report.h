@@ -11,8 +11,9 @@
 
 namespace leasesim::reports::testing {
 
-inline constexpr base::Nanos kS = base::kNanosPerSecond;
-inline constexpr base::Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
+using base::Seconds;
+using base::kNanosPerSecond;
 
 inline Timeline SampleFailingTimeline() {
   Timeline t;
@@ -21,31 +22,31 @@ inline Timeline SampleFailingTimeline() {
   t.ok = false;
   t.trace_hash = 0x5f0c1234abcd9876ULL;
   t.node_count = 3;
-  t.end_ns = 60 * kS;
+  t.end_ns = Seconds(60);
   t.replay_command = "leasesim replay 'sc&n.json' --scenario x --seed 17";
-  t.beliefs = {{1, "n1#1", 1, 500 * kMs, 41 * kS, "deadline"}, {2, "n2#1", 2, 31 * kS, 60 * kS, "end_of_run"}};
-  t.holders = {{1, "n1#1", 1, 500 * kMs, 31 * kS}, {2, "n2#1", 2, 31 * kS, 60 * kS}};
+  t.beliefs = {{1, "n1#1", 1, Millis(500), Seconds(41), "deadline"}, {2, "n2#1", 2, Seconds(31), Seconds(60), "end_of_run"}};
+  t.holders = {{1, "n1#1", 1, Millis(500), Seconds(31)}, {2, "n2#1", 2, Seconds(31), Seconds(60)}};
   t.faults = {
-      {"partition", {3}, 10 * kS, 15 * kS, true, "n3 | n1 n2 store ledger"},
-      {"pause", {1}, 18 * kS, 40 * kS, false, ""},
-      {"clock_step", {3}, 50 * kS, 50 * kS, true, "wall clock stepped by -2000 ms"},
-      {"crash", {3}, 52 * kS, 52 * kS, true, ""},
-      {"restart", {3}, 55 * kS, 55 * kS, true, ""},
+      {"partition", {3}, Seconds(10), Seconds(15), true, "n3 | n1 n2 store ledger"},
+      {"pause", {1}, Seconds(18), Seconds(40), false, ""},
+      {"clock_step", {3}, Seconds(50), Seconds(50), true, "wall clock stepped by -2000 ms"},
+      {"crash", {3}, Seconds(52), Seconds(52), true, ""},
+      {"restart", {3}, Seconds(55), Seconds(55), true, ""},
   };
   for (int w = 0; w < 11; ++w) {
-    const std::int64_t at = (5 * w + 5) * kS;
-    if (at >= 18 * kS && at < 31 * kS) continue;
-    const bool by_n2 = at >= 31 * kS;
-    t.writes.push_back({by_n2 ? 2 : 1, by_n2 ? "n2#1" : "n1#1", by_n2 ? 2 : 1, w, at, at + 4 * kMs, "applied", true});
+    const std::int64_t at = (5 * w + 5) * kNanosPerSecond;
+    if (at >= Seconds(18) && at < Seconds(31)) continue;
+    const bool by_n2 = at >= Seconds(31);
+    t.writes.push_back({by_n2 ? 2 : 1, by_n2 ? "n2#1" : "n1#1", by_n2 ? 2 : 1, w, at, at + Millis(4), "applied", true});
   }
-  t.writes.push_back({1, "n1#1", 1, 3, 40'100 * kMs, 40'200 * kMs, "applied", false});
-  t.writes.push_back({1, "n1#1", 1, 4, 40'600 * kMs, 40'700 * kMs, "rejected_stale", false});
-  t.writes.push_back({2, "n2#1", 2, 9, 50'000 * kMs, -1, "lost", true});
+  t.writes.push_back({1, "n1#1", 1, 3, Millis(40'100), Millis(40'200), "applied", false});
+  t.writes.push_back({1, "n1#1", 1, 4, Millis(40'600), Millis(40'700), "rejected_stale", false});
+  t.writes.push_back({2, "n2#1", 2, 9, Millis(50'000), -1, "lost", true});
   t.violations = {{"stale_token_write",
                    "n1 (n1#1) wrote window 3 with token 1 at 40.100 s after the ledger had applied token 2 from "
                    "n2 (n2#1) at 35.004 s, and the ledger applied it: <no fencing> & \"stale\"",
-                   40'200 * kMs, {1, 2}, false},
-                  {"lease_overlap", "n1 and n2 both believed they led from 31.000 s to 41.000 s", 31 * kS, {1, 2},
+                   Millis(40'200), {1, 2}, false},
+                  {"lease_overlap", "n1 and n2 both believed they led from 31.000 s to 41.000 s", Seconds(31), {1, 2},
                    true}};
   t.notes = {"lease overlap outside the stated assumptions (pause of 22 s > pause budget 0 s)"};
   return t;

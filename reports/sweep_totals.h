@@ -32,6 +32,7 @@ struct ScenarioTotals {
   FigureRanges figures;
 };
 
+// The sweep's running totals, one Add per run.
 class SweepTotals {
  public:
   // Failing runs kept whole when written run by run: enough for

@@ -26,6 +26,7 @@ struct XmlElement {
   }
 };
 
+// Parses one document into XmlElement trees, or throws.
 class XmlReader {
  public:
   // Throws std::runtime_error naming the offset on any well-formedness error.

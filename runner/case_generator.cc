@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "base/units.h"
 #include "runner/fault_generator.h"
 #include "runner/protocol_stores.h"
 
 namespace leasesim::runner {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
+using base::Millis;
 
 // Hiccups at fault points in a quarter of the cases: rare or frequent, and
 // short enough to stay within the pause budget unless the case goes beyond.
@@ -19,12 +20,12 @@ BuggifyConfig DrawBuggify(FaultDraw& draw, const core::TimingConfig& timing, boo
   buggify.probability_ppm = probabilities_ppm[draw.Below(3)];
   // Capped at a few leases, as the fault generator's pauses are (a budget
   // that long only a loosened timing rule allows).
-  const Nanos within = std::max<Nanos>(kMs, std::min(timing.pause_budget, 3 * timing.lease_duration));
+  const Nanos within = std::max<Nanos>(Millis(1), std::min(timing.pause_budget, 3 * timing.lease_duration));
   const bool long_hiccups = draw.Percent(50);
-  const Nanos long_max = draw.Millis(within + kMs, within + timing.lease_duration);
-  const Nanos short_max = draw.Millis(kMs, within);
+  const Nanos long_max = draw.Millis(within + Millis(1), within + timing.lease_duration);
+  const Nanos short_max = draw.Millis(Millis(1), within);
   buggify.delay_max = beyond && long_hiccups ? long_max : short_max;
-  if (!beyond && timing.pause_budget < kMs) return {};  // no hiccup fits in a zero budget
+  if (!beyond && timing.pause_budget < Millis(1)) return {};  // no hiccup fits in a zero budget
   return buggify;
 }
 

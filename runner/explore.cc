@@ -2,6 +2,7 @@
 
 #include "base/figures.h"
 #include "base/strict_json.h"
+#include "base/units.h"
 
 #include <algorithm>
 #include <cassert>
@@ -16,17 +17,20 @@
 #include "core/probes.h"
 #include "runner/fault_catalogue.h"
 #include "runner/fault_fields.h"
-#include "runner/object_reader.h"
 #include "runner/run.h"
 
 namespace leasesim::runner {
+
+using base::InputError;
+using base::ObjectReader;
 namespace {
 
 using Json = nlohmann::json;
 using F = FaultField;
 using Faults = std::vector<Fault>;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
+using base::WholeMillis;
+using base::kNanosPerMilli;
 constexpr std::int64_t kArrivalMax = 1000;
 constexpr std::size_t kAxisMax = 64;  // entries per menu axis
 constexpr std::int64_t kDriftMax = 500'000;
@@ -51,9 +55,9 @@ std::int64_t Magnitude(FaultField field, DurationClass size, const core::TimingC
   const auto pick = [size](std::int64_t s, std::int64_t m, std::int64_t l) {
     return size == DurationClass::kShort ? s : size == DurationClass::kMedium ? m : l;
   };
-  const std::int64_t lease = timing.lease_duration / kMs;
-  const std::int64_t budget = timing.pause_budget / kMs;
-  const std::int64_t timeout = std::max<std::int64_t>(1, timing.request_timeout / kMs);
+  const std::int64_t lease = timing.lease_duration / kNanosPerMilli;
+  const std::int64_t budget = timing.pause_budget / kNanosPerMilli;
+  const std::int64_t timeout = std::max<std::int64_t>(1, timing.request_timeout / kNanosPerMilli);
   const std::int64_t bound = timing.drift_bound_ppm;
   switch (field) {
     case F::kDuration: return pick(std::max<std::int64_t>(1, budget), std::max(budget + 1, (budget + lease) / 2),
@@ -114,14 +118,14 @@ void AddValues(FaultField field, const Cell& cell, const Fault& fault, Faults& o
       return;
     case F::kDuration:
     case F::kExtra: {
-      const Nanos value = Magnitude(field, cell.size, cell.scenario.timing) * kMs;
+      const Nanos value = Magnitude(field, cell.size, cell.scenario.timing) * kNanosPerMilli;
       return with([&](Fault& f) { (field == F::kDuration ? f.duration : f.extra) = value; });
     }
     case F::kDriftPpm:
     case F::kStep:
       for (const std::int64_t sign : {1, -1}) {
         const std::int64_t value = sign * Magnitude(field, cell.size, cell.scenario.timing);
-        with([&](Fault& f) { field == F::kDriftPpm ? (f.drift_ppm = value) : (f.step = value * kMs); });
+        with([&](Fault& f) { field == F::kDriftPpm ? (f.drift_ppm = value) : (f.step = value * kNanosPerMilli); });
       }
       return;
     case F::kGroups: return with([&](Fault& f) { f.groups = Sides(cell); });
@@ -153,7 +157,7 @@ void AddValues(FaultField field, const Cell& cell, const Fault& fault, Faults& o
       }
       return;
     case F::kKv:  // every KV store host
-      for (int kv = 1; kv <= cell.scenario.kv.servers; ++kv) with([kv](Fault& f) { f.kv = kv; });
+      for (int kv = 1; kv <= cell.scenario.kv.hosts(); ++kv) with([kv](Fault& f) { f.kv = kv; });
       return;
   }
 }
@@ -190,7 +194,7 @@ std::string Label(const Fault& fault, const Scenario& scenario) {
   WriteArming(fault, spec, json);
   std::string label(spec.name);
   for (auto it = json.begin(); it != json.end(); ++it) label += " " + it.key() + "=" + it.value().dump();
-  return label + " at_ms=" + std::to_string(fault.at / kMs);
+  return label + " at_ms=" + std::to_string(fault.at / kNanosPerMilli);
 }
 
 // The items of one kind at one timing, target and class.
@@ -217,30 +221,30 @@ void AddCell(const FaultKindSpec& spec, const Timing& timing, const Cell& cell, 
 // ---- the menu file ----------------------------------------------------------
 
 // A list field of the menu file: at most kAxisMax entries, none repeated,
-// each read by `one` (which throws a Failure naming the entry's path).
+// each read by `one` (which throws an InputError naming the entry's path).
 template <typename T, typename One>
 std::vector<T> ListField(ObjectReader& reader, const std::string& key, bool may_be_empty, One one) {
   const Json& list = reader.Array(key);
-  if (list.empty() && !may_be_empty) throw Failure{reader.PathOf(key), "must not be empty"};
-  if (list.size() > kAxisMax) throw Failure{reader.PathOf(key), "holds more than " + std::to_string(kAxisMax) + " entries"};
+  if (list.empty() && !may_be_empty) throw InputError{reader.PathOf(key), "must not be empty"};
+  if (list.size() > kAxisMax) throw InputError{reader.PathOf(key), "holds more than " + std::to_string(kAxisMax) + " entries"};
   std::vector<T> values;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = reader.PathOf(key) + "[" + std::to_string(i) + "]";
-    if (!seen.insert(list[i].dump()).second) throw Failure{path, "repeats an earlier entry"};
+    if (!seen.insert(list[i].dump()).second) throw InputError{path, "repeats an earlier entry"};
     values.push_back(one(list[i], path));
   }
   return values;
 }
 
 std::string NameOf(const Json& value, const std::string& path, const std::string& what) {
-  if (!value.is_string()) throw Failure{path, "must be a " + what + " name (a string)"};
+  if (!value.is_string()) throw InputError{path, "must be a " + what + " name (a string)"};
   return value.get<std::string>();
 }
 
 std::int64_t IntegerOf(const Json& value, const std::string& path, std::int64_t min, std::int64_t max) {
   if (!value.is_number_integer() || value.get<std::int64_t>() < min || value.get<std::int64_t>() > max) {
-    throw Failure{path, "must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"};
+    throw InputError{path, "must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"};
   }
   return value.get<std::int64_t>();
 }
@@ -257,16 +261,16 @@ FaultKind KindOf(const Json& value, const std::string& path, const Scenario& sce
   std::vector<std::string_view> admitted;
   for (FaultKind kind : AdmittedKinds(scenario)) admitted.push_back(SpecOf(kind).name);
   const FaultKindSpec* spec = FindFaultKind(name);
-  if (spec == nullptr) throw Failure{path, "unknown fault kind \"" + name + "\" (known: " + FaultKindNames() + ")"};
+  if (spec == nullptr) throw InputError{path, "unknown fault kind \"" + name + "\" (known: " + FaultKindNames() + ")"};
   if (!Admits(*spec, scenario)) {
-    throw Failure{path, "scenario \"" + scenario.name + "\" does not admit " + name + " (it admits: " +
+    throw InputError{path, "scenario \"" + scenario.name + "\" does not admit " + name + " (it admits: " +
                             Joined(admitted) + ")"};
   }
   return spec->kind;
 }
 
 void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu) {
-  const std::int64_t run_ms = scenario.duration / kMs;
+  const std::int64_t run_ms = scenario.duration / kNanosPerMilli;
   if (reader.Has("kinds")) {
     menu.kinds = ListField<FaultKind>(reader, "kinds", false,
                                       [&](const Json& v, const std::string& p) { return KindOf(v, p, scenario); });
@@ -275,7 +279,7 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
     menu.points = ListField<std::string>(reader, "points", true, [](const Json& v, const std::string& p) {
       const std::string name = NameOf(v, p, "fault point");
       if (!core::ParseFaultPoint(name)) {
-        throw Failure{p, "unknown fault point \"" + name + "\" (known: " + Joined(core::kFaultPointNames) + ")"};
+        throw InputError{p, "unknown fault point \"" + name + "\" (known: " + Joined(core::kFaultPointNames) + ")"};
       }
       return name;
     });
@@ -288,7 +292,7 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
   if (reader.Has("lease_remaining_below_ms")) {
     menu.lease_remaining_below = ListField<Nanos>(reader, "lease_remaining_below_ms", true,
                                                   [](const Json& v, const std::string& p) {
-                                                    return IntegerOf(v, p, 1, kDurationMsMax) * kMs;
+                                                    return IntegerOf(v, p, 1, base::kMillisMax) * kNanosPerMilli;
                                                   });
   }
   if (reader.Has("durations")) {
@@ -296,7 +300,7 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
       const std::string name = NameOf(v, p, "duration class");
       const auto* it = std::find(kDurationClassNames.begin(), kDurationClassNames.end(), name);
       if (it == kDurationClassNames.end()) {
-        throw Failure{p, "unknown duration class \"" + name + "\" (known: " + Joined(kDurationClassNames) + ")"};
+        throw InputError{p, "unknown duration class \"" + name + "\" (known: " + Joined(kDurationClassNames) + ")"};
       }
       return static_cast<DurationClass>(it - kDurationClassNames.begin());
     });
@@ -308,20 +312,10 @@ void ParseAxes(ObjectReader& reader, const Scenario& scenario, ExploreMenu& menu
   }
   if (reader.Has("times_ms")) {
     menu.times = ListField<Nanos>(reader, "times_ms", true, [&](const Json& v, const std::string& p) {
-      return IntegerOf(v, p, 0, run_ms) * kMs;
+      return IntegerOf(v, p, 0, run_ms) * kNanosPerMilli;
     });
   }
-  if (reader.Has("arm_at_ms")) menu.arm_at = reader.Integer("arm_at_ms", 0, run_ms) * kMs;
-}
-
-// The one strict reader (base/strict_json.h): a repeated key is refused,
-// since the parser would silently drop what was written first.
-Json ParseStrictJson(const std::string& text) {
-  std::variant<Json, base::JsonError> parsed = base::ParseStrictJson(text);
-  if (std::holds_alternative<Json>(parsed)) return std::get<Json>(std::move(parsed));
-  const base::JsonError& error = std::get<base::JsonError>(parsed);
-  if (error.line > 0) throw Failure{"", "not valid JSON: " + error.ToString()};
-  throw Failure{error.path, error.rule};
+  if (reader.Has("arm_at_ms")) menu.arm_at = reader.Integer("arm_at_ms", 0, run_ms) * kNanosPerMilli;
 }
 
 }  // namespace
@@ -341,28 +335,30 @@ ExploreMenu DefaultMenu(const Scenario& scenario) {
   menu.arrivals = {1, 2};
   menu.durations = {DurationClass::kShort, DurationClass::kLong};
   menu.targets = {NodeRef{.leader = true}, NodeRef{.follower = true}};
-  const Nanos quarter = scenario.duration / 4 / kMs * kMs;
-  menu.times = {quarter, scenario.duration / 2 / kMs * kMs};
+  const Nanos quarter = WholeMillis(scenario.duration / 4);
+  menu.times = {quarter, WholeMillis(scenario.duration / 2)};
   menu.arm_at = quarter;
   return menu;
 }
 
 std::variant<ExploreMenu, ParseError> ParseMenuText(const std::string& path, const std::string& text,
                                                     const Scenario& scenario) {
+  // The one strict reader (base/strict_json.h): a repeated key is refused,
+  // since the parser would silently drop what was written first.
+  std::variant<Json, InputError> parsed = base::ParseStrictJson(text);
+  if (const InputError* error = std::get_if<InputError>(&parsed)) return ParseError{error->In(path)};
   try {
-    const Json json = ParseStrictJson(text);
+    const Json& json = std::get<Json>(parsed);
     ObjectReader reader(json, "");
     ExploreMenu menu = DefaultMenu(scenario);
     ParseAxes(reader, scenario, menu);
     reader.Finish();
     if (menu.points.empty() && menu.times.empty()) {
-      throw Failure{"points", "and times_ms are both empty: no fault would have a time to strike"};
+      throw InputError{"points", "and times_ms are both empty: no fault would have a time to strike"};
     }
     return menu;
-  } catch (const Failure& failure) {
-    return ParseError{path + ": " + (failure.path.empty() ? "" : failure.path + ": ") + failure.rule};
-  } catch (const Json::parse_error& error) {
-    return ParseError{path + ": not valid JSON: " + error.what()};
+  } catch (const InputError& error) {
+    return ParseError{error.In(path)};
   } catch (const Json::exception& error) {
     return ParseError{path + ": " + error.what()};
   }

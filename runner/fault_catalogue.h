@@ -85,28 +85,28 @@ class FaultFields {
 // (instantaneous faults, and clogs, which the network lifts itself).
 using Heal = std::function<void()>;
 
+// One kind's entry. The catalogue writes each with designated initialisers,
+// leaving out what takes the default.
 struct FaultKindSpec {
   FaultKind kind;
-  std::string_view name;     // in scenario files
+  std::string_view name;     // its word (checker/fault_kind.h): in scenario files, histories, live runs
   std::string_view summary;  // one line, for people
   FaultTarget target;
   FaultFields fields;
-  // The kind's fields are read by ParseReplicatedFault (runner/replicated_parse.h).
-  bool replicated_fields;
   // May be armed at a fault point (a restart may not: its node is down).
-  bool armable;
+  bool armable = true;
   // Whether a fault of this kind stays within the stated assumptions (pause
   // budget, drift bound); null: always.
-  bool (*within)(const Fault& fault, const core::TimingConfig& timing);
+  bool (*within)(const Fault& fault, const core::TimingConfig& timing) = nullptr;
   // Strikes now: `node` is the resolved target of a kNode fault (else 0);
   // fills in the record's description and nodes; returns the heal.
   Heal (*strike)(Injector& injector, const Fault& fault, int node, checker::FaultRecord& record);
   // The generator: its place in the draw order (kept, so seeds draw what
   // they drew; -1 = never drawn on its own), whether a scenario admits it
   // (null: always), and the draw itself, which pushes the fault(s) it makes.
-  int draw_rank;
-  bool (*drawable)(const Scenario& scenario, const NemesisConfig& config);
-  void (*draw)(FaultDrawContext& context, Fault fault);
+  int draw_rank = -1;
+  bool (*drawable)(const Scenario& scenario, const NemesisConfig& config) = nullptr;
+  void (*draw)(FaultDrawContext& context, Fault fault) = nullptr;
 };
 
 // Every kind, in FaultKind order.

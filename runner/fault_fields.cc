@@ -1,11 +1,15 @@
 #include "runner/fault_fields.h"
 
+#include <cassert>
 #include <set>
 
 #include "core/fault_points.h"
 #include "runner/replicated_parse.h"
 
 namespace leasesim::runner {
+
+using base::InputError;
+using base::ObjectReader;
 namespace {
 
 using Json = nlohmann::json;
@@ -31,7 +35,7 @@ Member ParseMember(const Json& item, const std::string& path, int nodes) {
 
 std::vector<Member> ParseMembers(ObjectReader& reader, const std::string& key, int nodes) {
   const Json& list = reader.Array(key);
-  if (list.empty()) throw Failure{reader.PathOf(key), "must not be empty"};
+  if (list.empty()) throw InputError{reader.PathOf(key), "must not be empty"};
   std::vector<Member> members;
   for (std::size_t i = 0; i < list.size(); ++i) {
     members.push_back(ParseMember(list[i], reader.PathOf(key) + "[" + std::to_string(i) + "]", nodes));
@@ -57,17 +61,17 @@ Json MembersJson(const std::vector<Member>& members) {
 
 void ParseGroups(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
   const Json& groups = reader.Array("groups");
-  if (groups.size() < 2) throw Failure{reader.PathOf("groups"), "needs at least two groups"};
+  if (groups.size() < 2) throw InputError{reader.PathOf("groups"), "needs at least two groups"};
   std::set<std::string> seen;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const std::string group_path = reader.PathOf("groups") + "[" + std::to_string(g) + "]";
-    if (!groups[g].is_array() || groups[g].empty()) throw Failure{group_path, "must be a non-empty array"};
+    if (!groups[g].is_array() || groups[g].empty()) throw InputError{group_path, "must be a non-empty array"};
     std::vector<Member> members;
     for (std::size_t m = 0; m < groups[g].size(); ++m) {
       const Json& item = groups[g][m];
       const std::string item_path = group_path + "[" + std::to_string(m) + "]";
       members.push_back(ParseMember(item, item_path, scenario.nodes));
-      if (!seen.insert(item.dump()).second) throw Failure{item_path, "appears in more than one group"};
+      if (!seen.insert(item.dump()).second) throw InputError{item_path, "appears in more than one group"};
     }
     fault.groups.push_back(std::move(members));
   }
@@ -80,24 +84,28 @@ void ParseMode(ObjectReader& reader, const Scenario&, Fault& fault) {
   } else if (mode == "blackhole") {
     fault.outage = backends::StoreOutage::kBlackhole;
   } else {
-    throw Failure{reader.PathOf("mode"), "must be \"unavailable\" (requests rejected) or \"blackhole\" (never answered)"};
+    throw InputError{reader.PathOf("mode"), "must be \"unavailable\" (requests rejected) or \"blackhole\" (never answered)"};
   }
 }
 
 void ParseSuccessor(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
   if (!reader.Has("successor")) return;
   const NodeRef ref = ParseNodeRef(reader.Field("successor"), reader.PathOf("successor"), scenario.nodes);
-  if (ref.is_role()) throw Failure{reader.PathOf("successor"), "must be a node number"};
+  if (ref.is_role()) throw InputError{reader.PathOf("successor"), "must be a node number"};
   fault.successor = ref.node;
 }
 
 void ParseNodeNumber(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
   fault.node = ParseNodeRef(reader.Field("node"), reader.PathOf("node"), scenario.nodes);
-  if (fault.node.is_role()) throw Failure{reader.PathOf("node"), "a restart must name a node number"};
+  if (fault.node.is_role()) throw InputError{reader.PathOf("node"), "a restart must name a node number"};
 }
 
 void ParseKvHost(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
-  if (scenario.kv.servers == 0) throw Failure{reader.PathOf("kv"), "the scenario has no KV store hosts (\"kv\")"};
+  if (scenario.kv.replicated) {
+    throw InputError{reader.PathOf("kv"), "the KV store is on the replicated store, which has no KV store host: strike "
+                                          "its replicas (replica_crash, replica_pause, ...)"};
+  }
+  if (scenario.kv.servers == 0) throw InputError{reader.PathOf("kv"), "the scenario has no KV store hosts (\"kv\")"};
   const std::string name = reader.String("kv");
   std::string names;
   for (int server = 1; server <= scenario.kv.servers; ++server) {
@@ -107,7 +115,7 @@ void ParseKvHost(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
     }
     names += (names.empty() ? "" : ", ") + KvHostName(server, scenario.kv.servers);
   }
-  throw Failure{reader.PathOf("kv"), "no KV store host \"" + name + "\" (the scenario has " + names + ")"};
+  throw InputError{reader.PathOf("kv"), "no KV store host \"" + name + "\" (the scenario has " + names + ")"};
 }
 
 Json ReplicaJson(int replica) { return replica > 0 ? Json(replica) : Json(ReplicaRefName(replica)); }
@@ -139,7 +147,7 @@ constexpr FaultFieldSpec kFields[] = {
      [](const Fault& f, const Scenario&, Json& j) { j["drift_ppm"] = f.drift_ppm; }},
     {F::kStep, "step_ms", "the wall clock's jump, ms (negative: backwards)",
      [](ObjectReader& r, const Scenario&, Fault& f) {
-       f.step = r.Integer("step_ms", -kDurationMsMax, kDurationMsMax) * sim::kNanosPerMilli;
+       f.step = r.Integer("step_ms", -base::kMillisMax, base::kMillisMax) * sim::kNanosPerMilli;
      },
      [](const Fault& f, const Scenario&, Json& j) { j["step_ms"] = Ms(f.step); }},
     {F::kMode, "mode", "\"unavailable\" (rejected at once) or \"blackhole\" (never answered)", &ParseMode,
@@ -153,11 +161,13 @@ constexpr FaultFieldSpec kFields[] = {
      [](const Fault& f, const Scenario&, Json& j) {
        if (f.successor != 0) j["successor"] = f.successor;
      }},
-    {F::kReplica, "replica", "a replica number, \"store_leader\" or \"store_follower\"", nullptr,
+    {F::kReplica, "replica", "a replica number, \"store_leader\" or \"store_follower\"",
+     [](ObjectReader& r, const Scenario& s, Fault& f) { ParseReplicaField(r, true, s, f); },
      [](const Fault& f, const Scenario&, Json& j) { j["replica"] = ReplicaJson(f.replica); }},
-    {F::kReplicaNumber, "replica", "a replica number", nullptr,
+    {F::kReplicaNumber, "replica", "a replica number",
+     [](ObjectReader& r, const Scenario& s, Fault& f) { ParseReplicaField(r, false, s, f); },
      [](const Fault& f, const Scenario&, Json& j) { j["replica"] = ReplicaJson(f.replica); }},
-    {F::kRegion, "region", "a region name from \"regions\"", nullptr,
+    {F::kRegion, "region", "a region name from \"regions\"", &ParseRegionField,
      [](const Fault& f, const Scenario& s, Json& j) {
        j["region"] = s.replicated.regions.names.at(static_cast<std::size_t>(f.region));
      }},
@@ -165,14 +175,17 @@ constexpr FaultFieldSpec kFields[] = {
      [](const Fault& f, const Scenario& s, Json& j) { j["kv"] = KvHostName(f.kv, s.kv.servers); }},
 };
 
+// Function addresses are not constants under AddressSanitizer (GCC will not
+// fold `&f == nullptr` there), so the compile-time check is the order; the
+// reader and writer of each entry are asserted where an entry is looked up.
 constexpr bool OneEntryPerFieldInOrder() {
   int index = 0;
   for (const FaultFieldSpec& spec : kFields) {
-    if (static_cast<int>(spec.field) != index++ || spec.write == nullptr) return false;
+    if (static_cast<int>(spec.field) != index++) return false;
   }
   return index == kFaultFieldCount;
 }
-static_assert(OneEntryPerFieldInOrder(), "every FaultField needs one entry, in enum order, with a writer");
+static_assert(OneEntryPerFieldInOrder(), "every FaultField needs one entry, in enum order");
 
 std::string FaultPointNames() {
   std::string names;
@@ -182,18 +195,23 @@ std::string FaultPointNames() {
 
 }  // namespace
 
-const FaultFieldSpec& FieldSpecOf(FaultField field) { return kFields[static_cast<std::size_t>(field)]; }
+const FaultFieldSpec& FieldSpecOf(FaultField field) {
+  const FaultFieldSpec& spec = kFields[static_cast<std::size_t>(field)];
+  assert(spec.parse != nullptr);
+  assert(spec.write != nullptr);
+  return spec;
+}
 
 NodeRef ParseNodeRef(const Json& value, const std::string& path, int nodes) {
   if (value.is_string()) {
     if (value.get<std::string>() == "leader") return NodeRef{.leader = true};
     if (value.get<std::string>() == "follower") return NodeRef{.follower = true};
-    throw Failure{path, "must be a node number, \"leader\" or \"follower\""};
+    throw InputError{path, "must be a node number, \"leader\" or \"follower\""};
   }
-  if (!value.is_number_integer()) throw Failure{path, "must be a node number, \"leader\" or \"follower\""};
+  if (!value.is_number_integer()) throw InputError{path, "must be a node number, \"leader\" or \"follower\""};
   const std::int64_t node = value.get<std::int64_t>();
   if (node < 1 || node > nodes) {
-    throw Failure{path, "names node " + std::to_string(node) + ", but the scenario has nodes 1.." +
+    throw InputError{path, "names node " + std::to_string(node) + ", but the scenario has nodes 1.." +
                             std::to_string(nodes)};
   }
   return NodeRef{.leader = false, .node = static_cast<int>(node)};
@@ -211,22 +229,22 @@ void ParseArming(ObjectReader& reader, const FaultKindSpec& kind, const Scenario
   const std::string name(kind.name);
   if (!reader.Has("at_point")) {
     for (const char* key : {"arrival", "lease_remaining_below_ms"}) {
-      if (reader.Has(key)) throw Failure{reader.PathOf(key), "needs at_point: it times a strike at a fault point"};
+      if (reader.Has(key)) throw InputError{reader.PathOf(key), "needs at_point: it times a strike at a fault point"};
     }
     if (trigger_node && reader.Has("node")) {
-      throw Failure{reader.PathOf("node"),
+      throw InputError{reader.PathOf("node"),
                     "a " + name + " fault takes a node only with at_point (the node whose arrival strikes it)"};
     }
     return;
   }
   if (!kind.armable) {
-    throw Failure{reader.PathOf("at_point"), "a " + name + " cannot strike at a fault point: its node is down and reaches none"};
+    throw InputError{reader.PathOf("at_point"), "a " + name + " cannot strike at a fault point: its node is down and reaches none"};
   }
   fault.at_point = reader.String("at_point");
   bool known = false;
   for (std::string_view point : core::fault_points::kAll) known = known || point == fault.at_point;
   if (!known) {
-    throw Failure{reader.PathOf("at_point"),
+    throw InputError{reader.PathOf("at_point"),
                   "unknown fault point \"" + fault.at_point + "\" (known: " + FaultPointNames() + ")"};
   }
   if (trigger_node) {

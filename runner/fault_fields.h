@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strict_json.h"
 #include "runner/fault_catalogue.h"
-#include "runner/object_reader.h"
 
 namespace leasesim::runner {
 
@@ -19,16 +19,16 @@ struct FaultFieldSpec {
   FaultField field;
   std::string_view key;      // the JSON key
   std::string_view meaning;  // with its unit, for people
-  // Reads the field into `fault` (throws Failure); null for the fields only
-  // runner/replicated_parse.cc reads (replica, region).
-  void (*parse)(ObjectReader& reader, const Scenario& scenario, Fault& fault);
+  // Reads the field into `fault` (throws base::InputError); the replicated
+  // store's fields go to runner/replicated_parse.h.
+  void (*parse)(base::ObjectReader& reader, const Scenario& scenario, Fault& fault);
   void (*write)(const Fault& fault, const Scenario& scenario, nlohmann::json& json);
 };
 
 const FaultFieldSpec& FieldSpecOf(FaultField field);
 
 // The arming fields: `kind` is the fault's entry (for its target and rules).
-void ParseArming(ObjectReader& reader, const FaultKindSpec& kind, const Scenario& scenario, Fault& fault);
+void ParseArming(base::ObjectReader& reader, const FaultKindSpec& kind, const Scenario& scenario, Fault& fault);
 void WriteArming(const Fault& fault, const FaultKindSpec& kind, nlohmann::json& json);
 
 // A node reference as the parser reads it ("leader", "follower", 1..nodes).

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 
+#include "base/units.h"
 #include "core/fault_points.h"
 #include "runner/fault_catalogue.h"
 
 namespace leasesim::runner {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
+using base::WholeMillis;
 // The longest pause drawn, in lease durations (within the budget or beyond it).
 constexpr Nanos kPauseLeasesMax = 3;
 
@@ -99,7 +101,7 @@ FaultDrawContext::FaultDrawContext(FaultDraw& draw_from, const Scenario& scenari
     : draw(draw_from), scenario(scenario_in), timing(scenario_in.timing), config(config_in), swarm(swarm_in),
       out_(out) {}
 
-Nanos FaultDrawContext::OutageMax() const { return std::max<Nanos>(kSecond, swarm.duration_cap); }
+Nanos FaultDrawContext::OutageMax() const { return std::max<Nanos>(Seconds(1), swarm.duration_cap); }
 
 NodeRef FaultDrawContext::Target() {
   if (draw.Percent(swarm.leader_percent)) return NodeRef{.leader = true};
@@ -114,8 +116,8 @@ Nanos FaultDrawContext::PauseLength(bool beyond, bool edge) {
   // run is never judged; the timing rules keep the budget below one lease,
   // so this caps only a budget that a loosened rule let grow.
   const Nanos within = std::min(budget, kPauseLeasesMax * timing.lease_duration);
-  if (!beyond && within >= kMs) return edge ? JustUnder(within) : draw.Millis(kMs, within);
-  return draw.Millis(budget + kMs, budget + kPauseLeasesMax * timing.lease_duration);
+  if (!beyond && within >= Millis(1)) return edge ? JustUnder(within) : draw.Millis(Millis(1), within);
+  return draw.Millis(budget + Millis(1), budget + kPauseLeasesMax * timing.lease_duration);
 }
 
 Nanos FaultDrawContext::JustUnder(Nanos budget) {
@@ -125,7 +127,7 @@ Nanos FaultDrawContext::JustUnder(Nanos budget) {
   // gap, and whole milliseconds keep scenario files exact.
   const int halvings = static_cast<int>(draw.Range(0, 16));
   const Nanos gap = halvings >= 16 ? 0 : (budget / 2) >> halvings;
-  return std::max<Nanos>(kMs, (budget - gap) / kMs * kMs);
+  return std::max<Nanos>(Millis(1), WholeMillis(budget - gap));
 }
 
 void FaultDrawContext::AimAtEdge(Fault& fault) {
@@ -136,9 +138,9 @@ void FaultDrawContext::AimAtEdge(Fault& fault) {
   // half of it down to a few hundredths: the arrival right after a lease
   // check that barely passed. (Smaller bounds are rarely met at all: an
   // armed fault that never strikes is a fault lost.)
-  const Nanos reach = std::max<Nanos>(kMs, std::min(fault.duration, timing.renew_deadline));
+  const Nanos reach = std::max<Nanos>(Millis(1), std::min(fault.duration, timing.renew_deadline));
   const int halvings = static_cast<int>(draw.Range(1, 6));
-  fault.lease_remaining_below = std::max<Nanos>(kMs, (reach >> halvings) / kMs * kMs);
+  fault.lease_remaining_below = std::max<Nanos>(Millis(1), WholeMillis(reach >> halvings));
 }
 
 std::string FaultDrawContext::DrawPoint() {
@@ -170,14 +172,14 @@ void FaultDrawContext::TimeStrike(Fault& fault) {
   // fault that lasts (a pause, an outage) is often made to outlast what
   // remains of the lease when it strikes, so it spans the deadline.
   if (fault.duration > 0 && draw.Percent(50)) {
-    fault.lease_remaining_below = std::max<Nanos>(kMs, draw.Millis(kMs, std::min(fault.duration, timing.renew_deadline)));
+    fault.lease_remaining_below = std::max<Nanos>(Millis(1), draw.Millis(Millis(1), std::min(fault.duration, timing.renew_deadline)));
     return;
   }
   // Otherwise short remainders are as likely as long ones (log-uniform):
   // the remaining lease never exceeds renew_deadline, so a larger bound
   // would always qualify.
   const int octaves = 1 + static_cast<int>(draw.Range(0, 12));
-  fault.lease_remaining_below = std::max<Nanos>(kMs, (timing.renew_deadline >> octaves) / kMs * kMs);
+  fault.lease_remaining_below = std::max<Nanos>(Millis(1), WholeMillis(timing.renew_deadline >> octaves));
 }
 
 void FaultDrawContext::MaybeRunDownLease(const Fault& edge) {

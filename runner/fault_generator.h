@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/prng.h"
 #include "runner/scenario.h"
-#include "sim/prng.h"
 
 namespace leasesim::runner {
 
@@ -53,7 +53,7 @@ class PrngDraw final : public FaultDraw {
   std::uint64_t Below(std::uint64_t bound) override { return prng_.UniformBelow(bound); }
 
  private:
-  sim::Prng prng_;
+  base::Prng prng_;
 };
 
 // The swarm: which kinds are on, and their knobs, drawn once per run.

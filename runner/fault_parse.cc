@@ -3,33 +3,18 @@
 #include <algorithm>
 #include <array>
 
-#include <cassert>
-
 #include "core/fault_points.h"
 #include "core/probes.h"
 #include "runner/fault_catalogue.h"
 #include "runner/fault_fields.h"
-#include "runner/replicated_parse.h"
 
 namespace leasesim::runner {
+
+using base::InputError;
+using base::ObjectReader;
 namespace {
 
 using Json = nlohmann::json;
-
-// The keys ParseArming reads; a replicated kind's own fields are read by
-// ParseReplicatedFault, which is handed the fault without them.
-constexpr const char* kArmingKeys[] = {"at_point", "node", "arrival", "lease_remaining_below_ms"};
-
-void ParseReplicatedFields(ObjectReader& reader, const Json& json, const std::string& path,
-                           const Scenario& scenario, Fault& fault) {
-  Json own = json;
-  for (const char* key : kArmingKeys) own.erase(key);
-  std::vector<std::string> read;
-  const bool parsed = ParseReplicatedFault(std::string(SpecOf(fault.kind).name), own, path, scenario, fault, read);
-  assert(parsed);
-  (void)parsed;
-  for (const std::string& key : read) reader.Field(key);
-}
 
 template <std::size_t N>
 std::string Joined(const std::array<std::string_view, N>& names) {
@@ -48,13 +33,13 @@ std::vector<std::string> ParseNameList(ObjectReader& reader, const std::string& 
     for (std::string_view name : known) names.emplace_back(name);
     return names;
   }
-  if (!value.is_array()) throw Failure{reader.PathOf(key), "must be \"all\" or a list of " + what + "s (" + Joined(known) + ")"};
+  if (!value.is_array()) throw InputError{reader.PathOf(key), "must be \"all\" or a list of " + what + "s (" + Joined(known) + ")"};
   for (std::size_t i = 0; i < value.size(); ++i) {
     const std::string path = reader.PathOf(key) + "[" + std::to_string(i) + "]";
-    if (!value[i].is_string()) throw Failure{path, "must be a " + what + " name"};
+    if (!value[i].is_string()) throw InputError{path, "must be a " + what + " name"};
     const std::string name = value[i].get<std::string>();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw Failure{path, "unknown " + what + " \"" + name + "\" (known: " + Joined(known) + ")"};
+      throw InputError{path, "unknown " + what + " \"" + name + "\" (known: " + Joined(known) + ")"};
     }
     names.push_back(name);
   }
@@ -68,25 +53,17 @@ Fault ParseFault(const Json& json, const std::string& path, const Scenario& scen
   Fault fault;
   fault.at = reader.Millis("at_ms", 0);
   if (fault.at > scenario.duration) {
-    throw Failure{reader.PathOf("at_ms"), "must not be after the scenario's duration_ms"};
+    throw InputError{reader.PathOf("at_ms"), "must not be after the scenario's duration_ms"};
   }
   const std::string name = reader.String("kind");
   const FaultKindSpec* kind = FindFaultKind(name);
   if (kind == nullptr) {
-    throw Failure{reader.PathOf("kind"), "unknown fault kind \"" + name + "\" (known: " + FaultKindNames() + ")"};
+    throw InputError{reader.PathOf("kind"), "unknown fault kind \"" + name + "\" (known: " + FaultKindNames() + ")"};
   }
   fault.kind = kind->kind;
-  if (kind->replicated_fields) {
-    ParseReplicatedFields(reader, json, path, scenario, fault);
-  } else {
-    for (FaultField field : kind->fields) {
-      const FaultFieldSpec& spec = FieldSpecOf(field);
-      assert(spec.parse != nullptr);
-      spec.parse(reader, scenario, fault);
-    }
-  }
+  for (FaultField field : kind->fields) FieldSpecOf(field).parse(reader, scenario, fault);
   ParseArming(reader, *kind, scenario, fault);
-  reader.Finish();
+  reader.Finish("a " + name + " fault");
   return fault;
 }
 

@@ -4,12 +4,13 @@
 
 #include <cstdlib>
 
+#include "base/units.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Seconds;
 
 }  // namespace
 
@@ -46,7 +47,7 @@ std::int64_t DrawDriftPpm(FaultDrawContext& context, bool& beyond) {
 }
 
 Nanos DrawWallStep(FaultDrawContext& context) {
-  const Nanos step = context.draw.Millis(kSecond, 6 * context.timing.lease_duration);
+  const Nanos step = context.draw.Millis(Seconds(1), 6 * context.timing.lease_duration);
   return context.draw.Percent(50) ? step : -step;
 }
 

@@ -8,13 +8,14 @@
 #include <string>
 #include <utility>
 
+#include "base/units.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Seconds;
+using base::kNanosPerMilli;
 
 sim::HostId KvHost(Injector& injector, const Fault& fault) { return injector.parts().kv_host(fault.kv - 1); }
 
@@ -24,12 +25,14 @@ std::string KvName(Injector& injector, const Fault& fault) {
 
 // Which store: one of the scenario's, uniformly.
 void DrawKvHost(FaultDrawContext& context, Fault& fault) {
-  fault.kv = static_cast<int>(context.draw.Range(1, context.scenario.kv.servers));
+  fault.kv = static_cast<int>(context.draw.Range(1, context.scenario.kv.hosts()));
 }
 
 }  // namespace
 
-bool HasKvStores(const Scenario& scenario, const NemesisConfig&) { return scenario.kv.servers > 0; }
+// A KV store on the replicated store has no host of its own: the replica
+// faults strike it.
+bool HasKvStores(const Scenario& scenario, const NemesisConfig&) { return scenario.kv.hosts() > 0; }
 
 Heal StrikeKvPause(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
   sim::World& world = injector.world();
@@ -66,7 +69,7 @@ Heal StrikeKvClockStep(Injector& injector, const Fault& fault, int, checker::Fau
   injector.world().StepWall(KvHost(injector, fault), fault.step);
   record.end_ns = record.start_ns;
   record.description =
-      KvName(injector, fault) + " wall clock stepped by " + std::to_string(fault.step / kMs) + " ms";
+      KvName(injector, fault) + " wall clock stepped by " + std::to_string(fault.step / kNanosPerMilli) + " ms";
   return {};
 }
 
@@ -82,13 +85,13 @@ Heal StrikeKvOutage(Injector& injector, const Fault& fault, int, checker::FaultR
 Heal StrikeKvLatency(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
   backends::SimKvServer& server = injector.parts().kv_server(fault.kv - 1);
   server.SetExtraLatency(fault.extra);
-  record.description = KvName(injector, fault) + ": +" + std::to_string(fault.extra / kMs) + " ms per request";
+  record.description = KvName(injector, fault) + ": +" + std::to_string(fault.extra / kNanosPerMilli) + " ms per request";
   return [&server] { server.SetExtraLatency(0); };
 }
 
 void DrawKvStop(FaultDrawContext& context, Fault fault) {
   DrawKvHost(context, fault);
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }

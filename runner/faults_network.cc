@@ -8,14 +8,15 @@
 #include <utility>
 #include <vector>
 
+#include "base/units.h"
 #include "core/fault_points.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
 
 using Links = std::vector<std::pair<sim::HostId, sim::HostId>>;
 
@@ -61,7 +62,7 @@ void MaybeGrayOnset(FaultDrawContext& context, Fault& cut, NodeRef node) {
   onset.kind = FaultKind::kClog;
   onset.from = {context.StoreMember()};
   onset.to = {NodeMember(node)};
-  onset.duration = context.draw.Millis(kMs, std::max(kMs, timeout - kMs));
+  onset.duration = context.draw.Millis(Millis(1), std::max(Millis(1), timeout - Millis(1)));
   onset.node = node;
   onset.at_point = std::string(context.draw.Percent(50) ? core::fault_points::kBeforeRenew
                                                         : core::fault_points::kBeforeAcquire);
@@ -134,7 +135,7 @@ Heal StrikeIsolateFromStore(Injector& injector, const Fault&, int node, checker:
 }
 
 void DrawPartition(FaultDrawContext& context, Fault fault) {
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   std::vector<Member> rest;
   const NodeRef alone = context.Target();
   if (!alone.is_role()) {
@@ -151,7 +152,7 @@ void DrawPartition(FaultDrawContext& context, Fault fault) {
 }
 
 void DrawOneWay(FaultDrawContext& context, Fault fault) {
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   context.Link(fault);
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
@@ -163,8 +164,8 @@ void DrawOneWay(FaultDrawContext& context, Fault fault) {
 // comes back just in time, at the moment drawn — some much longer.
 void DrawClog(FaultDrawContext& context, Fault fault) {
   const Nanos timeout = context.timing.request_timeout;
-  fault.duration = context.draw.Percent(70) ? context.draw.Millis(kMs, timeout + timeout / 2)
-                                            : context.draw.Millis(kMs, context.OutageMax());
+  fault.duration = context.draw.Percent(70) ? context.draw.Millis(Millis(1), timeout + timeout / 2)
+                                            : context.draw.Millis(Millis(1), context.OutageMax());
   if (context.Edge()) fault.duration = context.JustUnder(timeout);  // the reply held to just inside the timeout
   context.Link(fault);
   context.AimIfTimed(fault);
@@ -173,7 +174,7 @@ void DrawClog(FaultDrawContext& context, Fault fault) {
 
 void DrawIsolation(FaultDrawContext& context, Fault fault) {
   fault.node = context.Target();
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   context.AimIfTimed(fault);
   MaybeGrayOnset(context, fault, fault.node);
   context.Push(std::move(fault));

@@ -2,14 +2,15 @@
 // shutdown — how each strikes and heals, and how the generator draws it.
 
 #include "backends/sim_node.h"
+#include "base/units.h"
 #include "core/fault_points.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
 
 }  // namespace
 
@@ -18,7 +19,7 @@ bool WithinPauseBudget(const Fault& fault, const core::TimingConfig& timing) {
 }
 
 bool HasPauseBudgetOrMayExceed(const Scenario& scenario, const NemesisConfig& config) {
-  return !config.within_assumptions || scenario.timing.pause_budget >= kMs;
+  return !config.within_assumptions || scenario.timing.pause_budget >= Millis(1);
 }
 
 bool HasTwoNodes(const Scenario& scenario, const NemesisConfig&) { return scenario.nodes >= 2; }
@@ -89,7 +90,7 @@ void DrawCrash(FaultDrawContext& context, Fault fault) {
   context.Aim(fault);
   const Nanos at = fault.at;
   context.Push(std::move(fault));
-  context.AddRestarts(at + context.draw.Millis(kMs, context.timing.lease_duration * 3 / 2));
+  context.AddRestarts(at + context.draw.Millis(Millis(1), context.timing.lease_duration * 3 / 2));
 }
 
 void DrawPauseOrSuspend(FaultDrawContext& context, Fault fault) {
@@ -110,7 +111,7 @@ void DrawShutdown(FaultDrawContext& context, Fault fault) {
   // A graceful handoff, sometimes with the leader stopping the world in the
   // middle of its release; everyone restarts afterwards.
   const bool beyond = context.Beyond();
-  if (context.draw.Percent(50) && (beyond || context.timing.pause_budget >= kMs)) {
+  if (context.draw.Percent(50) && (beyond || context.timing.pause_budget >= Millis(1))) {
     Fault pause;
     pause.at = fault.at;
     pause.kind = FaultKind::kPause;
@@ -124,7 +125,7 @@ void DrawShutdown(FaultDrawContext& context, Fault fault) {
   context.AimIfTimed(fault);
   const Nanos at = fault.at;
   context.Push(std::move(fault));
-  context.AddRestarts(at + context.draw.Millis(kSecond, 4 * context.timing.lease_duration));
+  context.AddRestarts(at + context.draw.Millis(Seconds(1), 4 * context.timing.lease_duration));
 }
 
 }  // namespace leasesim::runner::fault_kinds

@@ -7,13 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "base/units.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
 
 // The replica the fault names, resolved now, and its words for the record;
 // nullopt (the record says why) when the role names nobody.
@@ -103,12 +104,12 @@ void DrawReplicaCrash(FaultDrawContext& context, Fault fault) {
   context.AimIfTimed(fault);
   const Nanos at = fault.at;
   context.Push(std::move(fault));
-  context.AddReplicaRestarts(at + context.draw.Millis(kMs, context.timing.lease_duration * 3 / 2));
+  context.AddReplicaRestarts(at + context.draw.Millis(Millis(1), context.timing.lease_duration * 3 / 2));
 }
 
 void DrawReplicaPause(FaultDrawContext& context, Fault fault) {
   fault.replica = DrawReplica(context);
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }
@@ -116,7 +117,7 @@ void DrawReplicaPause(FaultDrawContext& context, Fault fault) {
 void DrawIsolateRegion(FaultDrawContext& context, Fault fault) {
   const auto regions = static_cast<std::int64_t>(context.scenario.replicated.regions.names.size());
   fault.region = static_cast<int>(context.draw.Range(0, regions - 1));
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }

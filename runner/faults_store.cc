@@ -2,13 +2,14 @@
 // store_latency — how each strikes and heals, and how the generator draws it.
 // They strike the lease store's KV server on the "store" host.
 
+#include "base/units.h"
 #include "runner/fault_kinds.h"
 
 namespace leasesim::runner::fault_kinds {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
-constexpr Nanos kSecond = sim::kNanosPerSecond;
+using base::Millis;
+using base::Seconds;
 
 }  // namespace
 
@@ -30,15 +31,15 @@ Heal StrikeStoreLatency(Injector& injector, const Fault& fault, int, checker::Fa
 }
 
 void DrawStoreOutage(FaultDrawContext& context, Fault fault) {
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
   fault.outage = context.draw.Percent(50) ? backends::StoreOutage::kUnavailable : backends::StoreOutage::kBlackhole;
   context.AimIfTimed(fault);
   context.Push(std::move(fault));
 }
 
 void DrawStoreLatency(FaultDrawContext& context, Fault fault) {
-  fault.duration = context.draw.Millis(kSecond, context.OutageMax());
-  fault.extra = context.draw.Millis(10 * kMs, 2 * context.timing.request_timeout);
+  fault.duration = context.draw.Millis(Seconds(1), context.OutageMax());
+  fault.extra = context.draw.Millis(Millis(10), 2 * context.timing.request_timeout);
   // At the edge: every call answered just inside the request timeout (the
   // store's own service time and the network come on top, so some answers
   // arrive just after it), the renewals' validity counted from their sends.

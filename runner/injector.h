@@ -16,13 +16,14 @@
 #include <string_view>
 #include <vector>
 
+#include "base/prng.h"
 #include "core/fault_points.h"
 #include "runner/run_world.h"
 #include "runner/scenario.h"
-#include "sim/prng.h"
 
 namespace leasesim::runner {
 
+// The fault script of one run, fired and armed against its world.
 class Injector {
  public:
   Injector(RunWorld& world, const Scenario& scenario);
@@ -86,7 +87,7 @@ class Injector {
 
   RunWorld& parts_;
   const Scenario& scenario_;
-  sim::Prng buggify_;
+  base::Prng buggify_;
   std::vector<Armed> armed_;  // in arming order
   // Node numbers (or replicas) the striking fault's role members resolved to.
   std::map<const Member*, int> resolved_;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "base/prng.h"
 #include "runner/fault_catalogue.h"
 #include "runner/fault_generator.h"
-#include "sim/prng.h"
 
 namespace leasesim::runner {
 
@@ -20,7 +20,7 @@ const std::vector<std::string_view>& NemesisKinds() {
 
 std::vector<Fault> GenerateNemesisFaults(const Scenario& scenario, std::uint64_t seed) {
   if (!scenario.nemesis.enabled) return {};
-  PrngDraw draw(sim::DeriveSeed(seed, "nemesis"));
+  PrngDraw draw(base::DeriveSeed(seed, "nemesis"));
   return DrawFaults(scenario, scenario.nemesis, draw);
 }
 

@@ -68,6 +68,16 @@ void SetScenarioProtocol(Scenario& scenario, const std::string& name) {
   const core::KvStoreNeeds& needs = found.protocol->kv_stores;
   if (needs.servers == 0) return;
   scenario.kv.servers = needs.servers;
+  // One etcd in a world whose coordination store is the replicated (Raft)
+  // store: that store is the etcd, as a real etcd is a Raft cluster (a
+  // Kubernetes API server keeps its Leases in one too). Other models keep
+  // servers of their own: Redis instances are not Raft replicas, and the
+  // Raft store stands for a ZooKeeper ensemble only in part
+  // (docs/SCENARIOS.md, "kv").
+  if (needs.servers == 1 && needs.model == core::KvStoreModel::kEtcd && scenario.replicated.enabled) {
+    scenario.kv.replicated = true;
+    return;
+  }
   scenario.kv.server = KvServerOf(needs.model, scenario.store.service);
 }
 

@@ -22,7 +22,8 @@ std::string KvStoreModelName(core::KvStoreModel model);
 bool KvStoreModelNamed(const std::string& name, core::KvStoreModel& model);
 
 // Sets the protocol the scenario runs (a registered name) and, when the
-// scenario has no KV stores of its own, gives it those the protocol needs.
+// scenario has no KV stores of its own, gives it those the protocol needs
+// (one etcd on the scenario's replicated store, when it has one).
 // Every place that chooses a scenario's protocol goes through here.
 void SetScenarioProtocol(Scenario& scenario, const std::string& name);
 

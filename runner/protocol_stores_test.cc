@@ -20,6 +20,10 @@ class ProtocolStores : public ::testing::Test {
     needs_stores.kv_stores = {.servers = 5, .model = core::KvStoreModel::kRedis};
     saved_ = core::Protocols();
     ASSERT_TRUE(core::Protocols().Add(needs_stores));
+    core::Protocol needs_etcd = core::LeasesimProtocol();
+    needs_etcd.name = "needs-one-etcd";
+    needs_etcd.kv_stores = {.servers = 1, .model = core::KvStoreModel::kEtcd};
+    ASSERT_TRUE(core::Protocols().Add(needs_etcd));
   }
   void TearDown() override { core::Protocols() = saved_; }
 
@@ -74,6 +78,51 @@ TEST_F(ProtocolStores, AnUnknownModelIsNamed) {
   ASSERT_TRUE(std::holds_alternative<ParseError>(parsed));
   EXPECT_NE(std::get<ParseError>(parsed).message.find("scenarios[0].kv.model: must be"), std::string::npos)
       << std::get<ParseError>(parsed).message;
+}
+
+std::string KvParseErrorOf(const std::string& text) {
+  auto parsed = ParseScenarioText("s.json", text);
+  return std::holds_alternative<ParseError>(parsed) ? std::get<ParseError>(parsed).message : "";
+}
+
+// "kv": {"replicated": true}: the one KV store is the replicated store's;
+// it has no host of its own, so the kv_* faults cannot name one.
+TEST_F(ProtocolStores, AKvStoreOnTheReplicatedStoreHasNoHostOfItsOwn) {
+  auto parsed = ParseScenarioText("s.json", testing::ReplicatedScenarioJson(R"("kv": {"replicated": true})"));
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  const Scenario& s = std::get<ScenarioFile>(parsed).scenarios.at(0);
+  EXPECT_TRUE(s.kv.replicated);
+  EXPECT_EQ(s.kv.servers, 1);
+  EXPECT_EQ(s.kv.hosts(), 0);
+  const std::string kv_fault = KvParseErrorOf(testing::ReplicatedScenarioJson(
+      R"("kv": {"replicated": true}, "faults": [{"at_ms": 1000, "kind": "kv_pause", "kv": "kv", "duration_ms": 10}])"));
+  EXPECT_NE(kv_fault.find("faults[0].kv: the KV store is on the replicated store"), std::string::npos) << kv_fault;
+}
+
+TEST_F(ProtocolStores, AKvStoreOnTheReplicatedStoreNeedsOneAndNoServerKnobs) {
+  const std::string single = KvParseErrorOf(ScenarioJson(R"("kv": {"replicated": true})"));
+  EXPECT_NE(single.find("scenarios[0].kv.replicated: needs \"store\": {\"kind\": \"replicated\"}"),
+            std::string::npos)
+      << single;
+  const std::string two =
+      KvParseErrorOf(testing::ReplicatedScenarioJson(R"("kv": {"replicated": true, "servers": 2})"));
+  EXPECT_NE(two.find("scenarios[0].kv.servers: must be 1 with \"replicated\""), std::string::npos) << two;
+  const std::string knob =
+      KvParseErrorOf(testing::ReplicatedScenarioJson(R"("kv": {"replicated": true, "model": "zookeeper"})"));
+  EXPECT_NE(knob.find("scenarios[0].kv.model: is a single KV server's"), std::string::npos) << knob;
+}
+
+// A protocol needing one etcd, in a world whose store is replicated, gets
+// it on that store; one needing Redis stores keeps servers of its own.
+TEST_F(ProtocolStores, OneEtcdInAReplicatedWorldIsTheReplicatedStore) {
+  auto parsed = ParseScenarioText("s.json", testing::ReplicatedScenarioJson(R"("protocol": "needs-one-etcd")"));
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  EXPECT_TRUE(std::get<ScenarioFile>(parsed).scenarios.at(0).kv.replicated);
+  auto redis = ParseScenarioText("s.json", testing::ReplicatedScenarioJson(R"("protocol": "needs-five-redis")"));
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(redis)) << std::get<ParseError>(redis).message;
+  EXPECT_FALSE(std::get<ScenarioFile>(redis).scenarios.at(0).kv.replicated);
+  EXPECT_EQ(std::get<ScenarioFile>(redis).scenarios.at(0).kv.hosts(), 5);
+  EXPECT_FALSE(ParseOne(R"("protocol": "needs-one-etcd")").kv.replicated);  // a single store server: its own etcd
 }
 
 TEST(KvStoreModels, NamesGoBothWays) {

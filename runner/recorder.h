@@ -21,6 +21,7 @@
 
 namespace leasesim::runner {
 
+// The runner's SimObserver: turns the backends' reports into the history.
 class Recorder final : public backends::SimObserver {
  public:
   // node_hosts[i] is the host of node i+1.

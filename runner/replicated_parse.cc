@@ -2,39 +2,24 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/fault_points.h"
-
 namespace leasesim::runner {
 namespace {
 
 using Json = nlohmann::json;
+using base::InputError;
 using base::ObjectReader;
 
 constexpr int kReplicasMax = 7;
 constexpr std::size_t kRegionsMax = 16;
 
-sim::LatencyModel Latency(ObjectReader& parent, const std::string& key) {
-  ObjectReader latency = parent.Object(key);
-  sim::LatencyModel model;
-  model.base_ns = latency.Millis("base", 0);
-  model.jitter_ns = latency.MillisOr("jitter", 0, 0);
-  if (latency.Has("tail_p") != latency.Has("tail")) throw SpecError{parent.PathOf(key), "tail_p and tail must be given together"};
-  if (latency.Has("tail_p")) {
-    model.tail_ppm = latency.Probability("tail_p");
-    model.tail_ns = latency.Millis("tail", 0);
-  }
-  latency.Finish();
-  return model;
-}
-
 int RegionIndex(const RegionsSpec& regions, const Json& value, const std::string& path) {
-  if (!value.is_string()) throw SpecError{path, "must be a region name"};
+  if (!value.is_string()) throw InputError{path, "must be a region name"};
   const std::string name = value.get<std::string>();
   for (std::size_t i = 0; i < regions.names.size(); ++i) {
     if (regions.names[i] == name) return static_cast<int>(i);
   }
-  if (regions.names.empty()) throw SpecError{path, "names region \"" + name + "\", but the scenario has no \"regions\""};
-  throw SpecError{path, "names region \"" + name + "\", which \"regions.names\" does not list"};
+  if (regions.names.empty()) throw InputError{path, "names region \"" + name + "\", but the scenario has no \"regions\""};
+  throw InputError{path, "names region \"" + name + "\", which \"regions.names\" does not list"};
 }
 
 // A replica reference: a number 1..N, "store_leader" or "store_follower".
@@ -45,24 +30,24 @@ int ParseReplicaRef(const Json& value, const std::string& path, bool roles_allow
     const std::string name = value.get<std::string>();
     if (roles_allowed && name == "store_leader") return kStoreLeaderReplica;
     if (roles_allowed && name == "store_follower") return kStoreFollowerReplica;
-    throw SpecError{path, rule};
+    throw InputError{path, rule};
   }
-  if (!value.is_number_integer()) throw SpecError{path, rule};
+  if (!value.is_number_integer()) throw InputError{path, rule};
   const std::int64_t n = value.get<std::int64_t>();
-  if (n < 1 || n > kReplicasMax) throw SpecError{path, "must be a replica number 1.." + std::to_string(kReplicasMax)};
+  if (n < 1 || n > kReplicasMax) throw InputError{path, "must be a replica number 1.." + std::to_string(kReplicasMax)};
   return static_cast<int>(n);
 }
 
 void ParseRegionNames(ObjectReader& fields, RegionsSpec& regions) {
   const std::string path = fields.PathOf("names");
   const Json& names = fields.Field("names");
-  if (!names.is_array() || names.empty()) throw SpecError{path, "must be a non-empty array of names"};
-  if (names.size() > kRegionsMax) throw SpecError{path, "holds more than 16 regions"};
+  if (!names.is_array() || names.empty()) throw InputError{path, "must be a non-empty array of names"};
+  if (names.size() > kRegionsMax) throw InputError{path, "holds more than 16 regions"};
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string item = base::IndexPath(path, i);
-    if (!names[i].is_string() || names[i].get<std::string>().empty()) throw SpecError{item, "must be a region name"};
+    if (!names[i].is_string() || names[i].get<std::string>().empty()) throw InputError{item, "must be a region name"};
     for (const std::string& earlier : regions.names) {
-      if (earlier == names[i].get<std::string>()) throw SpecError{item, "names a region twice"};
+      if (earlier == names[i].get<std::string>()) throw InputError{item, "names a region twice"};
     }
     regions.names.push_back(names[i].get<std::string>());
   }
@@ -76,15 +61,15 @@ void ParseBetween(ObjectReader& fields, RegionsSpec& regions, std::vector<bool>&
     const std::string item = base::IndexPath(fields.PathOf("between"), i);
     ObjectReader link(between[i], item);
     const Json& pair = link.Field("regions");
-    if (!pair.is_array() || pair.size() != 2) throw SpecError{link.PathOf("regions"), "must name two regions"};
+    if (!pair.is_array() || pair.size() != 2) throw InputError{link.PathOf("regions"), "must name two regions"};
     const int a = RegionIndex(regions, pair[0], link.PathOf("regions") + "[0]");
     const int b = RegionIndex(regions, pair[1], link.PathOf("regions") + "[1]");
-    if (a == b) throw SpecError{link.PathOf("regions"), "must name two different regions (within_ms is the latency inside one)"};
-    const sim::LatencyModel latency = Latency(link, "latency_ms");
+    if (a == b) throw InputError{link.PathOf("regions"), "must name two different regions (within_ms is the latency inside one)"};
+    const sim::LatencyModel latency = ParseLatency(link, "latency_ms");
     const std::size_t ab = static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b);
     const std::size_t ba = static_cast<std::size_t>(b) * n + static_cast<std::size_t>(a);
     if (set[ab]) {
-      throw SpecError{item, "gives the latency between " + regions.names[static_cast<std::size_t>(a)] + " and " +
+      throw InputError{item, "gives the latency between " + regions.names[static_cast<std::size_t>(a)] + " and " +
                                 regions.names[static_cast<std::size_t>(b)] + " twice"};
     }
     regions.matrix[ab] = latency;
@@ -96,7 +81,7 @@ void ParseBetween(ObjectReader& fields, RegionsSpec& regions, std::vector<bool>&
 
 void ParseLatencyMatrix(ObjectReader& fields, RegionsSpec& regions) {
   const std::size_t n = regions.names.size();
-  const sim::LatencyModel within = Latency(fields, "within_ms");
+  const sim::LatencyModel within = ParseLatency(fields, "within_ms");
   regions.matrix.assign(n * n, sim::LatencyModel{});
   std::vector<bool> set(n * n, false);
   for (std::size_t i = 0; i < n; ++i) {
@@ -107,7 +92,7 @@ void ParseLatencyMatrix(ObjectReader& fields, RegionsSpec& regions) {
   for (std::size_t a = 0; a < n; ++a) {
     for (std::size_t b = 0; b < n; ++b) {
       if (!set[a * n + b]) {
-        throw SpecError{fields.PathOf("between"), "gives no latency between " + regions.names[a] + " and " + regions.names[b]};
+        throw InputError{fields.PathOf("between"), "gives no latency between " + regions.names[a] + " and " + regions.names[b]};
       }
     }
   }
@@ -117,7 +102,7 @@ void ParseReadMode(ObjectReader& fields, backends::ReplicatedStoreConfig& config
   const std::string mode = fields.String("read_mode");
   const std::optional<backends::ReadMode> parsed = backends::kReadModeNames.Parse(mode);
   if (!parsed) {
-    throw SpecError{fields.PathOf("read_mode"),
+    throw InputError{fields.PathOf("read_mode"),
                     "must be \"linearizable\" (the leader confirms with a quorum) or \"unsafe\" (any replica answers "
                     "from its own state), got \"" + mode + "\""};
   }
@@ -128,85 +113,45 @@ void ParseElectionTimeout(ObjectReader& fields, backends::ReplicatedStoreConfig&
   ObjectReader timeout = fields.Object("election_timeout_ms");
   config.election_timeout_min = timeout.Millis("min", 1);
   config.election_timeout_max = timeout.Millis("max", 1);
-  if (config.election_timeout_max < config.election_timeout_min) throw SpecError{timeout.PathOf("max"), "must not be below min"};
+  if (config.election_timeout_max < config.election_timeout_min) throw InputError{timeout.PathOf("max"), "must not be below min"};
   timeout.Finish();
-}
-
-// Refuses a field of `json` that neither `fields` read nor the caller owns.
-void RefuseUnknown(const Json& json, const ObjectReader& fields, std::initializer_list<std::string_view> callers,
-                   const std::string& what) {
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    bool known = false;
-    for (std::string_view key : callers) known = known || key == it.key();
-    for (const std::string& key : fields.read()) known = known || key == it.key();
-    if (!known) throw SpecError{fields.PathOf(it.key()), "is not a known field of " + what};
-  }
-}
-
-// The lease node a replica crash at a fault point watches: the lease leader
-// unless "node" names one.
-NodeRef ParseWatchedNode(ObjectReader& fields, const Scenario& scenario) {
-  if (!fields.Has("node")) return NodeRef{.leader = true};
-  const Json& node = fields.Field("node");
-  if (node.is_string() && node.get<std::string>() == "leader") return NodeRef{.leader = true};
-  if (node.is_number_integer() && node.get<std::int64_t>() >= 1 && node.get<std::int64_t>() <= scenario.nodes) {
-    return NodeRef{.node = static_cast<int>(node.get<std::int64_t>())};
-  }
-  throw SpecError{fields.PathOf("node"), "must be \"leader\" or a node number"};
-}
-
-void ParseReplicaFault(const std::string& kind, ObjectReader& fields, const Scenario& scenario, Fault& fault) {
-  if (!scenario.replicated.enabled) {
-    throw SpecError{fields.PathOf("kind"), "\"" + kind + "\" needs a store of kind \"replicated\""};
-  }
-  const bool restart = kind == "replica_restart";
-  fault.replica = ParseReplicaRef(fields.Field("replica"), fields.PathOf("replica"), !restart);
-  if (fault.replica > scenario.replicated.store.replicas) {
-    throw SpecError{fields.PathOf("replica"), "names replica " + std::to_string(fault.replica) + ", but the store has " +
-                                                  std::to_string(scenario.replicated.store.replicas)};
-  }
-  if (kind == "replica_crash") fault.kind = FaultKind::kReplicaCrash;
-  if (restart) fault.kind = FaultKind::kReplicaRestart;
-  if (kind == "replica_pause") {
-    fault.kind = FaultKind::kReplicaPause;
-    fault.duration = fields.Millis("duration_ms", 1);
-  }
-  if (kind == "replica_crash" && fields.Has("at_point")) {
-    // Strikes when the lease node (default: the lease leader) reaches the point.
-    fault.at_point = fields.String("at_point");
-    bool known = false;
-    for (std::string_view point : core::fault_points::kAll) known = known || point == fault.at_point;
-    if (!known) throw SpecError{fields.PathOf("at_point"), "unknown fault point \"" + fault.at_point + "\""};
-    fault.node = ParseWatchedNode(fields, scenario);
-  }
 }
 
 void CheckMembers(const std::vector<Member>& members, const ReplicatedSpec& spec, const std::string& where) {
   for (const Member& member : members) {
     if (member.kind == Member::Kind::kReplica) {
-      if (!spec.enabled) throw SpecError{where, "names a store replica, but the store is not of kind \"replicated\""};
+      if (!spec.enabled) throw InputError{where, "names a store replica, but the store is not of kind \"replicated\""};
       if (member.replica > spec.store.replicas) {
-        throw SpecError{where, "names replica r" + std::to_string(member.replica) + ", but the store has " +
+        throw InputError{where, "names replica r" + std::to_string(member.replica) + ", but the store has " +
                                    std::to_string(spec.store.replicas)};
       }
     }
     if (member.kind == Member::Kind::kStore && spec.enabled) {
-      throw SpecError{where, "names \"store\", but a replicated store has replicas: name them (\"r1\", ...) or \"store_leader\""};
+      throw InputError{where, "names \"store\", but a replicated store has replicas: name them (\"r1\", ...) or \"store_leader\""};
     }
   }
 }
 
 }  // namespace
 
+sim::LatencyModel ParseLatency(ObjectReader& parent, const std::string& key) {
+  ObjectReader latency = parent.Object(key);
+  sim::LatencyModel model;
+  model.base_ns = latency.Millis("base", 0);
+  model.jitter_ns = latency.MillisOr("jitter", 0, 0);
+  if (latency.Has("tail_p") != latency.Has("tail")) throw InputError{parent.PathOf(key), "tail_p and tail must be given together"};
+  if (latency.Has("tail_p")) {
+    model.tail_ppm = latency.Probability("tail_p");
+    model.tail_ns = latency.Millis("tail", 0);
+  }
+  latency.Finish();
+  return model;
+}
+
 std::string ReplicaRefName(int replica) {
   if (replica == kStoreLeaderReplica) return "store_leader";
   if (replica == kStoreFollowerReplica) return "store_follower";
   return "r" + std::to_string(replica);
-}
-
-bool IsReplicatedFaultKind(FaultKind kind) {
-  return kind == FaultKind::kReplicaCrash || kind == FaultKind::kReplicaRestart ||
-         kind == FaultKind::kReplicaPause || kind == FaultKind::kIsolateRegion;
 }
 
 void ParseRegions(const Json& json, const std::string& path, Scenario& scenario) {
@@ -218,7 +163,7 @@ void ParseRegions(const Json& json, const std::string& path, Scenario& scenario)
   if (fields.Has("nodes")) {
     const Json& nodes = fields.Field("nodes");
     if (!nodes.is_array() || nodes.size() != static_cast<std::size_t>(scenario.nodes)) {
-      throw SpecError{fields.PathOf("nodes"), "must list one region per node (" + std::to_string(scenario.nodes) + ")"};
+      throw InputError{fields.PathOf("nodes"), "must list one region per node (" + std::to_string(scenario.nodes) + ")"};
     }
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       regions.node_region[i] = RegionIndex(regions, nodes[i], base::IndexPath(fields.PathOf("nodes"), i));
@@ -229,8 +174,7 @@ void ParseRegions(const Json& json, const std::string& path, Scenario& scenario)
   fields.Finish();
 }
 
-std::vector<std::string> ParseReplicatedStore(const Json& json, const std::string& path, Scenario& scenario) {
-  ObjectReader fields(json, path);
+void ParseReplicatedStore(ObjectReader& fields, Scenario& scenario) {
   ReplicatedSpec& spec = scenario.replicated;
   backends::ReplicatedStoreConfig& config = spec.store;
   spec.enabled = true;
@@ -239,39 +183,35 @@ std::vector<std::string> ParseReplicatedStore(const Json& json, const std::strin
   if (fields.Has("election_timeout_ms")) ParseElectionTimeout(fields, config);
   config.heartbeat = fields.MillisOr("heartbeat_ms", 1, config.heartbeat);
   if (config.heartbeat >= config.election_timeout_min) {
-    throw SpecError{fields.PathOf("heartbeat_ms"), "must be below election_timeout_ms.min"};
+    throw InputError{fields.PathOf("heartbeat_ms"), "must be below election_timeout_ms.min"};
   }
   config.client_attempt_timeout = fields.MillisOr("client_attempt_timeout_ms", 1, config.client_attempt_timeout);
   if (fields.Has("initial_leader")) config.initial_leader = static_cast<int>(fields.Integer("initial_leader", 1, config.replicas));
   if (fields.Has("placement")) {
     const Json& placement = fields.Field("placement");
     if (!placement.is_array() || placement.size() != static_cast<std::size_t>(config.replicas)) {
-      throw SpecError{fields.PathOf("placement"), "must list one region per replica (" + std::to_string(config.replicas) + ")"};
+      throw InputError{fields.PathOf("placement"), "must list one region per replica (" + std::to_string(config.replicas) + ")"};
     }
     for (std::size_t i = 0; i < placement.size(); ++i) {
       config.replica_region.push_back(RegionIndex(spec.regions, placement[i], base::IndexPath(fields.PathOf("placement"), i)));
     }
   }
-  RefuseUnknown(json, fields, {"kind", "latency_ms"}, "a replicated store");  // those two are the caller's
-  return fields.read();
 }
 
-bool ParseReplicatedFault(const std::string& kind, const Json& json, const std::string& path,
-                          const Scenario& scenario, Fault& fault, std::vector<std::string>& read) {
-  if (kind != "replica_crash" && kind != "replica_restart" && kind != "replica_pause" && kind != "isolate_region") {
-    return false;
+void ParseReplicaField(ObjectReader& reader, bool roles, const Scenario& scenario, Fault& fault) {
+  if (!scenario.replicated.enabled) {
+    throw InputError{reader.PathOf("kind"),
+                     "\"" + std::string(FaultKindName(fault.kind)) + "\" needs a store of kind \"replicated\""};
   }
-  ObjectReader fields(json, path);
-  if (kind == "isolate_region") {
-    fault.kind = FaultKind::kIsolateRegion;
-    fault.region = RegionIndex(scenario.replicated.regions, fields.Field("region"), fields.PathOf("region"));
-    fault.duration = fields.Millis("duration_ms", 1);
-  } else {
-    ParseReplicaFault(kind, fields, scenario, fault);
+  fault.replica = ParseReplicaRef(reader.Field("replica"), reader.PathOf("replica"), roles);
+  if (fault.replica > scenario.replicated.store.replicas) {
+    throw InputError{reader.PathOf("replica"), "names replica " + std::to_string(fault.replica) + ", but the store has " +
+                                                   std::to_string(scenario.replicated.store.replicas)};
   }
-  RefuseUnknown(json, fields, {"at_ms", "kind"}, "a " + kind + " fault");  // those two are the caller's
-  read = fields.read();
-  return true;
+}
+
+void ParseRegionField(ObjectReader& reader, const Scenario& scenario, Fault& fault) {
+  fault.region = RegionIndex(scenario.replicated.regions, reader.Field("region"), reader.PathOf("region"));
 }
 
 std::optional<Member> ParseReplicaMember(const Json& item) {
@@ -300,7 +240,7 @@ void ValidateReplicated(const Scenario& scenario, const std::string& path) {
     CheckMembers(fault.to, spec, where);
     if (spec.enabled && (fault.kind == FaultKind::kStoreOutage || fault.kind == FaultKind::kStoreLatency ||
                          fault.kind == FaultKind::kIsolateFromStore)) {
-      throw SpecError{where, std::string("\"") + FaultKindName(fault.kind) +
+      throw InputError{where, std::string("\"") + FaultKindName(fault.kind) +
                                  "\" acts on the single store server; with a replicated store crash, pause or partition replicas instead"};
     }
   }

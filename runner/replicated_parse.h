@@ -1,8 +1,9 @@
 #pragma once
 // Reading the scenario fields of regions and the replicated store
-// (docs/REPLICATED_STORE.md) with base/strict_json.h's ObjectReader. Called
-// from scenario_parser.cc; every error is a SpecError naming the field's path
-// and the rule it broke.
+// (docs/REPLICATED_STORE.md), and latency models, with the strict reader
+// (base/strict_json.h). Called from scenario_parser.cc and fault_fields.cc;
+// every error is a base::InputError naming the field's path and the rule it
+// broke.
 
 #include <optional>
 #include <string>
@@ -15,23 +16,23 @@
 
 namespace leasesim::runner {
 
-// What every function here throws: the field's path and the rule it broke
-// (the strict reader's error, so one catch serves both).
-using SpecError = base::JsonError;
+// A latency model wherever a scenario gives one (the store's, the
+// network's and a KV host's "latency_ms"; "regions"' "within_ms" and each
+// "between" link): base, jitter (default 0), and tail_p with tail.
+sim::LatencyModel ParseLatency(base::ObjectReader& parent, const std::string& key);
 
 // The top-level "regions" block.
 void ParseRegions(const nlohmann::json& json, const std::string& path, Scenario& scenario);
 
-// The store block's fields of kind "replicated" (besides "kind" and
-// "latency_ms", which the caller reads). Returns the keys it read.
-std::vector<std::string> ParseReplicatedStore(const nlohmann::json& json, const std::string& path,
-                                              Scenario& scenario);
+// The store block's fields of kind "replicated", read from the store's own
+// reader (the caller reads "kind" and "latency_ms" and finishes it).
+void ParseReplicatedStore(base::ObjectReader& store, Scenario& scenario);
 
-// A fault of a replicated-store kind ("replica_crash", "replica_restart",
-// "replica_pause", "isolate_region"): false when `kind` is none of them.
-// Fills `fault` and returns in `read` the keys it consumed.
-bool ParseReplicatedFault(const std::string& kind, const nlohmann::json& json, const std::string& path,
-                          const Scenario& scenario, Fault& fault, std::vector<std::string>& read);
+// The fault fields of the replicated-store kinds (runner/fault_fields.h):
+// "replica" — a number, or with `roles` also "store_leader" and
+// "store_follower" — and "region". `fault.kind` is already set.
+void ParseReplicaField(base::ObjectReader& reader, bool roles, const Scenario& scenario, Fault& fault);
+void ParseRegionField(base::ObjectReader& reader, const Scenario& scenario, Fault& fault);
 
 // A partition member naming a replica: "r1".."rN", "store_leader".
 std::optional<Member> ParseReplicaMember(const nlohmann::json& item);
@@ -39,8 +40,5 @@ std::optional<Member> ParseReplicaMember(const nlohmann::json& item);
 // Checks made once the whole scenario is read (replica numbers in range,
 // store faults that make no sense for a replicated store, ...).
 void ValidateReplicated(const Scenario& scenario, const std::string& path);
-
-// Whether a fault kind targets the replicated store rather than a node.
-bool IsReplicatedFaultKind(FaultKind kind);
 
 }  // namespace leasesim::runner

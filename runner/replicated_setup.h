@@ -19,6 +19,7 @@
 
 namespace leasesim::runner {
 
+// One run's regions and replicated store, made only when the scenario has them.
 class ReplicatedRun {
  public:
   // Null when the scenario has neither regions nor a replicated store.

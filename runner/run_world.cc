@@ -66,7 +66,7 @@ RunWorld::~RunWorld() {
 }
 
 void RunWorld::AddHosts() {
-  sim::Prng clocks = world_.MakePrng("clocks");
+  base::Prng clocks = world_.MakePrng("clocks");
   for (int node = 1; node <= scenario_.nodes; ++node) {
     sim::HostConfig config;
     config.name = "n" + std::to_string(node);
@@ -85,9 +85,19 @@ void RunWorld::AddHosts() {
 }
 
 void RunWorld::AddKvStores() {
+  if (scenario_.kv.replicated) {
+    // The KV store is the replicated store's (docs/SCENARIOS.md, "kv"): no
+    // host of its own; its replicas report to one recorder.
+    assert(replicated_ != nullptr);
+    assert(replicated_->store() != nullptr && "the parser requires a replicated store");
+    kv_recorders_.push_back(std::make_unique<KvRecorder>(world_, "store"));
+    kv_recorders_.back()->ProjectRecord(scenario_.lease_key, *recorder_);
+    replicated_->store()->UseKvObserver(*kv_recorders_.back());
+    return;
+  }
   // Hosts after every other (a world without KV stores keeps its host ids),
   // and their own PRNG streams, so nothing else in the world draws differently.
-  sim::Prng clocks = world_.MakePrng("kv_clocks");
+  base::Prng clocks = world_.MakePrng("kv_clocks");
   for (int server = 1; server <= scenario_.kv.servers; ++server) {
     const std::string name = KvHostName(server, scenario_.kv.servers);
     const sim::HostId host = world_.AddHost({.name = name,
@@ -150,6 +160,7 @@ void RunWorld::StartNode(int node) {
   config.setup.settlement.poll = scenario_.settlement_poll;
   config.replicated_store = replicated_ ? replicated_->store() : nullptr;
   for (const std::unique_ptr<backends::SimKvServer>& server : kv_servers_) config.kv_servers.push_back(server.get());
+  if (scenario_.kv.replicated) config.replicated_kv = kv_recorders_.front().get();
   config.setup.settlement.request_timeout = scenario_.timing.request_timeout;
   world_.SetBoot(host, [this, config](sim::HostId id, std::uint64_t) {
     return std::make_unique<backends::SimNodeProcess>(world_, *network_, id, config, *store_, *ledger_,

@@ -26,6 +26,7 @@
 
 namespace leasesim::runner {
 
+// Everything one run is made of, owned together and torn down in order.
 class RunWorld {
  public:
   RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOptions& options);

@@ -11,6 +11,7 @@
 
 #include "backends/sim_kv_server.h"
 #include "backends/sim_services.h"
+#include "checker/fault_kind.h"
 #include "core/protocol.h"
 #include "core/timing.h"
 #include "runner/replicated_spec.h"
@@ -33,45 +34,12 @@ struct NodeRef {
   bool operator==(const NodeRef&) const = default;
 };
 
-enum class FaultKind {
-  kCrash,             // node
-  kRestart,           // node
-  kPause,             // node, duration: stop-the-world; clocks keep going
-  kSuspend,           // node, duration: as pause, and the monotonic clock stops
-  kPartition,         // groups, duration: no messages between groups
-  kClockDrift,        // node, drift_ppm: the monotonic clock's rate from now on
-  kClockStep,         // node, step: the wall clock jumps by step (may be negative)
-  kPartitionOneWay,   // from, to, duration: messages from -> to are dropped
-  kIsolateFromStore,  // node, duration: the node and the store cannot talk
-  kClog,              // from, to, duration: messages from -> to held until the end
-  kStoreOutage,       // outage, duration: the store rejects or ignores requests
-  kStoreLatency,      // extra, duration: every store request takes `extra` longer
-  kShutdown,          // node, successor: graceful handoff, then the process exits
-  kIsolate,           // node, duration: the node can reach no other host
-  // The replicated store (runner/replicated_setup.h): `replica` is a number
-  // or kStoreLeaderReplica / kStoreFollowerReplica, resolved when it fires.
-  kReplicaCrash,      // replica (at_point: when the lease `node` reaches it)
-  kReplicaRestart,    // replica (a number)
-  kReplicaPause,      // replica, duration
-  kIsolateRegion,     // region, duration: no messages in or out of the region
-  // A KV store host (the scenario's "kv"), `kv`: its process, clocks,
-  // service and links; the TTLs it judges feel every one.
-  kKvPause,           // kv, duration: stop-the-world; the expiry loop and requests queue
-  kKvCrash,           // kv, duration: down, then up again (keys and leases kept, TTLs restarted)
-  kKvClockDrift,      // kv, drift_ppm: the host's oscillator rate from now on
-  kKvClockStep,       // kv, step: the host's wall clock jumps
-  kKvOutage,          // kv, outage, duration: the store rejects or ignores requests
-  kKvLatency,         // kv, extra, duration: every request takes `extra` longer
-  kKvIsolate,         // kv, duration: the host can reach no other host, nor they it
-};
-// The number of kinds: the last enumerator + 1. The fault catalogue
-// (runner/fault_catalogue.h) checks at compile time that it has one entry
-// per kind, in this order; the enumerators' values are in every trace, so
-// new kinds go at the end.
-inline constexpr int kFaultKindCount = static_cast<int>(FaultKind::kKvIsolate) + 1;
-
-// The kind's name in scenario files ("crash", "store_latency", ...).
-const char* FaultKindName(FaultKind kind);
+// The fault kinds are the one vocabulary of faults (checker/fault_kind.h):
+// a scenario's "kind", the catalogue's entries (runner/fault_catalogue.h),
+// a live run's faults and a history's fault records all use its words.
+using checker::FaultKind;
+using checker::FaultKindName;
+using checker::kFaultKindCount;
 
 // A partition group member: a node number, or a service host.
 struct Member {
@@ -152,6 +120,14 @@ struct NemesisConfig {
 struct KvSpec {
   int servers = 0;
   backends::KvServerConfig server;  // service latency, TTL clock, expiry loop, compaction window
+  // "replicated": the one KV store is the scenario's replicated store
+  // (store kind "replicated"), served by its Raft replicas with etcd's
+  // lessor, rather than a single server on a host of its own; `server`
+  // does not apply.
+  bool replicated = false;
+  // The KV store hosts of their own (the targets of the kv_* faults): none
+  // when the KV store is the replicated store, whose replica faults strike it.
+  int hosts() const { return replicated ? 0 : servers; }
 };
 
 // A KV store host's name: "kv" when the world has one store, else

@@ -16,11 +16,13 @@
 #include "runner/fault_fields.h"
 #include "runner/fault_parse.h"
 #include "runner/nemesis.h"
-#include "runner/object_reader.h"
 #include "runner/protocol_stores.h"
 #include "runner/replicated_parse.h"
 
 namespace leasesim::runner {
+
+using base::InputError;
+using base::ObjectReader;
 namespace {
 
 using Json = nlohmann::json;
@@ -30,53 +32,37 @@ constexpr std::size_t kFaultsMax = 10'000;
 constexpr int kKvServersMax = 16;  // Redlock uses 5; a bound keeps a typo from building thousands of hosts
 constexpr std::size_t kScenariosMax = 10'000;
 
-sim::LatencyModel ParseLatency(ObjectReader& parent, const std::string& key) {
-  ObjectReader reader(parent.Field(key), parent.PathOf(key));
-  sim::LatencyModel model;
-  model.base_ns = reader.Millis("base", 0);
-  model.jitter_ns = reader.Millis("jitter", 0);
-  if (reader.Has("tail_p") != reader.Has("tail")) {
-    throw Failure{parent.PathOf(key), "tail_p and tail must be given together"};
-  }
-  if (reader.Has("tail_p")) {
-    model.tail_ppm = reader.Probability("tail_p");
-    model.tail_ns = reader.Millis("tail", 0);
-  }
-  reader.Finish();
-  return model;
-}
-
 NemesisConfig ParseNemesis(ObjectReader& parent, const Scenario& scenario) {
   ObjectReader reader(parent.Field("nemesis"), parent.PathOf("nemesis"));
   NemesisConfig nemesis;
   nemesis.enabled = true;
   nemesis.faults_max = static_cast<int>(reader.IntegerOr("faults_max", 1, 100, nemesis.faults_max));
-  if (reader.Has("within_assumptions")) nemesis.within_assumptions = reader.Boolean("within_assumptions");
+  if (reader.Has("within_assumptions")) nemesis.within_assumptions = reader.Bool("within_assumptions");
   if (reader.Has("kinds")) {
     const Json& kinds = reader.Array("kinds");
     std::string names;
     for (std::string_view kind : NemesisKinds()) names += (names.empty() ? "" : ", ") + std::string(kind);
     for (std::size_t i = 0; i < kinds.size(); ++i) {
       const std::string path = reader.PathOf("kinds") + "[" + std::to_string(i) + "]";
-      if (!kinds[i].is_string()) throw Failure{path, "must be a fault kind"};
+      if (!kinds[i].is_string()) throw InputError{path, "must be a fault kind"};
       const std::string kind = kinds[i].get<std::string>();
       bool known = false;
       for (std::string_view k : NemesisKinds()) known = known || k == kind;
-      if (!known) throw Failure{path, "the nemesis does not generate \"" + kind + "\" (known: " + names + ")"};
+      if (!known) throw InputError{path, "the nemesis does not generate \"" + kind + "\" (known: " + names + ")"};
       nemesis.kinds.push_back(kind);
     }
-    if (nemesis.kinds.empty()) throw Failure{reader.PathOf("kinds"), "must not be empty"};
+    if (nemesis.kinds.empty()) throw InputError{reader.PathOf("kinds"), "must not be empty"};
   }
-  if (reader.Has("swarm")) nemesis.swarm = reader.Boolean("swarm");
-  if (reader.Has("timed_strikes")) nemesis.timed_strikes = reader.Boolean("timed_strikes");
+  if (reader.Has("swarm")) nemesis.swarm = reader.Bool("swarm");
+  if (reader.Has("timed_strikes")) nemesis.timed_strikes = reader.Bool("timed_strikes");
   if (reader.Has("points")) nemesis.points = ParseFaultPointList(reader, "points");
   if (reader.Has("from_ms")) nemesis.from = reader.Millis("from_ms", 0);
   if (reader.Has("until_ms")) nemesis.until = reader.Millis("until_ms", 0);
   if (nemesis.from > scenario.duration || nemesis.until > scenario.duration) {
-    throw Failure{parent.PathOf("nemesis"), "from_ms and until_ms must lie within the scenario's duration_ms"};
+    throw InputError{parent.PathOf("nemesis"), "from_ms and until_ms must lie within the scenario's duration_ms"};
   }
   if (nemesis.until != 0 && nemesis.until < nemesis.from) {
-    throw Failure{reader.PathOf("until_ms"), "must not be before from_ms"};
+    throw InputError{reader.PathOf("until_ms"), "must not be before from_ms"};
   }
   reader.Finish();
   return nemesis;
@@ -93,7 +79,7 @@ const std::map<std::string, std::string>& TimingFieldNames() {
 
 void ThrowIfUnsound(const ObjectReader& reader, const core::TimingConfig& timing) {
   const std::vector<core::TimingError> errors = core::ValidateTiming(timing);
-  if (!errors.empty()) throw Failure{reader.PathOf(TimingFieldNames().at(errors.front().field)), errors.front().rule};
+  if (!errors.empty()) throw InputError{reader.PathOf(TimingFieldNames().at(errors.front().field)), errors.front().rule};
 }
 
 // lease.by_node: per-node overrides of the lease timing (e.g. a node with a longer lease).
@@ -103,8 +89,8 @@ void ParseTimingByNode(ObjectReader& lease, Scenario& scenario) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     ObjectReader item(list[i], lease.PathOf("by_node") + "[" + std::to_string(i) + "]");
     const NodeRef ref = ParseNodeRef(item.Field("node"), item.PathOf("node"), scenario.nodes);
-    if (ref.is_role()) throw Failure{item.PathOf("node"), "by_node names node numbers"};
-    if (!seen.insert(ref.node).second) throw Failure{item.PathOf("node"), "node set twice"};
+    if (ref.is_role()) throw InputError{item.PathOf("node"), "by_node names node numbers"};
+    if (!seen.insert(ref.node).second) throw InputError{item.PathOf("node"), "node set twice"};
     NodeTiming node{ref.node, scenario.timing};
     if (item.Has("duration_ms")) node.timing.lease_duration = item.Millis("duration_ms", 1);
     if (item.Has("renew_interval_ms")) node.timing.renew_interval = item.Millis("renew_interval_ms", 1);
@@ -138,7 +124,7 @@ void ParseSettlement(ObjectReader& reader, Scenario& scenario) {
   scenario.settlement_period = settlement.Millis("period_ms", 1);
   scenario.batch_items = static_cast<int>(settlement.Integer("batch_items", 1, 10'000));
   const std::int64_t default_poll_ms = std::max<std::int64_t>(1, scenario.settlement_period / sim::kNanosPerMilli / 10);
-  scenario.settlement_poll = settlement.IntegerOr("poll_ms", 1, kDurationMsMax, default_poll_ms) * sim::kNanosPerMilli;
+  scenario.settlement_poll = settlement.IntegerOr("poll_ms", 1, base::kMillisMax, default_poll_ms) * sim::kNanosPerMilli;
   settlement.Finish();
 }
 
@@ -149,27 +135,49 @@ void ParseStore(ObjectReader& reader, Scenario& scenario) {
     scenario.store.stale_read_ppm = store.Probability("stale_read_p");
     scenario.store.stale_lag_ns_max = store.Millis("stale_lag_ms", 0);
   } else if (scenario.store_kind == "replicated") {
-    for (const std::string& key : ParseReplicatedStore(reader.Field("store"), reader.PathOf("store"), scenario)) {
-      store.Field(key);
-    }
+    ParseReplicatedStore(store, scenario);
   } else if (scenario.store_kind != "linearizable") {
-    throw Failure{store.PathOf("kind"), "unknown store kind \"" + scenario.store_kind +
+    throw InputError{store.PathOf("kind"), "unknown store kind \"" + scenario.store_kind +
                                             "\" (known: linearizable, stale_reads, replicated)"};
   }
   scenario.store.service = ParseLatency(store, "latency_ms");
-  store.Finish();
+  store.Finish("a " + scenario.store_kind + " store");
+}
+
+// "kv": {"replicated": true}: the one KV store is the scenario's replicated
+// store (docs/SCENARIOS.md, "kv"). A single server's knobs do not apply:
+// its TTLs are the replicated store's lessor's (etcd's).
+void ParseReplicatedKv(ObjectReader& kv, Scenario& scenario) {
+  if (!scenario.replicated.enabled) {
+    throw InputError{kv.PathOf("replicated"), "needs \"store\": {\"kind\": \"replicated\"}, the store it puts the KV "
+                                           "store on"};
+  }
+  if (kv.Has("servers") && kv.Integer("servers", 0, kKvServersMax) != 1) {
+    throw InputError{kv.PathOf("servers"), "must be 1 with \"replicated\": the replicated store is one KV store"};
+  }
+  for (const char* knob : {"model", "ttl_clock", "expire_on_access", "expiry_period_ms", "lease_ttl_min_ms",
+                           "lease_ttl_max_ms", "compaction_window", "latency_ms"}) {
+    if (kv.Has(knob)) {
+      throw InputError{kv.PathOf(knob), "is a single KV server's; with \"replicated\" the replicated store's "
+                                     "settings (\"store\") apply"};
+    }
+  }
+  scenario.kv.servers = 1;
+  scenario.kv.replicated = true;
+  kv.Finish();
 }
 
 // "kv": the KV store hosts (scenario.h KvSpec; docs/SCENARIOS.md).
 void ParseKv(ObjectReader& reader, Scenario& scenario) {
   ObjectReader kv(reader.Field("kv"), reader.PathOf("kv"));
+  if (kv.Has("replicated") && kv.Bool("replicated")) return ParseReplicatedKv(kv, scenario);
   KvSpec& spec = scenario.kv;
   spec.servers = static_cast<int>(kv.Integer("servers", 1, kKvServersMax));
   // "model" gives the real store's documented choices; the fields after it
   // override them one by one.
   core::KvStoreModel model = core::KvStoreModel::kEtcd;
   if (kv.Has("model") && !KvStoreModelNamed(kv.String("model"), model)) {
-    throw Failure{kv.PathOf("model"), "must be \"etcd\", \"redis\" or \"zookeeper\""};
+    throw InputError{kv.PathOf("model"), "must be \"etcd\", \"redis\" or \"zookeeper\""};
   }
   spec.server = KvServerOf(model, kv.Has("latency_ms") ? ParseLatency(kv, "latency_ms") : scenario.store.service);
   if (kv.Has("ttl_clock")) {
@@ -179,10 +187,10 @@ void ParseKv(ObjectReader& reader, Scenario& scenario) {
     } else if (clock == "wall") {
       spec.server.ttl_clock = backends::KvTtlClock::kWall;
     } else {
-      throw Failure{kv.PathOf("ttl_clock"), "must be \"monotonic\" (etcd, ZooKeeper) or \"wall\" (Redis)"};
+      throw InputError{kv.PathOf("ttl_clock"), "must be \"monotonic\" (etcd, ZooKeeper) or \"wall\" (Redis)"};
     }
   }
-  if (kv.Has("expire_on_access")) spec.server.expire_on_access = kv.Boolean("expire_on_access");
+  if (kv.Has("expire_on_access")) spec.server.expire_on_access = kv.Bool("expire_on_access");
   spec.server.expiry_period =
       kv.IntegerOr("expiry_period_ms", 1, 3'600'000, spec.server.expiry_period / sim::kNanosPerMilli) *
       sim::kNanosPerMilli;
@@ -193,7 +201,7 @@ void ParseKv(ObjectReader& reader, Scenario& scenario) {
       kv.IntegerOr("lease_ttl_max_ms", 0, 3'600'000, spec.server.lease_ttl_max / sim::kNanosPerMilli) *
       sim::kNanosPerMilli;
   if (spec.server.lease_ttl_max > 0 && spec.server.lease_ttl_max < spec.server.lease_ttl_min) {
-    throw Failure{kv.PathOf("lease_ttl_max_ms"), "must be 0 (no bound) or at least lease_ttl_min_ms"};
+    throw InputError{kv.PathOf("lease_ttl_max_ms"), "must be 0 (no bound) or at least lease_ttl_min_ms"};
   }
   spec.server.state.history_revisions = kv.IntegerOr("compaction_window", 1, 1'000'000'000, 1000);
   kv.Finish();
@@ -220,11 +228,11 @@ void ParseClocks(ObjectReader& reader, Scenario& scenario) {
     ObjectReader clock(clocks[i], reader.PathOf("clocks") + "[" + std::to_string(i) + "]");
     ClockSetting setting;
     const NodeRef ref = ParseNodeRef(clock.Field("node"), clock.PathOf("node"), scenario.nodes);
-    if (ref.is_role()) throw Failure{clock.PathOf("node"), "clocks name node numbers"};
+    if (ref.is_role()) throw InputError{clock.PathOf("node"), "clocks name node numbers"};
     setting.node = ref.node;
-    if (!seen.insert(setting.node).second) throw Failure{clock.PathOf("node"), "node set twice"};
+    if (!seen.insert(setting.node).second) throw InputError{clock.PathOf("node"), "node set twice"};
     setting.drift_ppm = clock.IntegerOr("drift_ppm", -500'000, 500'000, 0);
-    setting.wall_offset = clock.IntegerOr("wall_offset_ms", -kDurationMsMax, kDurationMsMax, 0) * sim::kNanosPerMilli;
+    setting.wall_offset = clock.IntegerOr("wall_offset_ms", -base::kMillisMax, base::kMillisMax, 0) * sim::kNanosPerMilli;
     if (clock.Has("ntp")) {
       ObjectReader ntp(clock.Field("ntp"), clock.PathOf("ntp"));
       setting.ntp.poll = ntp.Integer("poll_ms", 1, 3'600'000) * sim::kNanosPerMilli;
@@ -238,7 +246,7 @@ void ParseClocks(ObjectReader& reader, Scenario& scenario) {
 
 void ParseFaults(ObjectReader& reader, Scenario& scenario) {
   const Json& faults = reader.Array("faults");
-  if (faults.size() > kFaultsMax) throw Failure{reader.PathOf("faults"), "has more than 10000 faults"};
+  if (faults.size() > kFaultsMax) throw InputError{reader.PathOf("faults"), "has more than 10000 faults"};
   for (std::size_t i = 0; i < faults.size(); ++i) {
     scenario.faults.push_back(ParseFault(faults[i], reader.PathOf("faults") + "[" + std::to_string(i) + "]", scenario));
   }
@@ -250,7 +258,7 @@ void ParseExpect(ObjectReader& reader, Scenario& scenario) {
   const Json& violations = expect.Has("violations") || !expect.Has("fault_points") ? expect.Array("violations") : Json::array();
   for (std::size_t i = 0; i < violations.size(); ++i) {
     if (!violations[i].is_string()) {
-      throw Failure{expect.PathOf("violations") + "[" + std::to_string(i) + "]", "must be a violation kind"};
+      throw InputError{expect.PathOf("violations") + "[" + std::to_string(i) + "]", "must be a violation kind"};
     }
     scenario.expect_violations.push_back(violations[i].get<std::string>());
   }
@@ -260,10 +268,10 @@ void ParseExpect(ObjectReader& reader, Scenario& scenario) {
 
 void ParseIdentity(ObjectReader& reader, Scenario& scenario) {
   scenario.name = reader.String("name");
-  if (scenario.name.empty()) throw Failure{reader.PathOf("name"), "must not be empty"};
+  if (scenario.name.empty()) throw InputError{reader.PathOf("name"), "must not be empty"};
   for (char c : scenario.name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      throw Failure{reader.PathOf("name"), "may hold only letters, digits, '-', '_' and '.'"};
+      throw InputError{reader.PathOf("name"), "may hold only letters, digits, '-', '_' and '.'"};
     }
   }
   if (reader.Has("description")) scenario.description = reader.String("description");
@@ -275,7 +283,7 @@ void ParseIdentity(ObjectReader& reader, Scenario& scenario) {
 // its older spelling, kept so that files written before it still run.
 void ParseProtocol(ObjectReader& reader, Scenario& scenario) {
   if (reader.Has("protocol") && reader.Has("variant")) {
-    throw Failure{reader.PathOf("variant"), "give \"protocol\" or its old name \"variant\", not both"};
+    throw InputError{reader.PathOf("variant"), "give \"protocol\" or its old name \"variant\", not both"};
   }
   const char* field = reader.Has("variant") ? "variant" : "protocol";
   if (!reader.Has(field)) {
@@ -284,7 +292,7 @@ void ParseProtocol(ObjectReader& reader, Scenario& scenario) {
   }
   const std::string name = reader.String(field);
   if (const std::string problem = core::Protocols().Find(name).error; !problem.empty()) {
-    throw Failure{reader.PathOf(field), problem};
+    throw InputError{reader.PathOf(field), problem};
   }
   SetScenarioProtocol(scenario, name);
 }
@@ -315,11 +323,8 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
 std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path, const std::string& text) {
   // The one strict reader (base/strict_json.h): not JSON, or a key repeated
   // in one object (which would silently drop what the user wrote first).
-  std::variant<Json, base::JsonError> parsed = base::ParseStrictJson(text);
-  if (std::holds_alternative<base::JsonError>(parsed)) {
-    const base::JsonError& error = std::get<base::JsonError>(parsed);
-    return ParseError{path + (error.line > 0 ? ":" : ": ") + error.ToString()};
-  }
+  std::variant<Json, InputError> parsed = base::ParseStrictJson(text);
+  if (const InputError* error = std::get_if<InputError>(&parsed)) return ParseError{error->In(path)};
   const Json json = std::get<Json>(std::move(parsed));
   try {
     ObjectReader top(json, "");
@@ -327,14 +332,14 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
     file.path = path;
     file.file_digest = base::Sha256Hex(text);
     const Json& scenarios = top.Array("scenarios");
-    if (scenarios.empty()) throw Failure{"scenarios", "must hold at least one scenario"};
-    if (scenarios.size() > kScenariosMax) throw Failure{"scenarios", "holds too many scenarios"};
+    if (scenarios.empty()) throw InputError{"scenarios", "must hold at least one scenario"};
+    if (scenarios.size() > kScenariosMax) throw InputError{"scenarios", "holds too many scenarios"};
     std::set<std::string> names;
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
       const std::string item_path = "scenarios[" + std::to_string(i) + "]";
       Scenario scenario = ParseScenario(scenarios[i], item_path);
       if (!names.insert(scenario.name).second) {
-        throw Failure{item_path + ".name", "\"" + scenario.name + "\" is used by an earlier scenario"};
+        throw InputError{item_path + ".name", "\"" + scenario.name + "\" is used by an earlier scenario"};
       }
       file.scenario_digests[scenario.name] = base::Sha256Hex(scenarios[i].dump());
       file.scenarios.push_back(std::move(scenario));
@@ -343,10 +348,8 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
     if (top.Has("require_probes")) file.require_probes = ParseProbeList(top, "require_probes");
     top.Finish();
     return file;
-  } catch (const Failure& failure) {
-    return ParseError{path + ": " + failure.path + ": " + failure.rule};
-  } catch (const SpecError& failure) {  // regions and the replicated store (runner/replicated_parse.h)
-    return ParseError{path + ": " + failure.path + ": " + failure.rule};
+  } catch (const InputError& error) {
+    return ParseError{error.In(path)};
   } catch (const Json::exception& error) {
     return ParseError{path + ": " + error.what()};
   }

@@ -11,7 +11,7 @@
 #include "runner/kv_recorder.h"
 #include "runner/recorder.h"
 #include "sim/network.h"
-#include "sim/prng.h"
+#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::runner {
@@ -35,13 +35,16 @@ enum class StoreFault {
   kPause,            // a replica stops the world
   kClockDrift,       // a replica's clock runs fast or slow
   kClientCut,        // a client cut off from the store leader
+  kSlowPeer,         // a replica's peer messages, in and out, delayed (etcd's DelayPeerNetwork)
+  kFailpoint,        // a replica dies at a point of its raft loop (etcd's gofail panics)
+  kDiskStall,        // a replica's fsyncs slow down (etcd's raftBeforeSave sleep)
 };
-constexpr int kStoreFaultKinds = 9;
+constexpr int kStoreFaultKinds = 12;
 
 const char* FaultName(StoreFault fault) {
-  static const char* const kNames[kStoreFaultKinds] = {"leader_partition", "partition", "one_way",
-                                                      "clog",             "crash",     "power_loss",
-                                                      "pause",            "clock_drift", "client_cut"};
+  static const char* const kNames[kStoreFaultKinds] = {
+      "leader_partition", "partition",   "one_way",    "clog",      "crash",     "power_loss",
+      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint", "disk_stall"};
   return kNames[static_cast<int>(fault)];
 }
 
@@ -59,14 +62,18 @@ class StoreFuzzRun {
   backends::ReplicatedStoreConfig DrawStore();
   void AddClients();
   void ClientLoop(int client);
-  backends::StoreRequest DrawRequest(int client, sim::Prng& prng);
+  backends::StoreRequest DrawRequest(int client, base::Prng& prng);
   void KvClientLoop(int client);
   // One KV call of a client's traffic; `lease` is the client's current lease.
-  void KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease);
-  core::KvTxn DrawTxn(int client, sim::Prng& prng, core::KvLeaseId lease);
+  void KvCall(int client, base::Prng& prng, core::KvLeaseId& lease);
+  core::KvTxn DrawTxn(int client, base::Prng& prng, core::KvLeaseId lease);
   void CountKv(core::KvStatus status);
   void PlanFaults();
   void Strike(StoreFault fault, Nanos duration);
+  // The faults on one replica's process, disk and peer links (crash to disk_stall).
+  void StrikeReplica(StoreFault fault, int target, Nanos duration);
+  void DrawTiming(backends::ReplicatedStoreConfig& config);
+  void DrawPeerLinks(backends::ReplicatedStoreConfig& config);
   int Target();
   // Cuts the replica's messages to every other replica (out) and theirs to it (in).
   void CutOff(int target, bool out, bool in, Nanos duration);
@@ -77,7 +84,7 @@ class StoreFuzzRun {
   StoreFuzzOptions options_;
   std::uint64_t seed_;
   sim::World world_;
-  sim::Prng plan_;
+  base::Prng plan_;
   std::vector<sim::HostId> client_hosts_;
   std::unique_ptr<sim::Network> network_;
   std::unique_ptr<Recorder> recorder_;
@@ -121,26 +128,63 @@ StoreFuzzRun::~StoreFuzzRun() {
 
 backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
   backends::ReplicatedStoreConfig config;
-  config.replicas = options_.replicas > 0 ? options_.replicas : (plan_.ChancePpm(500'000) ? 3 : 5);
+  // One run in ten a single replica, as etcd's robustness scenarios run a
+  // one-member cluster beside three: it commits by its own fsync alone.
+  if (options_.replicas > 0) {
+    config.replicas = options_.replicas;
+  } else {
+    const std::int64_t size = plan_.UniformRange(0, 99);
+    config.replicas = size < 10 ? 1 : size < 55 ? 3 : 5;
+  }
   config.read_mode = options_.read_mode;
   config.service = {.base_ns = 200'000, .jitter_ns = 800'000};
-  // Short timeouts: many elections in a run.
-  config.election_timeout_min = 300 * kMs;
-  config.election_timeout_max = 600 * kMs;
-  config.heartbeat = 50 * kMs;
+  DrawTiming(config);
+  DrawPeerLinks(config);
   config.client_attempt_timeout = 200 * kMs;
   config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(1 * kMs, 8 * kMs);
   config.reply_before_fsync = options_.reply_before_fsync;
   // Half the runs catch a lagging follower up a few entries at a time, so an
   // acknowledgement can cover entries of an older term alone (what Raft's
   // commit rule, Figure 8, is about).
-  sim::Prng batch = world_.MakePrng("store-fuzz/batch");
+  base::Prng batch = world_.MakePrng("store-fuzz/batch");
   config.append_batch_max = batch.ChancePpm(500'000) ? 64 : batch.UniformRange(1, 4);
   return config;
 }
 
+// Short timeouts, many elections in a run: half the runs the store's
+// 300-600 ms; the other half an election timeout drawn from 100-400 ms (its
+// range as wide again, at most), so that elections start while the peer
+// links still hold messages of the last term. The heartbeat is a sixth of
+// the minimum, as etcd's defaults are a tenth (100 ms, 1 s).
+void StoreFuzzRun::DrawTiming(backends::ReplicatedStoreConfig& config) {
+  base::Prng timing = world_.MakePrng("store-fuzz/timing");
+  if (timing.ChancePpm(500'000)) {
+    config.election_timeout_min = 300 * kMs;
+    config.election_timeout_max = 600 * kMs;
+    config.heartbeat = 50 * kMs;
+    return;
+  }
+  config.election_timeout_min = timing.UniformRange(100, 400) * kMs;
+  config.election_timeout_max = config.election_timeout_min + timing.UniformRange(20 * kMs, config.election_timeout_min);
+  config.heartbeat = config.election_timeout_min / 6;
+}
+
+// The peer links, as etcd's robustness tests shape member traffic through a
+// proxy: a third of the runs as the network alone; the others with a long
+// tail (0.5-5% of Raft messages held 0.2-2 s more: a vote or append reply
+// then arrives after a new term began) and 0-3% of them delivered a second
+// time up to a second later (a retried RPC).
+void StoreFuzzRun::DrawPeerLinks(backends::ReplicatedStoreConfig& config) {
+  base::Prng links = world_.MakePrng("store-fuzz/peer-links");
+  if (links.ChancePpm(333'333)) return;
+  config.peer.extra.tail_ppm = static_cast<std::uint32_t>(links.UniformRange(5'000, 50'000));
+  config.peer.extra.tail_ns = links.UniformRange(200, 2000) * kMs;
+  config.peer.redeliver_ppm = static_cast<std::uint32_t>(links.UniformRange(0, 30'000));
+  config.peer.redeliver_delay_max_ns = 1000 * kMs;
+}
+
 void StoreFuzzRun::AddClients() {
-  sim::Prng clocks = world_.MakePrng("store-fuzz/clocks");
+  base::Prng clocks = world_.MakePrng("store-fuzz/clocks");
   // Record clients first (c1..), then the KV clients.
   for (int client = 1; client <= options_.record_clients + options_.clients; ++client) {
     sim::HostConfig config;
@@ -158,7 +202,7 @@ void StoreFuzzRun::AddClients() {
 // saw; a short think time between calls.
 void StoreFuzzRun::ClientLoop(int client) {
   const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
-  sim::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
+  base::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
   const std::string process = world_.host_name(host);
   while (world_.now() < options_.duration) {
     world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
@@ -182,7 +226,7 @@ void StoreFuzzRun::ClientLoop(int client) {
   }
 }
 
-backends::StoreRequest StoreFuzzRun::DrawRequest(int client, sim::Prng& prng) {
+backends::StoreRequest StoreFuzzRun::DrawRequest(int client, base::Prng& prng) {
   backends::StoreRequest request;
   request.key = "k" + std::to_string(prng.UniformRange(1, options_.keys));
   const std::int64_t kind = prng.UniformRange(0, 99);
@@ -207,7 +251,7 @@ backends::StoreRequest StoreFuzzRun::DrawRequest(int client, sim::Prng& prng) {
 // last read; a short think time between calls.
 void StoreFuzzRun::KvClientLoop(int client) {
   const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
-  sim::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
+  base::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
   core::KvLeaseId lease = core::kNoLease;
   while (world_.now() < options_.duration) {
     world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
@@ -215,7 +259,7 @@ void StoreFuzzRun::KvClientLoop(int client) {
   }
 }
 
-void StoreFuzzRun::KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease) {
+void StoreFuzzRun::KvCall(int client, base::Prng& prng, core::KvLeaseId& lease) {
   core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - options_.record_clients - 1)];
   const std::int64_t kind = prng.UniformRange(0, 99);
   if (kind < 5) {
@@ -244,7 +288,7 @@ void StoreFuzzRun::KvCall(int client, sim::Prng& prng, core::KvLeaseId& lease) {
 // A txn of the traffic: a range (one key, or the prefix sorted by create
 // revision with a limit), a put (on the client's lease a third of the
 // time), a compare-and-set, a two-key txn guarded by a version, or a delete.
-core::KvTxn StoreFuzzRun::DrawTxn(int client, sim::Prng& prng, core::KvLeaseId lease) {
+core::KvTxn StoreFuzzRun::DrawTxn(int client, base::Prng& prng, core::KvLeaseId lease) {
   const auto key = [&] { return "k" + std::to_string(prng.UniformRange(1, options_.keys)); };
   const std::string value = "kv" + std::to_string(client) + "-" + std::to_string(++values_written_);
   const std::int64_t kind = prng.UniformRange(0, 99);
@@ -289,15 +333,19 @@ void StoreFuzzRun::CountKv(core::KvStatus status) {
   }
 }
 
-// The nemesis: a fault every 0.2-2.5 s until the traffic ends, each healed
-// within 0.2-4 s and by the end of the traffic at the latest.
+// The nemesis: a fault every 0.2-2.5 s (in a third of the runs every
+// 0.1-0.8 s, so that faults overlap: a failover under a slow link, a crash
+// during an election) until the traffic ends, each healed within 0.2-4 s
+// and by the end of the traffic at the latest.
 void StoreFuzzRun::PlanFaults() {
+  const Nanos gap_max = plan_.ChancePpm(333'333) ? 800 * kMs : 2500 * kMs;
+  const Nanos gap_min = gap_max == 800 * kMs ? 100 * kMs : 200 * kMs;
   Nanos at = plan_.UniformRange(200 * kMs, 1500 * kMs);
   while (at < options_.duration) {
     const auto fault = static_cast<StoreFault>(plan_.UniformRange(0, kStoreFaultKinds - 1));
     const Nanos duration = std::min(plan_.UniformRange(200 * kMs, 4000 * kMs), options_.duration - at);
     world_.At(at, [this, fault, duration] { Strike(fault, duration); });
-    at += plan_.UniformRange(200 * kMs, 2500 * kMs);
+    at += plan_.UniformRange(gap_min, gap_max);
   }
 }
 
@@ -335,6 +383,20 @@ void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
         network_->ClogUntil(store_->host(other), host, heal);
       }
       break;
+    case StoreFault::kClientCut: {
+      const sim::HostId client = client_hosts_[plan_.UniformBelow(client_hosts_.size())];
+      Block(client, host, duration);
+      Block(host, client, duration);
+      break;
+    }
+    default: StrikeReplica(fault, target, duration); break;
+  }
+}
+
+void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
+  const sim::HostId host = store_->host(target);
+  const Nanos heal = world_.now() + duration;
+  switch (fault) {
     case StoreFault::kCrash: world_.Crash(host); break;
     case StoreFault::kPowerLoss: store_->PowerLoss(target); break;
     case StoreFault::kPause: world_.Pause(host); break;
@@ -344,14 +406,23 @@ void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
       world_.At(heal, [this, host] { world_.SetDriftPpm(host, 0); });
       break;
     }
-    case StoreFault::kClientCut: {
-      const sim::HostId client = client_hosts_[plan_.UniformBelow(client_hosts_.size())];
-      Block(client, host, duration);
-      Block(host, client, duration);
+    case StoreFault::kSlowPeer: {
+      const Nanos base = plan_.UniformRange(20, 200) * kMs;
+      store_->DelayPeer(target, {.base_ns = base, .jitter_ns = 2 * base, .tail_ppm = 100'000, .tail_ns = 1000 * kMs},
+                        heal);
       break;
     }
+    case StoreFault::kFailpoint: {
+      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 3));
+      ++counts_[std::string("failpoint_") + backends::kRaftFailpointNames.CName(point)];
+      store_->ArmFailpoint(target, point, heal);
+      break;
+    }
+    case StoreFault::kDiskStall: store_->StallDisk(target, plan_.UniformRange(20, 500) * kMs, heal); break;
+    default: assert(false && "not a replica fault"); break;
   }
-  if (fault == StoreFault::kCrash || fault == StoreFault::kPowerLoss) {
+  // A replica the fault killed (a failpoint may never strike) boots again when healed.
+  if (fault == StoreFault::kCrash || fault == StoreFault::kPowerLoss || fault == StoreFault::kFailpoint) {
     world_.At(heal, [this, host] { world_.Restart(host); });
   }
   if (fault == StoreFault::kPause) world_.At(heal, [this, host] { world_.Unpause(host); });

@@ -3,15 +3,17 @@
 // own, as etcd's robustness suite tests etcd (etcd tests/robustness: a
 // traffic of many concurrent clients, failpoints and network faults injected
 // while it runs, and every history validated against a model): one seed
-// draws a store (3 or 5 replicas, an fsync latency), a workload of KV
+// draws a store (1, 3 or 5 replicas, an fsync latency), a workload of KV
 // clients (core::KvClient: ranges, puts, compare-and-sets, multi-key
 // transactions, deletes, and TTL leases granted, kept alive, revoked and
 // ended by the store leader's lessor) and of lease-record clients (reads,
-// creates and compare-and-sets, core::StoreClient's) on a few keys, and a nemesis of
-// store-leader partitions, one-way cuts, clogs, replica crashes, power
-// losses (the un-fsynced tail of the disk is lost, as LazyFS's clear-cache
-// loses it), pauses and clock drift on replicas, all healed before a quiet
-// end. A run is judged twice: by the checker's linearizability of the
+// creates and compare-and-sets, core::StoreClient's) on a few keys, peer
+// links with a long tail of delay and late second deliveries, and a nemesis
+// of store-leader partitions, one-way cuts, clogs, slow peer links, replica
+// crashes, power losses (the un-fsynced tail of the disk is lost, as
+// LazyFS's clear-cache loses it), deaths at failpoints of the raft loop
+// (before or after the fsync, after applying, before sending), slow fsyncs,
+// pauses and clock drift on replicas, all healed before a quiet end. A run is judged twice: by the checker's linearizability of the
 // clients' histories (the KV one by checker/kv_store_model.h, expiries
 // included), and by Raft's own invariants, checked as the replicas run
 // (backends/raft_invariants.h). Same seed, same run.
@@ -27,7 +29,7 @@
 namespace leasesim::runner {
 
 struct StoreFuzzOptions {
-  int replicas = 0;  // 0: 3 or 5, drawn per seed
+  int replicas = 0;  // 0: 1, 3 or 5, drawn per seed (10%, 45%, 45%)
   int clients = 6;         // KV clients
   int record_clients = 2;  // lease-record clients (core::StoreClient's requests)
   int keys = 3;

@@ -6,18 +6,14 @@
 #include "reports/timeline_json.h"
 #include "runner/scenario_parser.h"
 #include "runner/seeds.h"
+#include "runner/test_scenarios.h"
 
 namespace leasesim::runner {
 namespace {
 
 ScenarioFile TwoScenarios() {
   auto scenario = [](const std::string& name, const std::string& faults) {
-    return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
-      "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
-                "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
-      "settlement": {"period_ms": 2000, "batch_items": 2},
-      "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
-      "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" + faults + "]}";
+    return testing::ShortScenarioEntry(name, faults);
   };
   auto parsed = ParseScenarioText("two.json", R"({"require_probes": ["takeover_after_expiry"], "scenarios": [)" +
                                                   scenario("steady", "") + ", " +

@@ -23,6 +23,20 @@ inline std::string ScenarioJson(const std::string& extra = "", int nodes = 3, in
          (extra.empty() ? "" : ", " + extra) + "}]}";
 }
 
+// One short sound scenario (20 s, a 4 s lease) as an entry of a file's
+// "scenarios" list: `faults` is the inside of its fault list, `extra` any
+// further fields, each after a comma (", \"expect\": {...}").
+inline std::string ShortScenarioEntry(const std::string& name, const std::string& faults,
+                                      const std::string& extra = "") {
+  return R"({"name": ")" + name + R"(", "nodes": 3, "duration_ms": 20000,
+      "lease": {"duration_ms": 4000, "renew_interval_ms": 1000, "renew_deadline_ms": 2500,
+                "retry_ms": 500, "request_timeout_ms": 500, "drift_bound_ppm": 1000, "safety_margin_ms": 200},
+      "settlement": {"period_ms": 2000, "batch_items": 2},
+      "store": {"kind": "linearizable", "latency_ms": {"base": 2, "jitter": 3}},
+      "network": {"latency_ms": {"base": 1, "jitter": 2}, "loss": 0.001}, "faults": [)" +
+         faults + "]" + extra + "}";
+}
+
 // A sound scenario with three regions (a node and a store replica in each)
 // and a replicated store; `extra` as above.
 inline std::string ReplicatedScenarioJson(const std::string& extra = "") {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/units.h"
 #include "core/fault_points.h"
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
@@ -16,7 +17,7 @@ namespace {
 
 using testing::ScenarioJson;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
+using base::Millis;
 
 Scenario Parse(const std::string& text) {
   auto parsed = ParseScenarioText("t.json", text);
@@ -125,8 +126,8 @@ TEST(TimedStrikes, LeaseRemainingBelowStrikesOnlyWhenTheLeaseIsShort) {
                                    [](const checker::LeadershipBelief& b) { return b.from_ns < sim::Seconds(20); });
   ASSERT_NE(belief, failing.history.beliefs.end());
   const Nanos left = belief->until_ns - struck[0].start_ns;
-  EXPECT_LT(left, 2500 * kMs);
-  EXPECT_GT(left, 1000 * kMs);  // the first short arrival (retries come a second apart), not a later one
+  EXPECT_LT(left, Millis(2500));
+  EXPECT_GT(left, Millis(1000));  // the first short arrival (retries come a second apart), not a later one
 }
 
 TEST(TimedStrikes, AnyKindArmedAtAPointStrikesWhenTheLeaderGetsThere) {
@@ -158,8 +159,8 @@ TEST(Buggify, OnChangesTheTraceAndRecordsPausesAtPoints) {
   for (const checker::FaultRecord& hiccup : hiccups) {
     EXPECT_TRUE(hiccup.description.starts_with("buggify hiccup at ")) << hiccup.description;
     EXPECT_FALSE(hiccup.at_point.empty());
-    EXPECT_GE(hiccup.end_ns - hiccup.start_ns, kMs);
-    EXPECT_LE(hiccup.end_ns - hiccup.start_ns, 300 * kMs);
+    EXPECT_GE(hiccup.end_ns - hiccup.start_ns, Millis(1));
+    EXPECT_LE(hiccup.end_ns - hiccup.start_ns, Millis(300));
     EXPECT_FALSE(hiccup.within_assumptions);  // this scenario promises no pause budget
   }
   EXPECT_EQ(on.trace_hash, RunScenario(Parse(BuggifyScenario(R"("buggify": {"probability": 0.2, "delay_ms_max": 300})")),
@@ -179,7 +180,7 @@ TEST(Buggify, HiccupsWithinThePauseBudgetAreWithinTheAssumptions) {
     auto& [from, until] = stretch[hiccup.nodes.at(0)];
     if (hiccup.start_ns > until) from = hiccup.start_ns;
     until = std::max(until, hiccup.end_ns);
-    const bool short_enough = until - from <= 2000 * kMs;
+    const bool short_enough = until - from <= Millis(2000);
     EXPECT_EQ(hiccup.within_assumptions, short_enough);
     (short_enough ? within : beyond) += 1;
   }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cassert>
 
+#include "base/units.h"
 #include "core/timing.h"
 #include "runner/fault_generator.h"
 #include "runner/world_generator.h"
@@ -13,7 +14,9 @@
 namespace leasesim::runner {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
+using base::Millis;
+using base::WholeMillis;
+using base::kNanosPerMilli;
 
 using Field = std::int64_t core::TimingConfig::*;
 
@@ -29,14 +32,14 @@ struct EdgeField {
 
 // In the order the loose draw sets them, then the fields drawn before them.
 constexpr std::array<EdgeField, 8> kEdgeFields{{
-    {&core::TimingConfig::renew_deadline, true, kMs},
-    {&core::TimingConfig::pause_budget, true, kMs},
-    {&core::TimingConfig::renew_interval, true, kMs},
-    {&core::TimingConfig::request_timeout, true, kMs},
-    {&core::TimingConfig::retry, true, kMs},
-    {&core::TimingConfig::safety_margin, false, kMs},
+    {&core::TimingConfig::renew_deadline, true, Millis(1)},
+    {&core::TimingConfig::pause_budget, true, Millis(1)},
+    {&core::TimingConfig::renew_interval, true, Millis(1)},
+    {&core::TimingConfig::request_timeout, true, Millis(1)},
+    {&core::TimingConfig::retry, true, Millis(1)},
+    {&core::TimingConfig::safety_margin, false, Millis(1)},
     {&core::TimingConfig::drift_bound_ppm, true, 1},
-    {&core::TimingConfig::lease_duration, false, kMs},
+    {&core::TimingConfig::lease_duration, false, Millis(1)},
 }};
 
 // The valid value of `edge.field` farthest from its current (valid) value
@@ -71,7 +74,7 @@ void SetIfValid(core::TimingConfig& t, Field field, std::int64_t value) {
 // `value` scaled by a share in [low, high] per mille, whole milliseconds, at least 1 ms.
 Nanos Share(FaultDraw& draw, Nanos value, int low_permille, int high_permille) {
   const std::int64_t permille = draw.Range(low_permille, high_permille);
-  return std::max<Nanos>(kMs, value * permille / 1000 / kMs * kMs);
+  return std::max<Nanos>(Millis(1), WholeMillis(value * permille / 1000));
 }
 
 // A share of the way from a field's value to its upper edge.
@@ -96,20 +99,20 @@ void PushToEdge(FaultDraw& draw, core::TimingConfig& t, const EdgeField& edge) {
 // A configuration every rule accepts by a wide margin, from which the
 // loose draw starts.
 core::TimingConfig Provisional(Nanos lease, std::int64_t drift_bound_ppm, Nanos margin) {
-  return {.lease_duration = lease, .renew_interval = 3 * kMs, .renew_deadline = 6 * kMs, .retry = kMs,
-          .request_timeout = kMs, .drift_bound_ppm = drift_bound_ppm, .safety_margin = margin, .pause_budget = 0};
+  return {.lease_duration = lease, .renew_interval = Millis(3), .renew_deadline = Millis(6), .retry = Millis(1),
+          .request_timeout = Millis(1), .drift_bound_ppm = drift_bound_ppm, .safety_margin = margin, .pause_budget = 0};
 }
 
 }  // namespace
 
 core::TimingConfig GenerateTiming(FaultDraw& draw) {
   const Nanos lease =
-      std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}[draw.Below(8)] * kMs;
+      std::array<Nanos, 8>{1000, 2000, 3000, 5000, 8000, 10'000, 15'000, 20'000}[draw.Below(8)] * kNanosPerMilli;
   const std::int64_t bound = std::array<std::int64_t, 5>{0, 10, 100, 1000, 10'000}[draw.Below(5)];
   // The margin's edge is zero: half the time a share of the lease, half the
   // time log-uniformly small.
   Nanos margin = Share(draw, lease, 10, 100);
-  if (draw.Percent(50)) margin = std::max<Nanos>(kMs, (margin >> draw.Range(0, 10)) / kMs * kMs);
+  if (draw.Percent(50)) margin = std::max<Nanos>(Millis(1), WholeMillis(margin >> draw.Range(0, 10)));
   core::TimingConfig t = Provisional(lease, bound, margin);
   if (!Valid(t)) return t;  // cannot happen: the caller's validation reports it
   // The loose draw: each field a share of the room the rules leave it.
@@ -119,7 +122,7 @@ core::TimingConfig GenerateTiming(FaultDraw& draw) {
   DrawBelowEdge(draw, t, kEdgeFields[3], 150, 900);
   DrawBelowEdge(draw, t, kEdgeFields[4], 50, 900);
   // Candidates that poll fast (or watch the record) as often as slow ones.
-  if (draw.Percent(30)) SetIfValid(t, &core::TimingConfig::retry, std::min(t.retry, std::array<Nanos, 3>{10, 50, 200}[draw.Below(3)] * kMs));
+  if (draw.Percent(30)) SetIfValid(t, &core::TimingConfig::retry, std::min(t.retry, std::array<Nanos, 3>{10, 50, 200}[draw.Below(3)] * kNanosPerMilli));
   // The edge pass: some fields pushed to the edge their rules allow.
   for (const EdgeField& edge : kEdgeFields) {
     if (draw.Percent(50)) PushToEdge(draw, t, edge);

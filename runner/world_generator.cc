@@ -4,13 +4,16 @@
 #include <array>
 #include <cassert>
 
+#include "base/units.h"
 #include "core/timing.h"
 #include "runner/fault_generator.h"
 
 namespace leasesim::runner {
 namespace {
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
+using base::Millis;
+using base::WholeMillis;
+using base::kNanosPerMilli;
 
 template <typename T, std::size_t N>
 T PickOf(FaultDraw& draw, const std::array<T, N>& items) {
@@ -22,13 +25,13 @@ bool Chance(FaultDraw& draw, int permille) { return draw.Below(1000) < static_ca
 // `value` scaled by a share in [low, high] per mille, whole milliseconds, at least 1 ms.
 Nanos Share(FaultDraw& draw, Nanos value, int low_permille, int high_permille) {
   const std::int64_t permille = draw.Range(low_permille, high_permille);
-  return std::max<Nanos>(kMs, value * permille / 1000 / kMs * kMs);
+  return std::max<Nanos>(Millis(1), WholeMillis(value * permille / 1000));
 }
 
 // The configuration with a lease `factor_permille`/1000 as long, its
 // renewal schedule scaled alike (the fields lease.by_node can override).
 core::TimingConfig Scaled(const core::TimingConfig& t, std::int64_t factor_permille) {
-  auto scale = [&](Nanos value) { return std::max<Nanos>(kMs, value * factor_permille / 1000 / kMs * kMs); };
+  auto scale = [&](Nanos value) { return std::max<Nanos>(Millis(1), WholeMillis(value * factor_permille / 1000)); };
   core::TimingConfig scaled = t;
   scaled.lease_duration = scale(t.lease_duration);
   scaled.renew_interval = scale(t.renew_interval);
@@ -43,9 +46,9 @@ sim::LatencyModel DrawLatency(FaultDraw& draw, Nanos request_timeout) {
   // derives the timeout from the p99, docs/TIMING.md: a timeout below the
   // typical round trip is a misconfiguration, not a test); only the tail
   // reaches past it.
-  const std::int64_t usual_max_ms = std::min<std::int64_t>(5, request_timeout / kMs / 8);
-  model.base_ns = draw.Range(0, usual_max_ms) * kMs;
-  model.jitter_ns = draw.Range(0, usual_max_ms) * kMs;
+  const std::int64_t usual_max_ms = std::min<std::int64_t>(5, request_timeout / kNanosPerMilli / 8);
+  model.base_ns = draw.Range(0, usual_max_ms) * kNanosPerMilli;
+  model.jitter_ns = draw.Range(0, usual_max_ms) * kNanosPerMilli;
   // Tails from none to most requests, reaching from a fraction of the
   // request timeout to past it (replies that arrive after the caller gave up).
   model.tail_ppm = PickOf(draw, std::array<std::uint32_t, 5>{0, 1'000, 10'000, 100'000, 300'000});
@@ -102,10 +105,10 @@ void DrawSettlement(FaultDraw& draw, Scenario& s) {
   const Nanos reordered = static_cast<Nanos>(static_cast<std::int64_t>(s.network.reorder_ppm) *
                                              (s.network.reorder_delay_ns_max / 2) / 1'000'000);
   const Nanos write = 2 * (MeanLatency(s.network.latency) + reordered) + MeanLatency(s.store.service) + lost;
-  s.settlement_period = PickOf(draw, std::array<Nanos, 6>{100, 200, 500, 1000, 2000, 5000}) * kMs;
-  if (s.settlement_period < 4 * write) s.settlement_period = (4 * write / (100 * kMs) + 1) * 100 * kMs;
+  s.settlement_period = PickOf(draw, std::array<Nanos, 6>{100, 200, 500, 1000, 2000, 5000}) * kNanosPerMilli;
+  if (s.settlement_period < 4 * write) s.settlement_period = (4 * write / Millis(100) + 1) * 100 * kNanosPerMilli;
   s.batch_items = static_cast<int>(draw.Range(1, 8));
-  s.settlement_poll = std::max<Nanos>(kMs, s.settlement_period / 10 / kMs * kMs);
+  s.settlement_poll = std::max<Nanos>(Millis(1), WholeMillis(s.settlement_period / 10));
 }
 
 void DrawTimingByNode(FaultDraw& draw, Scenario& s) {
@@ -124,8 +127,8 @@ void DrawTimingByNode(FaultDraw& draw, Scenario& s) {
 // chrony's default 64 s poll.
 sim::TimeSyncConfig DrawTimeSync(FaultDraw& draw) {
   sim::TimeSyncConfig ntp;
-  ntp.poll = PickOf(draw, std::array<Nanos, 5>{10, 20, 250, 2000, 64'000}) * kMs;
-  ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kMs;
+  ntp.poll = PickOf(draw, std::array<Nanos, 5>{10, 20, 250, 2000, 64'000}) * kNanosPerMilli;
+  ntp.step_threshold = PickOf(draw, std::array<Nanos, 2>{1, 128}) * kNanosPerMilli;
   return ntp;
 }
 
@@ -153,7 +156,7 @@ void DrawClocks(FaultDraw& draw, const WorldLimits& limits, Scenario& s) {
       if (limits.beyond_assumptions) clock.drift_ppm = fast ? beyond : -beyond;
     }
     draw.BeginSection();
-    if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kMs;
+    if (Chance(draw, 250)) clock.wall_offset = draw.Range(-10'000, 10'000) * kNanosPerMilli;
     draw.BeginSection();
     // Every answer is drawn whichever is used, so this part always asks the
     // same questions and redrawing it leaves the later parts' answers alone.
@@ -196,8 +199,8 @@ void DrawStore(FaultDraw& draw, Scenario& s) {
   const bool replicated = Chance(draw, 100);
   const int replicas = Chance(draw, 700) ? 3 : 5;
   const Nanos timeout = s.timing.request_timeout;
-  const Nanos heartbeat = std::max<Nanos>(kMs, timeout / 10 / kMs * kMs);
-  const Nanos election_min = std::max(heartbeat + kMs, Share(draw, timeout, 500, 2000));
+  const Nanos heartbeat = std::max<Nanos>(Millis(1), WholeMillis(timeout / 10));
+  const Nanos election_min = std::max(heartbeat + Millis(1), Share(draw, timeout, 500, 2000));
   const Nanos election_max = election_min + Share(draw, election_min, 100, 1000);
   if (!replicated || timeout < 4 * ReplicatedRoundTrip(s)) return;
   s.store_kind = "replicated";
@@ -208,7 +211,7 @@ void DrawStore(FaultDraw& draw, Scenario& s) {
   store.heartbeat = heartbeat;
   store.election_timeout_min = election_min;
   store.election_timeout_max = election_max;
-  store.client_attempt_timeout = std::max<Nanos>(kMs, timeout / 2 / kMs * kMs);
+  store.client_attempt_timeout = std::max<Nanos>(Millis(1), WholeMillis(timeout / 2));
 }
 
 }  // namespace
@@ -232,7 +235,7 @@ std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::Laten
 }
 
 Scenario GenerateWorld(std::uint64_t seed, const WorldLimits& limits) {
-  PrngDraw draw(sim::DeriveSeed(seed, "world"));
+  PrngDraw draw(base::DeriveSeed(seed, "world"));
   return GenerateWorld(draw, limits);
 }
 

@@ -5,10 +5,10 @@
 #include <map>
 #include <string>
 
+#include "base/prng.h"
 #include "core/timing.h"
-#include "runner/run.h"
 #include "runner/fault_generator.h"
-#include "sim/prng.h"
+#include "runner/run.h"
 
 namespace leasesim::runner {
 namespace {
@@ -64,7 +64,7 @@ class RecordedDraw final : public FaultDraw {
  private:
   std::vector<std::uint64_t> answers_;
   std::vector<std::size_t> sections_;
-  sim::Prng prng_;
+  base::Prng prng_;
   std::size_t next_ = 0;
 };
 
@@ -98,7 +98,7 @@ TEST(WorldGenerator, EachNodesClockIsAPartThatCanBeRedrawnAlone) {
       const std::size_t end = k + 1 < first.sections().size() ? first.sections()[k + 1] : first.answers().size();
       for (std::uint64_t variant = 1; variant <= 8 && !changed_alone; ++variant) {
         std::vector<std::uint64_t> answers = first.answers();
-        sim::Prng redraw(seed * 100 + variant);
+        base::Prng redraw(seed * 100 + variant);
         for (std::size_t i = first.sections()[k]; i < end; ++i) answers[i] = redraw.Next();
         RecordedDraw again(answers, seed);
         const Scenario other = GenerateWorld(again, WorldLimits{.nodes_min = 3, .nodes_max = 3});

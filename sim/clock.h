@@ -34,6 +34,7 @@
 
 namespace leasesim::sim {
 
+// One node's clocks: piecewise-linear in true time, as described above.
 class NodeClock {
  public:
   // |drift_ppm| is at most this: a clock 90% off is no longer a clock.

@@ -14,6 +14,7 @@
 
 namespace leasesim::sim {
 
+// The pending events in the three heaps described above.
 class EventQueue {
  public:
   __extension__ using Key = unsigned __int128;

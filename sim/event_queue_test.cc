@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/prng.h"
 #include "sim/inline_function.h"
-#include "sim/prng.h"
 
 namespace leasesim::sim {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 TEST(EventQueue, PopsInKeyOrderWhicheverHeapAnEventWentTo) {
   // Random keys pushed with random distances ahead, pops interleaved: the
   // queue must give exactly the order of one sorted list.
-  Prng prng(11);
+  base::Prng prng(11);
   EventQueue queue;
   std::vector<EventQueue::Key> reference;  // kept sorted, descending
   std::vector<EventQueue::Key> popped;

@@ -48,6 +48,7 @@ class StackPool {
   std::vector<void*> free_;
 };
 
+// One task's stack and the switches into and out of it.
 class Fiber {
  public:
   Fiber(StackPool& pool, std::function<void()> body);

@@ -16,6 +16,7 @@ namespace leasesim::sim {
 template <typename Signature, std::size_t Bytes>
 class InlineFunction;
 
+// A move-only callable with `Bytes` of inline storage.
 template <typename R, typename... Args, std::size_t Bytes>
 class InlineFunction<R(Args...), Bytes> {
  public:

@@ -7,13 +7,13 @@
 
 namespace leasesim::sim {
 
-Network::Network(World& world, Prng prng, NetworkConfig config)
+Network::Network(World& world, base::Prng prng, NetworkConfig config)
     : world_(world), prng_(prng), config_(config) {
-  assert(config_.loss_ppm <= kPpmOne);
+  assert(config_.loss_ppm <= base::kPpmOne);
   assert(config_.latency.base_ns >= 0);
   assert(config_.latency.jitter_ns >= 0);
-  assert(config_.duplicate_ppm <= kPpmOne);
-  assert(config_.reorder_ppm <= kPpmOne);
+  assert(config_.duplicate_ppm <= base::kPpmOne);
+  assert(config_.reorder_ppm <= base::kPpmOne);
   assert(config_.reorder_delay_ns_max >= 0);
 }
 
@@ -71,7 +71,9 @@ void Network::SetRegions(int regions, std::vector<LatencyModel> matrix) {
   assert(regions >= 0);
   assert(matrix.size() == static_cast<std::size_t>(regions) * static_cast<std::size_t>(regions));
   for (const LatencyModel& model : matrix) {
-    assert(model.base_ns >= 0 && model.jitter_ns >= 0 && model.tail_ppm <= kPpmOne);
+    assert(model.base_ns >= 0);
+    assert(model.jitter_ns >= 0);
+    assert(model.tail_ppm <= base::kPpmOne);
     (void)model;
   }
   regions_ = regions;
@@ -106,14 +108,14 @@ const LatencyModel& Network::LatencyBetween(HostId from, HostId to) const {
                          static_cast<std::size_t>(b)];
 }
 
-Nanos Network::DrawLatency(const LatencyModel& model) {
+Nanos SampleLatency(base::Prng& prng, const LatencyModel& model) {
   Nanos latency = model.base_ns;
-  if (model.jitter_ns > 0) latency += prng_.UniformRange(0, model.jitter_ns);
-  if (model.tail_ppm > 0 && prng_.ChancePpm(model.tail_ppm)) {
-    latency += prng_.UniformRange(0, model.tail_ns);
-  }
+  if (model.jitter_ns > 0) latency += prng.UniformRange(0, model.jitter_ns);
+  if (model.tail_ppm > 0 && prng.ChancePpm(model.tail_ppm)) latency += prng.UniformRange(0, model.tail_ns);
   return latency;
 }
+
+Nanos Network::DrawLatency(const LatencyModel& model) { return SampleLatency(prng_, model); }
 
 void Network::Send(HostId from, HostId to, std::uint64_t to_incarnation, Message&& on_arrival) {
   ++sent_;

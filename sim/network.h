@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/prng.h"
 #include "sim/inline_function.h"
-#include "sim/prng.h"
 #include "sim/time.h"
 #include "sim/world.h"
 
@@ -23,6 +23,10 @@ struct LatencyModel {
   std::uint32_t tail_ppm = 0;
   Nanos tail_ns = 0;
 };
+
+// One draw from `model`: the latency of a message, or the service time of a
+// simulated server, so that both are drawn the same way.
+Nanos SampleLatency(base::Prng& prng, const LatencyModel& model);
 
 struct NetworkConfig {
   LatencyModel latency;
@@ -41,9 +45,10 @@ inline constexpr std::uint64_t kAnyIncarnation = 0;
 // same closure twice, so a message must not consume its captures.
 using Message = InlineFunction<void(), 72>;
 
+// The network of one world: sends messages with their fate drawn from its PRNG.
 class Network {
  public:
-  Network(World& world, Prng prng, NetworkConfig config);
+  Network(World& world, base::Prng prng, NetworkConfig config);
 
   // Sends a message from `from` to `to`; on_arrival runs on `to` (for
   // incarnation `to_incarnation`, or any when kAnyIncarnation) when it arrives.
@@ -87,7 +92,7 @@ class Network {
   void Deliver(HostId from, HostId to, std::uint64_t to_incarnation, Nanos arrival, Message&& on_arrival);
 
   World& world_;
-  Prng prng_;
+  base::Prng prng_;
   NetworkConfig config_;
   std::vector<std::uint16_t> blocked_;  // host_count x host_count block counts, grown on demand
   std::vector<Nanos> clogged_until_;    // host_count x host_count

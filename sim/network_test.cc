@@ -19,7 +19,7 @@ struct TwoHosts {
 
 TEST(Network, DeliversWithinTheLatencyBounds) {
   TwoHosts hosts;
-  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(2), .jitter_ns = Millis(3)}});
+  Network net(hosts.world, base::Prng(9), {.latency = {.base_ns = Millis(2), .jitter_ns = Millis(3)}});
   std::vector<Nanos> arrivals;
   for (int i = 0; i < 100; ++i) {
     net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { arrivals.push_back(hosts.world.now()); });
@@ -34,7 +34,7 @@ TEST(Network, DeliversWithinTheLatencyBounds) {
 
 TEST(Network, APartitionedMessageNeverArrives) {
   TwoHosts hosts;
-  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(1)}});
+  Network net(hosts.world, base::Prng(9), {.latency = {.base_ns = Millis(1)}});
   net.SetBlocked(hosts.a, hosts.b, true);
   int arrived = 0;
   net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { ++arrived; });
@@ -46,7 +46,7 @@ TEST(Network, APartitionedMessageNeverArrives) {
 
 TEST(Network, APartitionStartingInFlightDropsTheMessage) {
   TwoHosts hosts;
-  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(10)}});
+  Network net(hosts.world, base::Prng(9), {.latency = {.base_ns = Millis(10)}});
   int arrived = 0;
   net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { ++arrived; });
   hosts.world.At(Millis(5), [&] { net.SetBlocked(hosts.a, hosts.b, true); });
@@ -56,7 +56,7 @@ TEST(Network, APartitionStartingInFlightDropsTheMessage) {
 
 TEST(Network, TotalLossDropsEverything) {
   TwoHosts hosts;
-  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(1)}, .loss_ppm = kPpmOne});
+  Network net(hosts.world, base::Prng(9), {.latency = {.base_ns = Millis(1)}, .loss_ppm = base::kPpmOne});
   int arrived = 0;
   for (int i = 0; i < 10; ++i) net.Send(hosts.a, hosts.b, kAnyIncarnation, [&] { ++arrived; });
   hosts.world.RunUntil(Seconds(1));
@@ -65,7 +65,7 @@ TEST(Network, TotalLossDropsEverything) {
 
 TEST(Network, MessagesToACrashedIncarnationAreDropped) {
   TwoHosts hosts;
-  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(10)}});
+  Network net(hosts.world, base::Prng(9), {.latency = {.base_ns = Millis(10)}});
   int arrived = 0;
   net.Send(hosts.a, hosts.b, hosts.world.incarnation(hosts.b), [&] { ++arrived; });
   hosts.world.At(Millis(1), [&] {
@@ -83,7 +83,7 @@ TEST(Network, RegionsTakeTheirPairsLatencyAndUnplacedHostsTheDefault) {
   const HostId b = world.AddHost({.name = "b"});
   const HostId c = world.AddHost({.name = "c"});
   for (HostId h : {a, b, c}) world.Start(h);
-  Network net(world, Prng(9), {.latency = {.base_ns = Millis(5)}});
+  Network net(world, base::Prng(9), {.latency = {.base_ns = Millis(5)}});
   net.SetRegions(2, {{.base_ns = Millis(1)}, {.base_ns = Millis(40)}, {.base_ns = Millis(60)}, {.base_ns = Millis(2)}});
   net.PlaceHost(a, 0);
   net.PlaceHost(b, 1);
@@ -102,7 +102,7 @@ TEST(Network, RegionsTakeTheirPairsLatencyAndUnplacedHostsTheDefault) {
 
 TEST(Network, ADuplicatedMessageRunsItsClosureTwiceAndFreesItOnce) {
   TwoHosts hosts;
-  Network net(hosts.world, Prng(9), {.latency = {.base_ns = Millis(1)}, .duplicate_ppm = kPpmOne});
+  Network net(hosts.world, base::Prng(9), {.latency = {.base_ns = Millis(1)}, .duplicate_ppm = base::kPpmOne});
   auto payload = std::make_shared<int>(0);
   net.Send(hosts.a, hosts.b, kAnyIncarnation, [payload] { ++*payload; });
   hosts.world.RunUntil(Seconds(1));

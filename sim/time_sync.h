@@ -25,6 +25,8 @@ struct TimeSyncConfig {
   static constexpr std::int64_t kSlewPpm = 500;
 };
 
+// The NTP client of one host: polls from Start() on, stepping or slewing the
+// host's wall clock.
 class TimeSync {
  public:
   // reference_wall_at_zero: the servers' wall time at true time 0.

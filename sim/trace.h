@@ -56,6 +56,7 @@ struct TraceEvent {
   friend bool operator==(const TraceEvent& x, const TraceEvent& y);
 };
 
+// A run's trace: the running hash, and the steps when retained.
 class Trace {
  public:
   explicit Trace(bool retain_events);

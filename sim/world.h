@@ -14,11 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/prng.h"
 #include "sim/clock.h"
 #include "sim/event_queue.h"
 #include "sim/fiber.h"
 #include "sim/inline_function.h"
-#include "sim/prng.h"
 #include "sim/time.h"
 #include "sim/trace.h"
 
@@ -50,6 +50,7 @@ struct WaitToken {
   std::uint64_t generation = 0;
 };
 
+// One simulated world: its clock, events, hosts and fibers, driven by RunUntil.
 class World {
  public:
   World(std::uint64_t master_seed, bool retain_trace);
@@ -59,7 +60,7 @@ class World {
 
   Nanos now() const { return now_; }
   std::uint64_t master_seed() const { return master_seed_; }
-  Prng MakePrng(std::string_view layer) const { return Prng(DeriveSeed(master_seed_, layer)); }
+  base::Prng MakePrng(std::string_view layer) const { return base::Prng(base::DeriveSeed(master_seed_, layer)); }
   Trace& trace() { return trace_; }
   // Events run; a wake-up for a wait that had already ended (the timer of a
   // signalled wait, mostly) is cancelled and not counted.

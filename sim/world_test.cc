@@ -315,7 +315,7 @@ TEST(World, TheTimerOfASignalledWaitIsCancelledNotRun) {
 TEST(World, SameSeedSameTraceHash) {
   auto run = [](std::uint64_t seed) {
     World world(seed, false);
-    Prng prng = world.MakePrng("test");
+    base::Prng prng = world.MakePrng("test");
     for (int i = 0; i < 100; ++i) {
       const Nanos at = prng.UniformRange(0, Seconds(1));
       world.At(at, [&world, i] { world.trace().Record(world.now(), 0, "tick", i); });

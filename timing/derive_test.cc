@@ -178,9 +178,9 @@ TEST(CheckTargets, EachBadInputNamesItsFlagAndRule) {
   for (const Case& c : cases) {
     Targets t = IssueTargets();
     c.breaks(t);
-    const std::optional<InputError> error = CheckTargets(t);
+    const std::optional<base::InputError> error = CheckTargets(t);
     ASSERT_TRUE(error.has_value()) << c.flag;
-    EXPECT_EQ(error->flag, c.flag);
+    EXPECT_EQ(error->path, c.flag);
     EXPECT_NE(error->rule.find(c.rule), std::string::npos) << error->rule;
   }
 }

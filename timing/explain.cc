@@ -1,8 +1,9 @@
 #include "timing/explain.h"
 
-#include <cstdio>
+#include <absl/strings/str_format.h>
 
 #include "base/units.h"
+#include "timing/measure.h"
 
 namespace leasesim::timing {
 namespace {
@@ -93,12 +94,8 @@ std::string FormatMs(std::int64_t ns) {
 }
 
 std::string FormatSeconds(std::int64_t ms) {
-  char text[48];
   const std::int64_t magnitude = ms < 0 ? -ms : ms;
-  const std::int64_t hundredths = (magnitude + 5) / 10;
-  std::snprintf(text, sizeof text, "%s%lld.%02lld s", ms < 0 ? "-" : "", static_cast<long long>(hundredths / 100),
-                static_cast<long long>(hundredths % 100));
-  return text;
+  return (ms < 0 ? "-" : "") + FormatHundredths((magnitude + 5) / 10) + " s";
 }
 
 std::vector<ValueReason> Reasons(const Targets& t, const Derivation& d) {
@@ -146,9 +143,7 @@ std::string DerivationText(const Targets& t, const Derivation& d) {
                      (t.region_extra_rtt_ms > 0 ? ", regions: +" + Ms(t.region_extra_rtt_ms) + " " + t.region_extra_what
                                                 : std::string()) + "\n";
   for (const ValueReason& reason : Reasons(t, d)) {
-    char head[64];
-    std::snprintf(head, sizeof head, "  %-19s %8lld\n", reason.field.c_str(), static_cast<long long>(reason.value));
-    text += head;
+    absl::StrAppendFormat(&text, "  %-19s %8d\n", reason.field, reason.value);
     text += "      set by:  " + reason.set_by + "\n";
     text += "      bounded: " + reason.bound_by + "\n";
   }

@@ -1,8 +1,10 @@
 #include "timing/measure.h"
 
 #include <algorithm>
-#include <cstdio>
 
+#include <absl/strings/str_format.h>
+
+#include "checker/fault_kind.h"
 #include "runner/run.h"
 
 namespace leasesim::timing {
@@ -63,7 +65,7 @@ RunMeasure MeasureHistory(const checker::History& history, const CallThresholds&
   RunMeasure measure;
   for (const checker::FaultRecord& fault : history.faults) {
     MeasureFault(history, fault, measure);
-    if (fault.kind == "store_outage" && static_cast<std::int64_t>(measure.recovery_ms.size()) < kFailoversPerRunMax) {
+    if (checker::IsFaultKind(fault.kind, checker::FaultKind::kStoreOutage) && static_cast<std::int64_t>(measure.recovery_ms.size()) < kFailoversPerRunMax) {
       measure.recovery_ms.push_back(RecoveryAfter(history, fault));
     }
   }
@@ -134,10 +136,7 @@ std::int64_t PerHourHundredths(std::int64_t count, std::int64_t span_ms) {
 }
 
 std::string FormatHundredths(std::int64_t hundredths) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%lld.%02lld", static_cast<long long>(hundredths / 100),
-                static_cast<long long>(hundredths % 100));
-  return text;
+  return absl::StrFormat("%d.%02d", hundredths / 100, hundredths % 100);
 }
 
 }  // namespace leasesim::timing

@@ -2,7 +2,8 @@
 // integer coordinates so the same rows always give the same bytes.
 
 #include <algorithm>
-#include <cstdio>
+
+#include <absl/strings/str_format.h>
 
 #include "base/units.h"
 #include "timing/explain.h"
@@ -64,18 +65,11 @@ std::int64_t TickStep(std::int64_t max) {
 
 std::string Text(std::int64_t x, std::int64_t y, const std::string& anchor, const std::string& body,
                  const std::string& extra = "") {
-  char head[160];
-  std::snprintf(head, sizeof head, "<text x=\"%lld\" y=\"%lld\" text-anchor=\"%s\"%s>", static_cast<long long>(x),
-                static_cast<long long>(y), anchor.c_str(), extra.c_str());
-  return head + body + "</text>\n";
+  return absl::StrFormat("<text x=\"%d\" y=\"%d\" text-anchor=\"%s\"%s>", x, y, anchor, extra) + body + "</text>\n";
 }
 
 std::string Line(std::int64_t x1, std::int64_t y1, std::int64_t x2, std::int64_t y2, const std::string& style) {
-  char text[200];
-  std::snprintf(text, sizeof text, "<line x1=\"%lld\" y1=\"%lld\" x2=\"%lld\" y2=\"%lld\" %s/>\n",
-                static_cast<long long>(x1), static_cast<long long>(y1), static_cast<long long>(x2),
-                static_cast<long long>(y2), style.c_str());
-  return text;
+  return absl::StrFormat("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" %s/>\n", x1, y1, x2, y2, style);
 }
 
 // One axis: the value range [0, max] mapped onto the plot's pixels.
@@ -99,15 +93,9 @@ std::string Series(const std::vector<SweepRow>& rows, const Scale& x, const Scal
   for (const SweepRow& row : rows) {
     if (!row.valid) continue;
     const std::int64_t value = ValueOf(row, measure);
-    char point[64];
-    std::snprintf(point, sizeof point, "%lld,%lld ", static_cast<long long>(x.X(row.duration_ms)),
-                  static_cast<long long>(y.Y(value)));
-    points += point;
-    char mark[160];
-    std::snprintf(mark, sizeof mark, "<circle cx=\"%lld\" cy=\"%lld\" r=\"%d\" fill=\"%s\"/>\n",
-                  static_cast<long long>(x.X(row.duration_ms)), static_cast<long long>(y.Y(value)),
-                  row.derived ? 6 : 3, colour);
-    marks += mark;
+    absl::StrAppendFormat(&points, "%d,%d ", x.X(row.duration_ms), y.Y(value));
+    absl::StrAppendFormat(&marks, "<circle cx=\"%d\" cy=\"%d\" r=\"%d\" fill=\"%s\"/>\n", x.X(row.duration_ms),
+                          y.Y(value), row.derived ? 6 : 3, colour);
   }
   if (!points.empty()) points.pop_back();
   return "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"2\"" +
@@ -147,13 +135,10 @@ std::string SweepSvg(const std::vector<SweepRow>& rows, const Targets& targets) 
     demotions_max = std::max({demotions_max, row.spurious_demotions_per_hour, row.renew_failed_per_hour});
   }
   const Scale x = MakeScale(x_max), left = MakeScale(failover_max), right = MakeScale(demotions_max);
-  char head[200];
-  std::snprintf(head, sizeof head,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" viewBox=\"0 0 %lld %lld\" "
-                "font-family=\"sans-serif\" font-size=\"12\">\n",
-                static_cast<long long>(kWidth), static_cast<long long>(kHeight), static_cast<long long>(kWidth),
-                static_cast<long long>(kHeight));
-  std::string svg = head;
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n",
+      kWidth, kHeight, kWidth, kHeight);
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += Text(kWidth / 2, 20, "middle", "What a lease duration costs: failover p99 against renewal failures and spurious demotions", " font-size=\"14\"");
   svg += Text(kLeft, 40, "start", "failover p99 (leader crash)", " fill=\"" + std::string(kFailoverColour) + "\"");

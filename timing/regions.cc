@@ -36,19 +36,19 @@ void Measure(const runner::RegionsSpec& spec, RegionsPlan& plan) {
 
 std::variant<RegionsPlan, std::string> ParseRegionsText(const std::string& path, const std::string& text) {
   auto parsed = base::ParseStrictJson(text);
-  if (auto* error = std::get_if<base::JsonError>(&parsed)) return path + ": " + error->ToString();
+  if (auto* error = std::get_if<base::InputError>(&parsed)) return error->In(path);
   const base::Json& json = std::get<base::Json>(parsed);
   RegionsPlan plan;
   try {
-    if (!json.is_object()) throw base::JsonError{"", "must be an object in the scenario file's \"regions\" format"};
+    if (!json.is_object()) throw base::InputError{"", "must be an object in the scenario file's \"regions\" format"};
     if (!json.contains("nodes") || !json["nodes"].is_array()) {
-      throw base::JsonError{"nodes", "is required: the region of each node, one entry per node"};
+      throw base::InputError{"nodes", "is required: the region of each node, one entry per node"};
     }
     const std::size_t nodes = json["nodes"].size();
     if (nodes < kRegionNodesMin || nodes > kRegionNodesMax) {
-      throw base::JsonError{"nodes", "must place 2..9 nodes (got " + std::to_string(nodes) + ")"};
+      throw base::InputError{"nodes", "must place 2..9 nodes (got " + std::to_string(nodes) + ")"};
     }
-    if (!json.contains("store")) throw base::JsonError{"store", "is required: the region of the store"};
+    if (!json.contains("store")) throw base::InputError{"store", "is required: the region of the store"};
     runner::Scenario scenario;
     scenario.nodes = static_cast<int>(nodes);
     runner::ParseRegions(json, "", scenario);
@@ -56,8 +56,8 @@ std::variant<RegionsPlan, std::string> ParseRegionsText(const std::string& path,
     if (!plan.json.contains("ledger")) plan.json["ledger"] = plan.json["store"];
     plan.nodes = scenario.nodes;
     Measure(scenario.replicated.regions, plan);
-  } catch (const base::JsonError& error) {
-    return path + ": " + error.ToString();
+  } catch (const base::InputError& error) {
+    return error.In(path);
   }
   return plan;
 }

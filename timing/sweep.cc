@@ -1,8 +1,9 @@
 #include "timing/sweep.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <variant>
+
+#include <absl/strings/str_format.h>
 
 #include "base/percentile.h"
 #include "base/units.h"
@@ -103,31 +104,27 @@ std::vector<SweepRow> RunTimingSweep(const Targets& targets, const Derivation& d
 std::string SweepTable(const std::vector<SweepRow>& rows, const Targets& targets, const std::string& seeds_text) {
   std::string text = "sweep over seeds " + seeds_text + " (failover: " + kCrashWorld + "; renewals and demotions: " +
                      kSteadyWorld + ", " + kPausesWorld + "):\n";
-  char line[400];
-  std::snprintf(line, sizeof line, "  %9s %9s %9s %7s %8s %9s %9s %10s %11s %9s %5s  %s\n", "lease_ms", "interval",
-                "deadline", "retry", "timeout", "fail p99", "fail max", "renew-f/h", "spurious/h", "chg/h", "viol",
-                "notes");
-  text += line;
-  auto ms = [](base::Nanos ns) { return static_cast<long long>(ns / base::kNanosPerMilli); };
+  absl::StrAppendFormat(&text, "  %9s %9s %9s %7s %8s %9s %9s %10s %11s %9s %5s  %s\n", "lease_ms", "interval",
+                        "deadline", "retry", "timeout", "fail p99", "fail max", "renew-f/h", "spurious/h", "chg/h", "viol",
+                        "notes");
+  auto ms = [](base::Nanos ns) { return ns / base::kNanosPerMilli; };
   for (const SweepRow& row : rows) {
     if (!row.valid) {
-      std::snprintf(line, sizeof line, "  %9lld  no timing passes every rule at this duration%s\n",
-                    static_cast<long long>(row.duration_ms), row.plan.below_margins.empty() ? "" : ": ");
-      text += line + row.plan.below_margins + (row.plan.below_margins.empty() ? "" : "\n");
+      absl::StrAppendFormat(&text, "  %9d  no timing passes every rule at this duration%s\n", row.duration_ms,
+                            row.plan.below_margins.empty() ? "" : ": ");
+      text += row.plan.below_margins + (row.plan.below_margins.empty() ? "" : "\n");
       continue;
     }
     const core::TimingConfig& t = row.plan.timing;
     std::string notes = row.derived ? "derived" : "";
     if (row.failover_p99_ms > targets.failover_target_ms) notes += (notes.empty() ? "" : "; ") + std::string("over target");
     if (!row.plan.within_margins) notes += (notes.empty() ? "" : "; ") + row.plan.below_margins;
-    std::snprintf(line, sizeof line, "  %9lld %9lld %9lld %7lld %8lld %9s %9s %10s %11s %9s %5lld  %s\n",
-                  static_cast<long long>(row.duration_ms), ms(t.renew_interval), ms(t.renew_deadline), ms(t.retry),
-                  ms(t.request_timeout), FormatSeconds(row.failover_p99_ms).c_str(),
-                  FormatSeconds(row.failover_max_ms).c_str(), FormatHundredths(row.renew_failed_per_hour).c_str(),
-                  FormatHundredths(row.spurious_demotions_per_hour).c_str(),
-                  FormatHundredths(row.leader_changes_per_hour).c_str(), static_cast<long long>(row.violating_runs),
-                  notes.c_str());
-    std::string trimmed = line;
+    std::string trimmed = absl::StrFormat(
+        "  %9d %9d %9d %7d %8d %9s %9s %10s %11s %9s %5d  %s\n", row.duration_ms, ms(t.renew_interval),
+        ms(t.renew_deadline), ms(t.retry), ms(t.request_timeout), FormatSeconds(row.failover_p99_ms),
+        FormatSeconds(row.failover_max_ms), FormatHundredths(row.renew_failed_per_hour),
+        FormatHundredths(row.spurious_demotions_per_hour), FormatHundredths(row.leader_changes_per_hour),
+        row.violating_runs, notes);
     while (trimmed.size() > 1 && trimmed[trimmed.size() - 2] == ' ') trimmed.erase(trimmed.size() - 2, 1);
     text += trimmed;
   }

@@ -2,6 +2,8 @@
 
 namespace leasesim::timing {
 
+using base::InputError;
+
 std::int64_t Targets::EffectiveP999() const {
   const std::int64_t p999 = store_p999_ms > 0 ? store_p999_ms : store_p99_ms + store_p99_ms / 2;
   return p999 + region_extra_rtt_ms;

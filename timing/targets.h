@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "base/input_error.h"
+
 namespace leasesim::timing {
 
 // The inputs, as the flags give them (regions filled in from --regions).
@@ -33,14 +35,9 @@ inline constexpr std::int64_t kTargetMsMax = 24LL * 3600 * 1000;
 inline constexpr std::int64_t kPauseMsMax = 3600LL * 1000;
 inline constexpr std::int64_t kDriftPpmMax = 100'000;  // core/timing.cc's bound (exclusive)
 
-// A broken input: the flag it came from and the rule it broke.
-struct InputError {
-  std::string flag;  // "--store-p99"
-  std::string rule;  // "must be below --failover-target (got 20000 >= 15000)"
-  std::string ToString() const { return flag + ": " + rule; }
-};
-
-// The first broken rule among the inputs, or nothing.
-std::optional<InputError> CheckTargets(const Targets& targets);
+// The first broken rule among the inputs, or nothing: its path is the flag
+// ("--store-p99"), its rule what is wrong ("must be below --failover-target
+// (got 20000 >= 15000)").
+std::optional<base::InputError> CheckTargets(const Targets& targets);
 
 }  // namespace leasesim::timing

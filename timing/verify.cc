@@ -1,8 +1,9 @@
 #include "timing/verify.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
+
+#include <absl/strings/str_format.h>
 
 #include "base/percentile.h"
 #include "base/units.h"
@@ -72,34 +73,22 @@ void AddRun(WorldStats& stats, const runner::RunResult& result, std::int64_t dur
 }
 
 std::string Percent(std::int64_t part, std::int64_t whole) {
-  char text[32];
-  const std::int64_t hundredths = whole == 0 ? 0 : part * 10'000 / whole;  // of a percent
-  std::snprintf(text, sizeof text, "%lld.%02lld%%", static_cast<long long>(hundredths / 100),
-                static_cast<long long>(hundredths % 100));
-  return text;
+  return FormatHundredths(whole == 0 ? 0 : part * 10'000 / whole) + "%";  // hundredths of a percent
 }
 
 std::string FailoverCells(std::vector<std::int64_t> samples) {
   if (samples.empty()) return "           -        -        -";
-  char text[64];
-  const std::int64_t count = static_cast<std::int64_t>(samples.size());
   const std::int64_t p50 = base::NearestRank(samples, 500), p99 = base::NearestRank(samples, 990),
                      max = base::NearestRank(samples, 1000);
-  std::snprintf(text, sizeof text, "%6lld %8s %8s %8s", static_cast<long long>(count), FormatSeconds(p50).c_str(),
-                FormatSeconds(p99).c_str(), FormatSeconds(max).c_str());
-  return text;
+  return absl::StrFormat("%6d %8s %8s %8s", samples.size(), FormatSeconds(p50), FormatSeconds(p99), FormatSeconds(max));
 }
 
 std::string WorldLine(const WorldStats& w) {
-  char text[320];
-  std::snprintf(text, sizeof text, "  %-34s %-8s %5lld %s %9s %8s %8s %7s %6lld %5lld\n", w.world.name.c_str(),
-                WorldRoleName(w.world.role), static_cast<long long>(w.runs), FailoverCells(w.failover_ms).c_str(),
-                FormatSeconds(w.runs == 0 ? 0 : w.leaderless_ms / w.runs).c_str(),
-                FormatHundredths(PerHourHundredths(w.renewals_failed, w.sim_ms)).c_str(),
-                FormatHundredths(PerHourHundredths(w.leader_changes, w.sim_ms)).c_str(),
-                FormatHundredths(PerHourHundredths(w.demotions, w.sim_ms)).c_str(), static_cast<long long>(w.kept),
-                static_cast<long long>(w.violating_runs));
-  return text;
+  return absl::StrFormat("  %-34s %-8s %5d %s %9s %8s %8s %7s %6d %5d\n", w.world.name, WorldRoleName(w.world.role),
+                         w.runs, FailoverCells(w.failover_ms), FormatSeconds(w.runs == 0 ? 0 : w.leaderless_ms / w.runs),
+                         FormatHundredths(PerHourHundredths(w.renewals_failed, w.sim_ms)),
+                         FormatHundredths(PerHourHundredths(w.leader_changes, w.sim_ms)),
+                         FormatHundredths(PerHourHundredths(w.demotions, w.sim_ms)), w.kept, w.violating_runs);
 }
 
 }  // namespace
@@ -155,13 +144,10 @@ namespace {
 
 std::string WorldTable(const std::vector<WorldStats>& worlds) {
   std::string text;
-  char head[320];
-  std::snprintf(head, sizeof head, "  %-34s %-8s %5s %6s %8s %8s %8s %9s %8s %8s %7s %6s %5s\n", "world", "role", "runs",
-                "fails", "p50", "p99", "max", "leaderless", "renew-", "leader", "demote", "kept", "viol");
-  text += head;
-  std::snprintf(head, sizeof head, "  %-34s %-8s %5s %6s %8s %8s %8s %9s %8s %8s %7s %6s %5s\n", "", "", "", "over",
-                "failover", "failover", "failover", "per run", "fail/h", "chg/h", "/h", "", "runs");
-  text += head;
+  absl::StrAppendFormat(&text, "  %-34s %-8s %5s %6s %8s %8s %8s %9s %8s %8s %7s %6s %5s\n", "world", "role", "runs",
+                        "fails", "p50", "p99", "max", "leaderless", "renew-", "leader", "demote", "kept", "viol");
+  absl::StrAppendFormat(&text, "  %-34s %-8s %5s %6s %8s %8s %8s %9s %8s %8s %7s %6s %5s\n", "", "", "", "over",
+                        "failover", "failover", "failover", "per run", "fail/h", "chg/h", "/h", "", "runs");
   for (const WorldStats& w : worlds) text += WorldLine(w);
   return text;
 }

@@ -92,6 +92,8 @@ struct HttpResult {
 // arrived so far).
 using StreamSink = std::function<bool(std::string_view message)>;
 
+// One client of an etcd cluster's JSON gateway: POSTs and streamed reads with
+// deadlines and endpoint failover, as the file comment says.
 class EtcdHttp {
  public:
   explicit EtcdHttp(EndpointOptions options);

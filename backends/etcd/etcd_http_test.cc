@@ -19,11 +19,12 @@
 
 #include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_store.h"
+#include "base/units.h"
 
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
 
 int ListenLoopback(int* port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -126,7 +127,7 @@ TEST(EtcdHttp, RefusedEverywhereIsUnavailableAndQuick) {
   EtcdHttp http({.endpoints = {Url(ClosedPort()), Url(ClosedPort())}});
   EtcdStoreClient store(http);
   const auto start = std::chrono::steady_clock::now();
-  core::StoreResult result = store.Read("k", 2'000 * kMs);
+  core::StoreResult result = store.Read("k", Millis(2'000));
   EXPECT_EQ(result.status, core::StoreStatus::kUnavailable);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1'000));
 }
@@ -136,7 +137,7 @@ TEST(EtcdHttp, NoAnswerIsTimeoutWithinTheCallsDeadline) {
   EtcdHttp http({.endpoints = {silent.url()}});
   EtcdStoreClient store(http);
   const auto start = std::chrono::steady_clock::now();
-  core::StoreResult result = store.CompareAndSet("k", 3, core::LeaseRecord{.holder = "a", .term = 1}, 150 * kMs);
+  core::StoreResult result = store.CompareAndSet("k", 3, core::LeaseRecord{.holder = "a", .term = 1}, Millis(150));
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(result.status, core::StoreStatus::kTimeout);
   EXPECT_GE(took, std::chrono::milliseconds(140));
@@ -147,11 +148,11 @@ TEST(EtcdHttp, FailsOverFromARefusingEndpoint) {
   FakeServer good(R"({"header":{"revision":"4"}})");
   EtcdHttp http({.endpoints = {Url(ClosedPort()), good.url()}});
   EtcdStoreClient store(http);
-  core::StoreResult result = store.Read("k", 1'000 * kMs);
+  core::StoreResult result = store.Read("k", Millis(1'000));
   EXPECT_EQ(result.status, core::StoreStatus::kOk);
   EXPECT_FALSE(result.current.found);
   // The next call starts at the endpoint that answered.
-  EXPECT_EQ(store.Read("k", 1'000 * kMs).status, core::StoreStatus::kOk);
+  EXPECT_EQ(store.Read("k", Millis(1'000)).status, core::StoreStatus::kOk);
   EXPECT_EQ(good.requests(), 2);
 }
 
@@ -160,11 +161,11 @@ TEST(EtcdHttp, DoesNotRetryElsewhereOnceTheOutcomeIsUnknown) {
   FakeServer good(R"({"header":{"revision":"4"}})");
   EtcdHttp http({.endpoints = {silent.url(), good.url()}});
   EtcdStoreClient store(http);
-  EXPECT_EQ(store.CompareAndSet("k", 1, core::LeaseRecord{.holder = "a", .term = 1}, 100 * kMs).status,
+  EXPECT_EQ(store.CompareAndSet("k", 1, core::LeaseRecord{.holder = "a", .term = 1}, Millis(100)).status,
             core::StoreStatus::kTimeout);
   EXPECT_EQ(good.requests(), 0);
   // ... but the next call goes to the other endpoint.
-  EXPECT_EQ(store.Read("k", 1'000 * kMs).status, core::StoreStatus::kOk);
+  EXPECT_EQ(store.Read("k", Millis(1'000)).status, core::StoreStatus::kOk);
   EXPECT_EQ(good.requests(), 1);
 }
 
@@ -173,11 +174,11 @@ TEST(EtcdHttp, KvCallsRefusedEverywhereAreUnavailable) {
   EtcdKvClient kv(http);
   core::KvTxn put;
   put.success.push_back(core::KvRequestOp::Put("k", "v"));
-  EXPECT_EQ(kv.Txn(put, 1'000 * kMs).status, core::KvStatus::kUnavailable);
-  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 1'000 * kMs).status, core::KvStatus::kUnavailable);
-  EXPECT_EQ(kv.LeaseGrant(5'000 * kMs, 1'000 * kMs).status, core::KvStatus::kUnavailable);
-  EXPECT_EQ(kv.LeaseKeepAlive(7, 1'000 * kMs).status, core::KvStatus::kUnavailable);
-  EXPECT_EQ(kv.LeaseRevoke(7, 1'000 * kMs).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.Txn(put, Millis(1'000)).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, Millis(1'000)).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseGrant(Millis(5'000), Millis(1'000)).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseKeepAlive(7, Millis(1'000)).status, core::KvStatus::kUnavailable);
+  EXPECT_EQ(kv.LeaseRevoke(7, Millis(1'000)).status, core::KvStatus::kUnavailable);
 }
 
 TEST(EtcdHttp, KvCallsWithNoAnswerAreTimeouts) {
@@ -186,11 +187,11 @@ TEST(EtcdHttp, KvCallsWithNoAnswerAreTimeouts) {
   EtcdKvClient kv(http);
   core::KvTxn put;
   put.success.push_back(core::KvRequestOp::Put("k", "v"));
-  EXPECT_EQ(kv.Txn(put, 100 * kMs).status, core::KvStatus::kTimeout);  // may have applied
+  EXPECT_EQ(kv.Txn(put, Millis(100)).status, core::KvStatus::kTimeout);  // may have applied
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, 150 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_EQ(kv.Watch(core::KvKeys::Single("k"), 0, Millis(150)).status, core::KvStatus::kTimeout);
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(140));
-  EXPECT_EQ(kv.LeaseKeepAlive(7, 100 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_EQ(kv.LeaseKeepAlive(7, Millis(100)).status, core::KvStatus::kTimeout);
 }
 
 // A member that opens a stream and keeps it open without news (a quiet
@@ -200,10 +201,10 @@ TEST(EtcdHttp, AQuietStreamTimesOutWithoutLeavingItsMember) {
   FakeServer other(R"({"header":{"revision":"4"}})");
   EtcdHttp http({.endpoints = {quiet.url(), other.url()}});
   EtcdKvClient kv(http);
-  const core::KvWatchResult watched = kv.Watch(core::KvKeys::Single("k"), 0, 200 * kMs);
+  const core::KvWatchResult watched = kv.Watch(core::KvKeys::Single("k"), 0, Millis(200));
   EXPECT_EQ(watched.status, core::KvStatus::kTimeout);
   EXPECT_EQ(quiet.requests(), 1);
-  kv.Watch(core::KvKeys::Single("k"), 0, 100 * kMs);
+  kv.Watch(core::KvKeys::Single("k"), 0, Millis(100));
   EXPECT_EQ(quiet.requests(), 2);
   EXPECT_EQ(other.requests(), 0);
 }
@@ -214,8 +215,8 @@ TEST(EtcdHttp, AKvAnswerThatCannotBeReadIsOfUnknownOutcome) {
   EtcdKvClient kv(http);
   core::KvTxn put;
   put.success.push_back(core::KvRequestOp::Put("k", "v"));
-  EXPECT_EQ(kv.Txn(put, 1'000 * kMs).status, core::KvStatus::kTimeout);
-  EXPECT_EQ(kv.LeaseGrant(5'000 * kMs, 1'000 * kMs).status, core::KvStatus::kTimeout);
+  EXPECT_EQ(kv.Txn(put, Millis(1'000)).status, core::KvStatus::kTimeout);
+  EXPECT_EQ(kv.LeaseGrant(Millis(5'000), Millis(1'000)).status, core::KvStatus::kTimeout);
 }
 
 }  // namespace

@@ -41,6 +41,7 @@
 
 namespace leasesim::etcd {
 
+// core::KvClient on a real etcd: each call one etcd RPC over the gateway.
 class EtcdKvClient final : public core::KvClient {
  public:
   explicit EtcdKvClient(EtcdHttp& http) : http_(http) {}

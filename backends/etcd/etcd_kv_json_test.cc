@@ -8,6 +8,7 @@
 
 #include "backends/etcd/etcd_json.h"
 #include "backends/etcd/etcd_kv.h"
+#include "base/units.h"
 
 namespace leasesim::etcd {
 namespace {
@@ -16,7 +17,7 @@ using core::KvRequestOp;
 using core::KvStatus;
 using Json = nlohmann::json;
 
-constexpr core::Nanos kSecond = base::kNanosPerSecond;
+using base::Seconds;
 
 TEST(EtcdKvJson, TxnBodyCarriesEveryCompareAndRequestKind) {
   core::KvTxn txn;
@@ -143,8 +144,8 @@ TEST(EtcdKvJson, WatchStreamMessagesParse) {
 
 TEST(EtcdKvJson, LeaseMessagesParseAndTtlsRoundUpToSeconds) {
   EXPECT_EQ(TtlSeconds(1), 1);
-  EXPECT_EQ(TtlSeconds(kSecond), 1);
-  EXPECT_EQ(TtlSeconds(kSecond + 1), 2);
+  EXPECT_EQ(TtlSeconds(Seconds(1)), 1);
+  EXPECT_EQ(TtlSeconds(Seconds(1) + 1), 2);
   EXPECT_EQ(TtlSeconds(0), 1);
   EXPECT_EQ(Json::parse(LeaseGrantBody(2'500 * base::kNanosPerMilli)), (Json{{"TTL", "3"}}));
   EXPECT_EQ(Json::parse(LeaseIdBody(41)), (Json{{"ID", "41"}}));
@@ -153,14 +154,14 @@ TEST(EtcdKvJson, LeaseMessagesParseAndTtlsRoundUpToSeconds) {
       ParseLeaseGrant(R"({"header":{"revision":"1"},"ID":"4111120421458806277","TTL":"2"})");
   ASSERT_TRUE(grant.has_value());
   EXPECT_EQ(grant->id, 4111120421458806277);
-  EXPECT_EQ(grant->ttl, 2 * kSecond);
+  EXPECT_EQ(grant->ttl, Seconds(2));
   EXPECT_FALSE(ParseLeaseGrant(R"({"header":{"revision":"1"},"ID":"5","TTL":"2","error":"lease exists"})"));
   EXPECT_FALSE(ParseLeaseGrant(R"({"header":{"revision":"1"},"TTL":"2"})"));
   const std::optional<KeepAliveAnswer> alive =
       ParseLeaseKeepAlive(R"({"result":{"header":{"revision":"4"},"ID":"9","TTL":"5"}})" "\n", 9);
   ASSERT_TRUE(alive && alive->result);
   EXPECT_EQ(alive->result->status, KvStatus::kOk);
-  EXPECT_EQ(alive->result->ttl, 5 * kSecond);
+  EXPECT_EQ(alive->result->ttl, Seconds(5));
   // etcd answers a keep-alive of a lease it does not have with TTL 0 (omitted).
   const std::optional<KeepAliveAnswer> gone =
       ParseLeaseKeepAlive(R"({"result":{"header":{"revision":"4"},"ID":"1"}})", 1);

@@ -41,6 +41,7 @@ struct AppliedBatch {
   std::int64_t revision = 0;  // etcd mod_revision: the ledger's application order
 };
 
+// core::LedgerClient on etcd: a batch commits as one fenced, idempotent txn.
 class EtcdLedgerClient final : public core::LedgerClient {
  public:
   EtcdLedgerClient(EtcdHttp& http, EtcdLedgerOptions options);

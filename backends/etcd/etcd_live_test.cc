@@ -23,13 +23,15 @@
 #include "backends/etcd/etcd_store.h"
 #include "backends/etcd/one_etcd_test_util.h"
 #include "backends/etcd/real_env.h"
+#include "base/units.h"
 #include "core/lease_node.h"
 
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
 
+// The fixture: one fresh etcd member per test, and an HTTP client of it.
 class EtcdLive : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -43,12 +45,12 @@ class EtcdLive : public ::testing::Test {
 };
 
 core::LeaseRecord Held(std::string holder, std::int64_t term) {
-  return core::LeaseRecord{.holder = std::move(holder), .term = term, .duration_ns = 1'000 * kMs};
+  return core::LeaseRecord{.holder = std::move(holder), .term = term, .duration_ns = Millis(1'000)};
 }
 
 TEST_F(EtcdLive, CreateIfAbsentThenCasOnThePerKeyVersion) {
   EtcdStoreClient store(*http_);
-  const core::Nanos t = 2'000 * kMs;
+  const core::Nanos t = Millis(2'000);
   EXPECT_FALSE(store.Read("lease/job", t).current.found);
   core::StoreResult created = store.Create("lease/job", Held("a", 1), t);
   ASSERT_EQ(created.status, core::StoreStatus::kOk);
@@ -82,7 +84,7 @@ core::SettlementBatch Batch(std::int64_t token, std::int64_t window) {
 
 TEST_F(EtcdLive, LedgerFencesDeduplicatesAndAppliesWholeBatches) {
   EtcdLedgerClient ledger(*http_, {.prefix = "L/", .writer = "w"});
-  const core::Nanos t = 2'000 * kMs;
+  const core::Nanos t = Millis(2'000);
   core::LedgerResult empty = ledger.LastAppliedWindow(t);
   EXPECT_EQ(empty.status, core::LedgerStatus::kApplied);
   EXPECT_EQ(empty.last_window, -1);
@@ -108,7 +110,7 @@ TEST_F(EtcdLive, LedgerFencesDeduplicatesAndAppliesWholeBatches) {
 
 TEST_F(EtcdLive, NoFencingVariantAppliesAStaleTokenButKeepsTheFence) {
   EtcdLedgerClient ledger(*http_, {.prefix = "L/", .check_fence = false, .writer = "w"});
-  const core::Nanos t = 2'000 * kMs;
+  const core::Nanos t = Millis(2'000);
   EXPECT_EQ(ledger.Commit(Batch(5, 0), t).status, core::LedgerStatus::kApplied);
   core::LedgerResult stale = ledger.Commit(Batch(3, 1), t);
   EXPECT_EQ(stale.status, core::LedgerStatus::kApplied);
@@ -127,36 +129,36 @@ TEST_F(EtcdLive, TheCoreLeadsAgainstEtcdOnRealThreads) {
     std::atomic<int> acquired{0};
     std::atomic<int> renewed{0};
   } sink;
-  core::TimingConfig timing{.lease_duration = 2'000 * kMs,
-                            .renew_interval = 200 * kMs,
-                            .renew_deadline = 1'200 * kMs,
-                            .retry = 100 * kMs,
-                            .request_timeout = 150 * kMs,
+  core::TimingConfig timing{.lease_duration = Millis(2'000),
+                            .renew_interval = Millis(200),
+                            .renew_deadline = Millis(1'200),
+                            .retry = Millis(100),
+                            .request_timeout = Millis(150),
                             .drift_bound_ppm = 1000,
-                            .safety_margin = 200 * kMs,
+                            .safety_margin = Millis(200),
                             .pause_budget = 0};
   RealEnv env(store, ledger, sink);
   core::LeaseNode node(env, {.key = "lease/job", .identity = "n1#1", .timing = timing},
-                       {.period = 100 * kMs,
-                        .schedule_epoch_wall = env.WallNow() - 300 * kMs,
+                       {.period = Millis(100),
+                        .schedule_epoch_wall = env.WallNow() - Millis(300),
                         .batch_items = 2,
-                        .poll = 20 * kMs,
-                        .request_timeout = 150 * kMs});
+                        .poll = Millis(20),
+                        .request_timeout = Millis(150)});
   node.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(1'200));
   env.Stop();
   EXPECT_EQ(sink.acquired.load(), 1);
   EXPECT_GE(sink.renewed.load(), 3);
   std::vector<AppliedBatch> applied;
-  ASSERT_TRUE(ledger.ListApplied(2'000 * kMs, applied));
+  ASSERT_TRUE(ledger.ListApplied(Millis(2'000), applied));
   EXPECT_GE(applied.size(), 8u);
-  EXPECT_EQ(store.Read("lease/job", 1'000 * kMs).current.record.holder, "n1#1");
+  EXPECT_EQ(store.Read("lease/job", Millis(1'000)).current.record.holder, "n1#1");
 }
 
 // The watch long-polls: from the next revision it waits for the change.
 TEST_F(EtcdLive, KvWatchWaitsForTheNextChange) {
   EtcdKvClient kv(*http_);
-  const core::Nanos t = 2'000 * kMs;
+  const core::Nanos t = Millis(2'000);
   std::thread writer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     core::KvTxn put;
@@ -164,7 +166,7 @@ TEST_F(EtcdLive, KvWatchWaitsForTheNextChange) {
     EXPECT_EQ(kv.Txn(put, t).status, core::KvStatus::kOk);
   });
   const auto start = std::chrono::steady_clock::now();
-  const core::KvWatchResult seen = kv.Watch(core::KvKeys::Prefix("e/"), 0, 5'000 * kMs);
+  const core::KvWatchResult seen = kv.Watch(core::KvKeys::Prefix("e/"), 0, Millis(5'000));
   const auto took = std::chrono::steady_clock::now() - start;
   writer.join();
   ASSERT_EQ(seen.status, core::KvStatus::kOk);
@@ -178,10 +180,10 @@ TEST_F(EtcdLive, KvWatchWaitsForTheNextChange) {
 // (a delete event each) and a keep-alive is refused.
 TEST_F(EtcdLive, KvLeaseEndsOnEtcdsClockAndDeletesItsKeys) {
   EtcdKvClient kv(*http_);
-  const core::Nanos t = 2'000 * kMs;
-  const core::KvLeaseResult lease = kv.LeaseGrant(1'000 * kMs, t);
+  const core::Nanos t = Millis(2'000);
+  const core::KvLeaseResult lease = kv.LeaseGrant(Millis(1'000), t);
   ASSERT_EQ(lease.status, core::KvStatus::kOk);
-  EXPECT_EQ(lease.ttl, 2'000 * kMs);  // etcd's minimum TTL with the default election timeout
+  EXPECT_EQ(lease.ttl, Millis(2'000));  // etcd's minimum TTL with the default election timeout
   core::KvTxn put;
   put.success.push_back(core::KvRequestOp::Put("s/n1", "n1", lease.id));
   ASSERT_EQ(kv.Txn(put, t).revision, 2);

@@ -23,12 +23,13 @@
 #include "backends/etcd/etcd_provision.h"
 #include "backends/etcd/etcd_store.h"
 #include "backends/etcd/one_etcd_test_util.h"
+#include "base/units.h"
 
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = base::kNanosPerMilli;
-constexpr core::Nanos kCall = 3'000 * kMs;
+using base::Millis;
+constexpr core::Nanos kCall = Millis(3'000);
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -51,6 +52,8 @@ struct Reports {
   }
 };
 
+// The fixture: fresh certificates and a TLS etcd member requiring client
+// certificates, per test.
 class EtcdLiveSecure : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -131,7 +134,7 @@ TEST_F(EtcdLiveSecure, TheKvSeamWorksUnderTlsAndEtcdAuth) {
   EnableAuthFor("app/");
   EtcdHttp http(Options({.user = "svc", .password = "svcpw"}));
   EtcdKvClient kv(http);
-  const core::KvLeaseResult lease = kv.LeaseGrant(5'000 * kMs, kCall);
+  const core::KvLeaseResult lease = kv.LeaseGrant(Millis(5'000), kCall);
   ASSERT_EQ(lease.status, core::KvStatus::kOk);
   core::KvTxn put;
   put.success.push_back(core::KvRequestOp::Put("app/k", "v", lease.id));

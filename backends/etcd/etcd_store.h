@@ -19,6 +19,7 @@
 
 namespace leasesim::etcd {
 
+// core::StoreClient on etcd: linearizable reads, create and compare-and-set txns.
 class EtcdStoreClient final : public core::StoreClient {
  public:
   explicit EtcdStoreClient(EtcdHttp& http) : http_(http) {}

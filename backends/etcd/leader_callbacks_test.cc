@@ -22,19 +22,20 @@
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
 
 core::TimingConfig FastTiming() {
-  return core::TimingConfig{.lease_duration = 400 * kMs,
-                            .renew_interval = 50 * kMs,
-                            .renew_deadline = 250 * kMs,
-                            .retry = 40 * kMs,
-                            .request_timeout = 40 * kMs,
+  return core::TimingConfig{.lease_duration = Millis(400),
+                            .renew_interval = Millis(50),
+                            .renew_deadline = Millis(250),
+                            .retry = Millis(40),
+                            .request_timeout = Millis(40),
                             .drift_bound_ppm = 1000,
-                            .safety_margin = 50 * kMs,
+                            .safety_margin = Millis(50),
                             .pause_budget = 0};
 }
 
+// Swallows protocol events: these tests judge the callbacks, not the events.
 class NullSink final : public core::EventSink {
  public:
   void Emit(const core::LeaseEvent&) override {}
@@ -70,7 +71,7 @@ struct Seen {
               }
               job_running = true;
               // The job: act while the lease can be proven.
-              for (int i = 0; i < 100'000 && ctx.Valid(); ++i) ctx.SleepUntil(ctx.Now() + 5 * kMs);
+              for (int i = 0; i < 100'000 && ctx.Valid(); ++i) ctx.SleepUntil(ctx.Now() + Millis(5));
               job_running = false;
             },
         .on_stopped_leading =
@@ -98,7 +99,7 @@ struct Process {
       : view(shared), env(view, ledger, sink) {
     election = std::make_unique<core::LeaderElection>(
         env, core::ElectorConfig{.key = "lease/job", .identity = identity, .timing = FastTiming()}, metrics,
-        std::move(callbacks), core::RunnerConfig{.poll = 5 * kMs, .quiesce_timeout = 500 * kMs},
+        std::move(callbacks), core::RunnerConfig{.poll = Millis(5), .quiesce_timeout = Millis(500)},
         &env.callback_gate());
   }
   StoreView view;
@@ -192,7 +193,7 @@ TEST(LeaderCallbacks, AReleaseWaitsForTheSideEffectInFlightAndReportsReleased) {
               in_effect = false;
               ctx.SetEffectInFlight(false);
               if (stop_reported) effects_after_stop += 1;
-              ctx.SleepUntil(ctx.Now() + 2 * kMs);
+              ctx.SleepUntil(ctx.Now() + Millis(2));
             }
           },
       .on_stopped_leading =

@@ -36,6 +36,8 @@ struct LeaseHealthOptions {
   core::Nanos timeout = 0;  // how long past its deadline a leader may go unrenewed
 };
 
+// The /healthz judge: an EventSink on the elector's events that also watches
+// the records its store calls return (store()), and answers Check().
 class LeaseHealth final : public core::EventSink {
  public:
   LeaseHealth(core::EventSink& events, core::StoreClient& store, LeaseHealthOptions options);
@@ -49,6 +51,8 @@ class LeaseHealth final : public core::EventSink {
   HealthStatus Check(core::Nanos boot_now) const;
 
  private:
+  // The elector's store, passed through unchanged while the holder of every
+  // record it returns is noted.
   class WatchedStore final : public core::StoreClient {
    public:
     WatchedStore(LeaseHealth& health, core::StoreClient& inner) : health_(health), inner_(inner) {}

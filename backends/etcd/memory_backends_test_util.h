@@ -15,6 +15,8 @@
 
 namespace leasesim::etcd {
 
+// The in-memory lease store, thread-safe and a little slow, shared by the
+// processes of one test.
 class MemoryStore final : public core::StoreClient {
  public:
   MemoryStore();
@@ -45,6 +47,7 @@ class StoreView final : public core::StoreClient {
   MemoryStore& shared_;
 };
 
+// The in-memory fenced ledger, thread-safe, shared by the processes of one test.
 class MemoryLedger final : public core::LedgerClient {
  public:
   MemoryLedger();

@@ -26,6 +26,7 @@ struct MetricsServerOptions {
   std::function<HealthStatus()> health;    // optional: absent means always healthy
 };
 
+// The HTTP server of /metrics and /healthz, serving from its callbacks until destroyed.
 class MetricsServer {
  public:
   // Binds and starts serving; ok() tells whether the bind worked.

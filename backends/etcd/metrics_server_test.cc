@@ -26,30 +26,32 @@
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
+using base::kNanosPerMilli;
 
+// Swallows protocol events where a test needs a sink but not the events.
 class NullSink final : public core::EventSink {
  public:
   void Emit(const core::LeaseEvent&) override {}
 };
 
 core::TimingConfig FastTiming() {
-  return core::TimingConfig{.lease_duration = 400 * kMs,
-                            .renew_interval = 50 * kMs,
-                            .renew_deadline = 250 * kMs,
-                            .retry = 40 * kMs,
-                            .request_timeout = 40 * kMs,
+  return core::TimingConfig{.lease_duration = Millis(400),
+                            .renew_interval = Millis(50),
+                            .renew_deadline = Millis(250),
+                            .retry = Millis(40),
+                            .request_timeout = Millis(40),
                             .drift_bound_ppm = 1000,
-                            .safety_margin = 50 * kMs,
+                            .safety_margin = Millis(50),
                             .pause_budget = 0};
 }
 
 core::SettlementConfig FastSettlement(core::Nanos wall_now) {
-  return core::SettlementConfig{.period = 20 * kMs,
-                                .schedule_epoch_wall = wall_now - 100 * kMs,
+  return core::SettlementConfig{.period = Millis(20),
+                                .schedule_epoch_wall = wall_now - Millis(100),
                                 .batch_items = 2,
-                                .poll = 5 * kMs,
-                                .request_timeout = 40 * kMs};
+                                .poll = Millis(5),
+                                .request_timeout = Millis(40)};
 }
 
 TEST(PrometheusText, EscapesLabelValuesAndFormatsNumbersExactly) {
@@ -142,6 +144,7 @@ TEST(LeaseExposition, FollowsPrometheusConventionsAndPromtoolAcceptsIt) {
   EXPECT_EQ(complaints, "");
 }
 
+// Keeps every protocol event, for a test to read back.
 class RecordingSink final : public core::EventSink {
  public:
   void Emit(const core::LeaseEvent& event) override { events.push_back(event); }
@@ -160,13 +163,13 @@ core::LeaseEvent Event(core::EventKind kind, core::Nanos valid_until = 0) {
 TEST(LeaseHealth, ItsLeaderAnswerIsTheElectorsBeliefAndEachChangeIsReported) {
   MemoryStore store;
   RecordingSink sink;
-  LeaseHealth health(sink, store, {.lease = "l", .identity = "n1#1", .timeout = 100 * kMs});
-  health.Emit(Event(core::EventKind::kAcquired, 1'000 * kMs));
-  EXPECT_EQ(health.Check(500 * kMs).message, "ok: leading l");
+  LeaseHealth health(sink, store, {.lease = "l", .identity = "n1#1", .timeout = Millis(100)});
+  health.Emit(Event(core::EventKind::kAcquired, Millis(1'000)));
+  EXPECT_EQ(health.Check(Millis(500)).message, "ok: leading l");
   ASSERT_EQ(sink.events.size(), 2u);  // passed on, then the answer's change
   EXPECT_EQ(std::string(sink.events[1].metric), "healthz_leading");
   EXPECT_EQ(sink.events[1].value, 1);
-  health.Emit(Event(core::EventKind::kRenewed, 1'000 * kMs));
+  health.Emit(Event(core::EventKind::kRenewed, Millis(1'000)));
   EXPECT_EQ(sink.events.size(), 3u);  // no change, no sample
   health.Emit(Event(core::EventKind::kDemoted));
   ASSERT_EQ(sink.events.size(), 5u);
@@ -174,7 +177,7 @@ TEST(LeaseHealth, ItsLeaderAnswerIsTheElectorsBeliefAndEachChangeIsReported) {
   EXPECT_EQ(sink.events[4].value, 0);
   // The record it last saw still names it: healthy within the timeout, but
   // not leading (it was "ok: leading" before the leader answer was judged).
-  const HealthStatus after = health.Check(1'050 * kMs);
+  const HealthStatus after = health.Check(Millis(1'050));
   EXPECT_TRUE(after.healthy);
   EXPECT_EQ(after.message, "ok: not leading l (the record last seen still names it)");
 }
@@ -207,7 +210,7 @@ struct WatchedNode {
 };
 
 TEST(LeaseHealth, HealthzTurnsUnhealthyWhenALeadersRenewalHangsPastItsDeadlineAndRecovers) {
-  WatchedNode w(/*timeout=*/100 * kMs);
+  WatchedNode w(/*timeout=*/100 * kNanosPerMilli);
   ASSERT_TRUE(w.server.ok()) << w.server.error();
   EXPECT_EQ(w.Status(), 200);  // not leading yet: healthy
   w.node.Start();
@@ -235,7 +238,7 @@ bool AnswersWithin(WatchedNode& w, int status, const std::string& text) {
 }
 
 TEST(LeaseHealth, ALeaderCutOffFromTheStoreIsUnhealthyUntilItSeesTheRecordAgain) {
-  WatchedNode w(/*timeout=*/100 * kMs);
+  WatchedNode w(/*timeout=*/100 * kNanosPerMilli);
   ASSERT_TRUE(w.server.ok()) << w.server.error();
   w.node.Start();
   ASSERT_TRUE(AnswersWithin(w, 200, "ok: leading")) << w.last_body;

@@ -44,6 +44,7 @@ struct OneEtcdOptions {
   TlsOptions client_tls;           // how the readiness probe connects
 };
 
+// One running etcd member, owned: started by the constructor, gone with the object.
 class OneEtcd {
  public:
   explicit OneEtcd(OneEtcdOptions options = {}) {

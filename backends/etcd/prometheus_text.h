@@ -19,6 +19,7 @@ std::string EscapeLabelValue(std::string_view value);
 // A number as the exposition writes it ("+Inf", "NaN", shortest round-trip).
 std::string FormatNumber(double value);
 
+// Builds one exposition text, family by family (text() returns it).
 class PrometheusText {
  public:
   // Starts a family; `type` is "counter", "gauge" or "histogram".

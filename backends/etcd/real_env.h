@@ -53,6 +53,7 @@ class JsonLinesEventSink final : public core::EventSink {
   std::mutex mu_;
 };
 
+// core::Env on threads and real clocks, under the process-wide mutex below.
 class RealEnv final : public core::Env {
  public:
   // `kv`, when given, is the world's one KV store (Env::kv(0)): the etcd
@@ -113,6 +114,7 @@ class RealEnv final : public core::Env {
   template <typename Fn>
   auto Blocking(Fn&& fn);
 
+  // The store client a task calls: the process mutex is released while it blocks.
   class UnlockedStore final : public core::StoreClient {
    public:
     UnlockedStore(RealEnv& env, core::StoreClient& inner) : env_(env), inner_(inner) {}
@@ -126,6 +128,7 @@ class RealEnv final : public core::Env {
     RealEnv& env_;
     core::StoreClient& inner_;
   };
+  // The ledger client a task calls: the process mutex is released while it blocks.
   class UnlockedLedger final : public core::LedgerClient {
    public:
     UnlockedLedger(RealEnv& env, core::LedgerClient& inner) : env_(env), inner_(inner) {}
@@ -137,6 +140,7 @@ class RealEnv final : public core::Env {
     core::LedgerClient& inner_;
   };
 
+  // The KV client a task calls: the process mutex is released while it blocks.
   class UnlockedKv final : public core::KvClient {
    public:
     UnlockedKv(RealEnv& env, core::KvClient& inner) : env_(env), inner_(inner) {}
@@ -151,6 +155,8 @@ class RealEnv final : public core::Env {
     core::KvClient& inner_;
   };
 
+  // The leader-callback gate: a service's callback runs with the process
+  // mutex released (Outside); core code it calls takes the mutex (Inside).
   class Gate final : public core::CallbackGate {
    public:
     explicit Gate(RealEnv& env) : env_(env) {}

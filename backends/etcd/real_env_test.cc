@@ -21,8 +21,9 @@
 namespace leasesim::etcd {
 namespace {
 
-constexpr core::Nanos kMs = base::kNanosPerMilli;
+using base::Millis;
 
+// Counts acquisitions and renewals, from whichever thread emits them.
 class CountingSink final : public core::EventSink {
  public:
   void Emit(const core::LeaseEvent& event) override {
@@ -49,8 +50,8 @@ TEST(RealEnv, TasksNeverRunCoreCodeAtOnceAndSleepsReleaseTheMutex) {
           std::this_thread::sleep_for(std::chrono::microseconds(100));  // "core code"
           inside.fetch_sub(1);
           rounds += 1;
-          env.SleepUntil(env.MonotonicNow() + 1 * kMs);
-          env.store().Read("k", 10 * kMs);  // blocks without the mutex
+          env.SleepUntil(env.MonotonicNow() + Millis(1));
+          env.store().Read("k", Millis(10));  // blocks without the mutex
         }
       });
     }
@@ -68,10 +69,10 @@ TEST(RealEnv, SleepUntilWaitsOnTheMonotonicClock) {
   RealEnv env(store, ledger, sink);
   std::atomic<core::Nanos> late{-1};
   env.Spawn("sleeper", [&] {
-    const core::Nanos target = env.MonotonicNow() + 20 * kMs;
+    const core::Nanos target = env.MonotonicNow() + Millis(20);
     env.SleepUntil(target);
     late = env.MonotonicNow() - target;
-    env.SleepUntil(env.MonotonicNow() + 60'000 * kMs);  // Stop() must cut this short
+    env.SleepUntil(env.MonotonicNow() + Millis(60'000));  // Stop() must cut this short
   });
   // Until the first sleep has ended (at most 5 s): a fixed wait here let a
   // loaded machine's scheduler decide the outcome.
@@ -83,7 +84,7 @@ TEST(RealEnv, SleepUntilWaitsOnTheMonotonicClock) {
   // Woken by the timer, not by a later poll: a wake-up is late by the
   // scheduler's latency only, which reached 29 ms on two cores shared by
   // several builds, so the bound is an order of magnitude above the sleep.
-  EXPECT_LT(late.load(), 200 * kMs);
+  EXPECT_LT(late.load(), Millis(200));
   EXPECT_GT(env.WallNow(), 1'600'000'000LL * 1'000'000'000LL);
 }
 
@@ -103,21 +104,21 @@ TEST(RealEnv, TheUnchangedCoreLeadsRenewsAndSettlesOnRealThreads) {
   MemoryStore store;
   MemoryLedger ledger;
   CountingSink sink;
-  core::TimingConfig timing{.lease_duration = 400 * kMs,
-                            .renew_interval = 50 * kMs,
-                            .renew_deadline = 250 * kMs,
-                            .retry = 40 * kMs,
-                            .request_timeout = 40 * kMs,
+  core::TimingConfig timing{.lease_duration = Millis(400),
+                            .renew_interval = Millis(50),
+                            .renew_deadline = Millis(250),
+                            .retry = Millis(40),
+                            .request_timeout = Millis(40),
                             .drift_bound_ppm = 1000,
-                            .safety_margin = 50 * kMs,
+                            .safety_margin = Millis(50),
                             .pause_budget = 0};
   ASSERT_TRUE(core::ValidateTiming(timing).empty());
   RealEnv env(store, ledger, sink);
-  core::SettlementConfig settlement{.period = 20 * kMs,
-                                    .schedule_epoch_wall = env.WallNow() - 100 * kMs,
+  core::SettlementConfig settlement{.period = Millis(20),
+                                    .schedule_epoch_wall = env.WallNow() - Millis(100),
                                     .batch_items = 2,
-                                    .poll = 5 * kMs,
-                                    .request_timeout = 40 * kMs};
+                                    .poll = Millis(5),
+                                    .request_timeout = Millis(40)};
   core::LeaseNode node(env, core::ElectorConfig{.key = "lease/job", .identity = "n1#1", .timing = timing},
                        settlement);
   node.Start();
@@ -173,8 +174,8 @@ TEST(RealEnv, OffersItsKvStoreAsKvZeroAndReleasesTheMutexAroundItsCalls) {
   std::atomic<int> watched{-1};
   std::atomic<int> granted{-1};
   env.Spawn("watcher", [&] {
-    watched = static_cast<int>(env.kv(0).Watch(core::KvKeys::Prefix("e/"), 0, 5'000 * kMs).status);
-    granted = static_cast<int>(env.kv(0).LeaseGrant(3'000 * kMs, 100 * kMs).status);
+    watched = static_cast<int>(env.kv(0).Watch(core::KvKeys::Prefix("e/"), 0, Millis(5'000)).status);
+    granted = static_cast<int>(env.kv(0).LeaseGrant(Millis(3'000), Millis(100)).status);
   });
   for (int i = 0; i < 5000 && !kv.waiting.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   // Runs core code (under the mutex) while the watcher waits in its call.

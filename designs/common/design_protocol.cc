@@ -7,6 +7,9 @@
 namespace leasesim::designs {
 
 void BeliefReport::Note(bool leading, std::int64_t term, const std::string& reason, bool released) {
+  // Still leading, under another token (the lease lost and taken back
+  // between two answers): the belief under the old one ended.
+  if (leading && reported_leading_ && term != reported_term_) Note(false, reported_term_, "token changed", false);
   if (leading == reported_leading_) return;
   reported_leading_ = leading;
   core::LeaseEvent event{.kind = leading ? core::EventKind::kAcquired : core::EventKind::kDemoted,

@@ -18,7 +18,9 @@ class BeliefReport {
  public:
   BeliefReport(core::Env& env, std::string identity) : env_(env), identity_(std::move(identity)) {}
   // The library's answer now: `leading` under token `term`. When it ended,
-  // `reason` says why; `released` when by a graceful stop (kReleased).
+  // `reason` says why; `released` when by a graceful stop (kReleased). A
+  // new token while leading ends the belief under the old one and starts
+  // one under the new (the checker keys beliefs and writes by token).
   void Note(bool leading, std::int64_t term, const std::string& reason, bool released);
 
  private:

@@ -79,12 +79,18 @@ class EtcdElectionNode final : public core::ProtocolNode {
     });
   }
 
-  // The service resigns (Election.Resign) and closes its session
-  // (Session.Close revokes the lease).
+  // A graceful shutdown: the job ends first, then the service resigns
+  // (Election.Resign) and closes its session (Session.Close revokes the
+  // lease). concurrency gives leadership up only when told, so the order is
+  // the service's: the recipe's use is Campaign, the work, then Resign
+  // (etcdctl's `elect`, etcdctl/ctlv3/command/elect_command.go, resigns
+  // once its leading phase is over), and a service that resigned with a batch in flight
+  // would let the next campaigner lead while its write is still on the way.
+  // The session is kept alive while the job finishes.
   void Shutdown(const std::string& preferred_successor) override {
     (void)preferred_successor;  // the recipe has no successor
+    job_.StopAndWait();
     stopping_ = true;
-    job_.Stop();
     NoteBelief("resigned");  // the service stops leading before its key goes
     if (campaigned_) Resign();
     if (session_ && !session_->done) {

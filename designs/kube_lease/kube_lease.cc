@@ -118,12 +118,19 @@ class KubeLeaseNode final : public core::ProtocolNode {
     });
   }
 
-  // The service's context is cancelled: the job stops, and with
-  // ReleaseOnCancel the elector gives the Lease up (release()).
+  // A graceful shutdown: the job ends first, then the elector's context
+  // is cancelled and, with ReleaseOnCancel, the Lease given up (release()).
+  // In that order because client-go asks it: ReleaseOnCancel's comment in
+  // leaderelection.go ("you must ensure all code guarded by this lease has
+  // successfully completed prior to cancelling the context, or you may
+  // have two processes simultaneously acting on the critical path"), and
+  // its example/main.go ("any code you have that is protected by the lease
+  // must terminate **before** you call cancel"). The elector keeps
+  // renewing while the job finishes its batch.
   void Shutdown(const std::string& preferred_successor) override {
     (void)preferred_successor;  // client-go names no successor
+    job_.StopAndWait();
     stopping_ = true;
-    job_.Stop();
     NoteBelief("released");  // the job's context ends before the Lease is given up
     if (config_.release_on_cancel && IsLeader()) Release();
   }
@@ -213,6 +220,11 @@ class KubeLeaseNode final : public core::ProtocolNode {
     if (raw != observed_raw_) {
       SetObserved(current);
       observed_raw_ = raw;
+      // IsLeader() answers by this record from now on: a leader that reads
+      // another holder stops leading here, even if it takes an expired
+      // lease back below (with leaseTransitions + 1: a new term, which
+      // renew() carries on with as a successful renewal).
+      NoteBelief("observed another holder");
     }
     if (!current.holder.empty() && IsLeaseValid(now) && !IsLeader()) return false;
     if (IsLeader()) {

@@ -16,6 +16,7 @@
 namespace leasesim::kvtest {
 namespace {
 
+// A fresh etcd member as a conformance store, reached through EtcdKvClient.
 class EtcdStore final : public KvConformanceStore {
  public:
   EtcdStore() : http_({.endpoints = {etcd_.url()}}), kv_(http_) {}

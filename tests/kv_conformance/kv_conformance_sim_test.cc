@@ -33,7 +33,7 @@ class SimStore final : public KvConformanceStore {
     backends::KvServerConfig config{.service = {.base_ns = sim::Millis(2)},
                                     .ttl_clock = backends::KvTtlClock::kMonotonic};
     config.state.history_revisions = kWindow;
-    server_ = std::make_unique<backends::SimKvServer>(world_, store_host_, sim::Prng(2), config, observer_);
+    server_ = std::make_unique<backends::SimKvServer>(world_, store_host_, base::Prng(2), config, observer_);
     server_->Start();
     client_ = std::make_unique<backends::SimKvClient>(world_, network_, client_host_, 1, "n1#1", *server_, observer_);
   }
@@ -68,7 +68,7 @@ class SimStore final : public KvConformanceStore {
   sim::World world_{5, false};
   sim::HostId client_host_ = world_.AddHost({.name = "n1"});
   sim::HostId store_host_ = world_.AddHost({.name = "kv"});
-  sim::Network network_{world_, sim::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
+  sim::Network network_{world_, base::Prng(1), {.latency = {.base_ns = sim::Millis(1)}}};
   CountingObserver observer_;
   std::unique_ptr<backends::SimKvServer> server_;
   std::unique_ptr<backends::SimKvClient> client_;

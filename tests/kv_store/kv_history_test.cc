@@ -25,7 +25,7 @@ namespace {
 
 // One client of an election-like workload: campaigns for keys on its own
 // lease, keeps it alive (or not), reads the candidates, resigns.
-void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, sim::Prng prng) {
+void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, base::Prng prng) {
   const sim::Nanos timeout = sim::Millis(30);
   core::KvLeaseId lease = core::kNoLease;
   const std::string keys[] = {"e/a", "e/b", "e/c"};

@@ -171,7 +171,7 @@ void ExpectReplicasMatchTheReference(const KvCluster& cluster) {
 // A client's random traffic: puts (some on its lease), compare-and-sets on
 // the mod revision, ranges over the prefix, deletes, and its lease granted,
 // kept alive and revoked.
-void Traffic(sim::World& world, sim::HostId host, core::KvClient& kv, sim::Prng prng, Nanos until) {
+void Traffic(sim::World& world, sim::HostId host, core::KvClient& kv, base::Prng prng, Nanos until) {
   const Nanos timeout = Millis(800);
   core::KvLeaseId lease = core::kNoLease;
   std::int64_t written = 0;

@@ -185,7 +185,7 @@ TEST(KvWorld, AKvOpWithAKnownOutcomeButNoReturnIsAnError) {
   const checker::HistoryReadResult read = checker::ReadHistory(text);
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.error->line, 2);
-  EXPECT_NE(read.error->field.find("return_ns"), std::string::npos) << read.error->ToString();
+  EXPECT_NE(read.error->path.find("return_ns"), std::string::npos) << read.error->ToString();
 }
 
 TEST(KvWorld, SeveralStoresAreIndependentAndEachIsJudged) {

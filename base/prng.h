@@ -2,12 +2,15 @@
 // The project's own pseudo-random generator and distributions. std::
 // distributions differ between standard libraries, so none is used: every
 // draw here is integer arithmetic with a fixed algorithm, identical on every
-// platform. Probabilities are integers in parts per million.
+// platform. Probabilities are integers in parts per million. Base
+// vocabulary: the simulated world draws each layer's faults and latencies
+// from it, and the search (fuzz/) its cases and mutations without reaching
+// into the world.
 
 #include <cstdint>
 #include <string_view>
 
-namespace leasesim::sim {
+namespace leasesim::base {
 
 inline constexpr std::uint32_t kPpmOne = 1'000'000;
 
@@ -37,4 +40,4 @@ class Prng {
   std::uint64_t state_[4];
 };
 
-}  // namespace leasesim::sim
+}  // namespace leasesim::base

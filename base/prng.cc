@@ -1,12 +1,11 @@
-#include "sim/prng.h"
+#include "base/prng.h"
 
 #include <cassert>
 
-namespace leasesim::sim {
+namespace leasesim::base {
 namespace {
 
-// 128-bit intermediates keep scaled time exact without overflow.
-__extension__ using Int128 = __int128;
+// Lemire's bounded draw multiplies two 64-bit words into one 128-bit product.
 __extension__ using UInt128 = unsigned __int128;
 
 std::uint64_t Rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -77,4 +76,4 @@ bool Prng::ChancePpm(std::uint32_t ppm) {
   return UniformBelow(kPpmOne) < ppm;
 }
 
-}  // namespace leasesim::sim
+}  // namespace leasesim::base

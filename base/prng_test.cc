@@ -1,9 +1,9 @@
-#include "sim/prng.h"
+#include "base/prng.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-namespace leasesim::sim {
+namespace leasesim::base {
 namespace {
 
 TEST(Prng, SameSeedSameSequence) {
@@ -52,4 +52,4 @@ RC_GTEST_PROP(Prng, UniformRangeStaysInRange, (std::uint64_t seed, std::int32_t 
 }
 
 }  // namespace
-}  // namespace leasesim::sim
+}  // namespace leasesim::base
