@@ -73,7 +73,7 @@ SimKvServer::SimKvServer(sim::World& world, sim::HostId host, base::Prng prng, K
                          KvObserver& observer)
     : world_(world), host_(host), prng_(prng), config_(config), observer_(observer), state_(config.state) {
   assert(config_.expiry_period > 0);
-  assert(config_.stale_read_ppm <= sim::kPpmOne);
+  assert(config_.stale_read_ppm <= base::kPpmOne);
   assert(config_.stale_lag_max >= 0);
 }
 

@@ -455,7 +455,7 @@ TEST(SimKvServer, ALeaseGrantedBeforeAPauseStillEndsOnResumeWithTheLazyLoop) {
 
 TEST(SimKvServer, TheStaleReadStoreAnswersSerializableReadsFromTheLaggingPast) {
   KvServerConfig config = Etcd();
-  config.stale_read_ppm = sim::kPpmOne;  // every serializable read lags
+  config.stale_read_ppm = base::kPpmOne;  // every serializable read lags
   config.stale_lag_max = sim::Seconds(10);
   StreamRig rig(config);
   rig.WriteValues(5);
