@@ -547,6 +547,7 @@ void ReplicaProcess::ApplyKv(const ReplicaLogEntry& entry) {
     revoking_.erase(request.lease);
     AnswerRenewals(request.lease);
   }
+  if (request.kind == KvRequest::Kind::kLeaseGrant) ArmLessor();  // the loop may have idled without a lease
   auto waiting = kv_waiting_.find(request.op);
   if (waiting != kv_waiting_.end()) {
     Route route = std::move(waiting->second);
@@ -589,7 +590,7 @@ void ReplicaProcess::Promote() {
   primary_ = true;
   kv_.RestartDeadlines(Local() + store_.config().election_timeout_min);
   if (kv_.lease_count() > 0) Trace("repl_lessor_promote", disk().term, static_cast<std::int64_t>(kv_.lease_count()));
-  if (store_.kv_observer_ != nullptr) ArmLessor();
+  StartLessor();
 }
 
 // etcd lessor.Demote: every expiry becomes forever (a follower's TTLs are
@@ -603,13 +604,31 @@ void ReplicaProcess::Demote() {
   for (auto& [lease, route] : renewing) route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, 0));
 }
 
-// The loop runs on the host's monotonic clock (Go's time.After), so a
-// paused leader revokes nothing while paused and, on resume, what is due.
+// The loop starts when this incarnation first leads (its first client
+// write, or its promotion) and runs on the host's monotonic clock (Go's
+// time.After), so a paused leader revokes nothing while paused and, on
+// resume, what is due.
+void ReplicaProcess::StartLessor() {
+  if (!lessor_started_) {
+    lessor_started_ = true;
+    lessor_anchor_ = Local();
+  }
+  ArmLessor();
+}
+
+// A round of the loop with no lease held finds nothing to revoke (etcd's
+// revokeExpiredLeases over an empty lease map): the loop idles then, with
+// no timer, and resumes on the phase it would have had ticking all along
+// (as the KV server's expiry loop does, backends/sim_kv_server.h).
 void ReplicaProcess::ArmLessor() {
-  if (lessor_armed_) return;
+  if (!lessor_started_ || lessor_armed_ || kv_.lease_count() == 0) return;
+  const sim::Nanos now = Local();
+  const sim::Nanos period = store_.config().lessor_period;
+  assert(now >= lessor_anchor_);
   lessor_armed_ = true;
-  store_.world_.AtLocal(host_, incarnation_, Local() + store_.config().lessor_period, [this] {
+  store_.world_.AtLocal(host_, incarnation_, lessor_anchor_ + ((now - lessor_anchor_) / period + 1) * period, [this] {
     lessor_armed_ = false;
+    lessor_anchor_ = Local();
     Step([this] { RevokeExpired(); });
     ArmLessor();
   });
@@ -700,7 +719,9 @@ void ReplicaProcess::ServeUnsafeRead(const ClientRequest& request, const Route& 
   if (request.kv != nullptr) {
     KvReply reply;
     reply.txn = kv_.Txn(request.kv->txn);
-    route(ClientAnswer::Kv(me_, std::move(reply)));
+    ClientAnswer answer = ClientAnswer::Kv(me_, std::move(reply));
+    answer.read_seq = store_.NextReadSeq(applied_);
+    route(answer);
     return;
   }
   const std::int64_t seq = store_.NextReadSeq(applied_);
@@ -725,7 +746,7 @@ void ReplicaProcess::HandleRecordWrite(const StoreRequest& request, const Route&
 }
 
 void ReplicaProcess::HandleKvWrite(const std::shared_ptr<const KvRequest>& request, const Route& route) {
-  if (store_.kv_observer_ != nullptr) ArmLessor();
+  StartLessor();
   auto done = kv_results_.find(request->op);
   if (done != kv_results_.end()) {  // a resend of a request already applied
     route(ClientAnswer::Kv(me_, done->second));
@@ -824,7 +845,9 @@ void ReplicaProcess::ServeRead(PendingRead& read) {
   const std::int64_t before = kv_.revision();
   reply.txn = kv_.Txn(request.kv->txn);
   assert(kv_.revision() == before);  // ranges only
-  read.route(ClientAnswer::Kv(me_, std::move(reply)));
+  ClientAnswer answer = ClientAnswer::Kv(me_, std::move(reply));
+  answer.read_seq = store_.NextReadSeq(applied_);
+  read.route(answer);
 }
 
 // etcd lessor.Renew on the primary: a lease past its expiry is not renewed

@@ -153,6 +153,9 @@ class ReplicaProcess final : public sim::ProcessState {
   void Promote();
   // No longer leading: nothing expires here; renewals waiting are refused.
   void Demote();
+  // Starts the loop's clock (once per incarnation), and arms it.
+  void StartLessor();
+  // Schedules the loop's next round, if it has started and leases exist.
   void ArmLessor();
   // The primary proposes the revoke of every lease past its deadline.
   void RevokeExpired();
@@ -214,7 +217,9 @@ class ReplicaProcess final : public sim::ProcessState {
   // revoke it proposed, and when (its clock); keep-alives of leases past
   // their TTL, waiting for the revoke (etcd's Renew waits on revokec).
   bool primary_ = false;
+  bool lessor_started_ = false;
   bool lessor_armed_ = false;  // its loop's next round is scheduled
+  sim::Nanos lessor_anchor_ = 0;  // a time (own clock) of the loop's phase: its start or last round
   std::map<core::KvLeaseId, sim::Nanos> revoking_;
   std::multimap<core::KvLeaseId, Route> renewing_;
   // Watches waiting for news, one per client host (the leader serves them).

@@ -64,6 +64,11 @@ class ReplicatedCall {
     KvReply reply;  // kTimeout: the outcome is unknown
     if (Answered()) {
       reply = state_->result.kv;
+      // A read takes its place in the store's order once its answer arrives.
+      const std::int64_t read_seq = state_->result.read_seq;
+      if (is_read_ && read_seq >= 0 && store_.kv_observer_ != nullptr) {
+        store_.kv_observer_->KvAppliedAt(request_.kv->op, reply, read_seq);
+      }
     } else if (!maybe_applied_ && !silent_) {
       reply.txn.status = core::KvStatus::kUnavailable;
       reply.lease.status = core::KvStatus::kUnavailable;
@@ -239,13 +244,14 @@ core::KvWatchResult ReplicatedStore::WatchCall(sim::HostId client, KvWatchReques
 
 // --- the KV client -------------------------------------------------------------
 
-ReplicatedKvClient::ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, KvObserver& observer)
-    : store_(store), host_(host), node_(node), observer_(observer) {
+ReplicatedKvClient::ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, std::string process,
+                                       KvObserver& observer)
+    : store_(store), host_(host), node_(node), process_(std::move(process)), observer_(observer) {
   store_.UseKvObserver(observer);
 }
 
 KvReply ReplicatedKvClient::Call(KvRequest request, core::Nanos timeout) {
-  request.op = observer_.KvInvoked(node_, "n" + std::to_string(node_), request);
+  request.op = observer_.KvInvoked(node_, process_, request);
   request.client = host_;
   const std::int64_t op = request.op;
   KvReply reply = store_.KvCall(host_, std::move(request), timeout);

@@ -265,11 +265,11 @@ void ReplicatedStore::EntryApplied(std::int64_t index, const ReplicaLogEntry& en
   // A lessor's revoke of a lease already gone (a client revoked it, or an
   // earlier proposal ended it) changed nothing: not an expiry.
   if (entry.expiry) {
-    if (expiry != nullptr) kv_observer_->KvLeaseExpired(*expiry);
+    if (expiry != nullptr) kv_observer_->KvLeaseExpiredAt(*expiry, index * kReadSlots);
     return;
   }
   assert(kv_reply != nullptr);
-  kv_observer_->KvApplied(entry.kv->op, *kv_reply);
+  kv_observer_->KvAppliedAt(entry.kv->op, *kv_reply, index * kReadSlots);
 }
 
 void ReplicatedStore::UseKvObserver(KvObserver& observer) {

@@ -343,7 +343,8 @@ class ReplicatedStore {
 // reported to the store's KvObserver.
 class ReplicatedKvClient final : public core::KvClient {
  public:
-  ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, KvObserver& observer);
+  // `process`: the incarnation's identity, for the history.
+  ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, std::string process, KvObserver& observer);
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
@@ -357,6 +358,7 @@ class ReplicatedKvClient final : public core::KvClient {
   ReplicatedStore& store_;
   sim::HostId host_;
   int node_;
+  std::string process_;
   KvObserver& observer_;
 };
 

@@ -105,6 +105,19 @@ class KvObserver {
   // The store ended a lease whose TTL ran out on its clock: a store-side
   // operation, applied now.
   virtual void KvLeaseExpired(const KvExpiry& expiry) = 0;
+  // As KvApplied and KvLeaseExpired, from a store that numbers what it
+  // applies itself rather than reporting it in order (the replicated store:
+  // a log entry at index i is i · 2^20, a read answered at applied index k
+  // is k · 2^20 + 1, + 2, ..., reported once its answer arrives): `place`
+  // orders the op among the store's others, gaps allowed.
+  virtual void KvAppliedAt(std::int64_t op, const KvReply& reply, std::int64_t place) {
+    (void)place;
+    KvApplied(op, reply);
+  }
+  virtual void KvLeaseExpiredAt(const KvExpiry& expiry, std::int64_t place) {
+    (void)place;
+    KvLeaseExpired(expiry);
+  }
   // The store answered a watch stream (KvStreamRequest): with events, or
   // with none (the registration's `created` answer). `current` is the
   // watched key's entry now (null when absent, or for a range). Returns an

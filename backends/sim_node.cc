@@ -65,47 +65,6 @@ core::KvRecordStoreOptions RecordStoreOptionsFor(const SimKvServer& store) {
   return core::KvRecordStoreOptions{.watch = !lagging, .serializable_reads = lagging};
 }
 
-// core's record store on the replicated store: each call a lease-record
-// request through its log (ReplicatedStore::Call), recorded as the single
-// store's calls are. The replicated store does not watch: the protocol polls.
-class ReplicatedRecordStore final : public core::StoreClient {
- public:
-  ReplicatedRecordStore(ReplicatedStore& store, sim::HostId host, int node, std::string identity,
-                        SimObserver& observer)
-      : store_(store), host_(host), node_(node), identity_(std::move(identity)), observer_(observer) {}
-
-  core::StoreResult Read(std::string_view key, core::Nanos timeout) override {
-    return Call(StoreRequest{.kind = StoreOpKind::kRead, .key = std::string(key)}, timeout);
-  }
-  core::StoreResult Create(std::string_view key, const core::LeaseRecord& record, core::Nanos timeout) override {
-    return Call(StoreRequest{.kind = StoreOpKind::kCreate, .key = std::string(key), .record = record}, timeout);
-  }
-  core::StoreResult CompareAndSet(std::string_view key, std::int64_t expected_version, const core::LeaseRecord& record,
-                                  core::Nanos timeout) override {
-    return Call(StoreRequest{.kind = StoreOpKind::kCas, .key = std::string(key),
-                             .expected_version = expected_version, .record = record},
-                timeout);
-  }
-
- private:
-  core::StoreResult Call(StoreRequest request, core::Nanos timeout) {
-    assert(timeout > 0);
-    request.op = observer_.StoreInvoked(node_, identity_, request.kind, request.key, request.expected_version,
-                                        request.record);
-    request.client = host_;
-    const std::int64_t op = request.op;
-    const core::StoreResult result = store_.Call(host_, std::move(request), timeout);
-    observer_.StoreCompleted(op, result);
-    return result;
-  }
-
-  ReplicatedStore& store_;
-  sim::HostId host_;
-  int node_;
-  std::string identity_;
-  SimObserver& observer_;
-};
-
 }  // namespace
 
 std::string NodeIdentity(int node, std::uint64_t incarnation) {
@@ -131,9 +90,13 @@ SimNodeEnv::SimNodeEnv(sim::World& world, sim::Network& network, sim::HostId hos
 
 SimNodeEnv::~SimNodeEnv() = default;
 
-void SimNodeEnv::UseReplicatedStore(ReplicatedStore& store) {
-  record_store_ = std::make_unique<ReplicatedRecordStore>(store, host_, node_, identity_, observer_);
-  record_kv_.reset();
+// The protocol polls the replicated store (no watch), as it always has:
+// the replicated store answers a watch as a long poll of its leader, which
+// the designs on Env::kv use.
+void SimNodeEnv::UseReplicatedStore(ReplicatedStore& store, KvObserver& observer) {
+  record_store_.reset();
+  record_kv_ = std::make_unique<ReplicatedKvClient>(store, host_, node_, identity_, observer);
+  record_store_ = std::make_unique<core::KvRecordStore>(*record_kv_, core::KvRecordStoreOptions{.watch = false});
 }
 
 core::Nanos SimNodeEnv::BootNow() { return world_.BootNow(host_); }
@@ -177,7 +140,7 @@ void SimNodeEnv::UseKvServers(const std::vector<SimKvServer*>& servers) {
 
 void SimNodeEnv::UseReplicatedKv(ReplicatedStore& store, KvObserver& observer) {
   assert(kv_clients_.empty());
-  kv_clients_.push_back(std::make_unique<ReplicatedKvClient>(store, host_, node_, observer));
+  kv_clients_.push_back(std::make_unique<ReplicatedKvClient>(store, host_, node_, identity_, observer));
 }
 
 void SimNodeEnv::Sometimes(core::Probe probe) { observer_.ProbeReached(node_, probe); }
@@ -250,12 +213,12 @@ SimNodeProcess::SimNodeProcess(sim::World& world, sim::Network& network, sim::Ho
                                SimLedgerServer& ledger, SimObserver& observer) {
   const std::string identity = NodeIdentity(config.node, world.incarnation(host));
   env_ = std::make_unique<SimNodeEnv>(world, network, host, config.node, identity, store, ledger, observer);
-  if (config.replicated_store != nullptr) env_->UseReplicatedStore(*config.replicated_store);
-  if (!config.kv_servers.empty()) env_->UseKvServers(config.kv_servers);
-  if (config.replicated_kv != nullptr) {
-    assert(config.replicated_store != nullptr);
-    env_->UseReplicatedKv(*config.replicated_store, *config.replicated_kv);
+  if (config.replicated_store != nullptr) {
+    assert(config.replicated_observer != nullptr);
+    env_->UseReplicatedStore(*config.replicated_store, *config.replicated_observer);
+    if (config.replicated_kv) env_->UseReplicatedKv(*config.replicated_store, *config.replicated_observer);
   }
+  if (!config.kv_servers.empty()) env_->UseKvServers(config.kv_servers);
   core::NodeSetup setup = config.setup;
   setup.identity = identity;
   setup.node_name = "n" + std::to_string(config.node);

@@ -35,15 +35,17 @@ struct SimNodeConfig {
   // The protocol every incarnation runs (built through its factory); must
   // outlive every incarnation.
   const core::Protocol* protocol = nullptr;
-  // When set, the record store's calls go to this replicated store (finding
-  // its leader) instead of the single store server.
+  // When set, the lease store is this replicated store's KV store (each
+  // call finds its leader) instead of the single store server; its calls
+  // are reported to replicated_observer (required then).
   ReplicatedStore* replicated_store = nullptr;
+  KvObserver* replicated_observer = nullptr;
   // The KV stores the world offers (core::Env::kv), in server order; each
   // incarnation gets its own client of each. Must outlive every incarnation.
   std::vector<SimKvServer*> kv_servers;
-  // When set (with replicated_store), the one KV store is the replicated
-  // store's, its calls reported here; kv_servers is then empty.
-  KvObserver* replicated_kv = nullptr;
+  // With replicated_store: the one KV store protocols are offered
+  // (Env::kv(0)) is the replicated store's too; kv_servers is then empty.
+  bool replicated_kv = false;
 };
 
 // The core's Env for one node incarnation.
@@ -78,8 +80,10 @@ class SimNodeEnv final : public core::Env, public core::LedgerClient, public cor
   // EventSink
   void Emit(const core::LeaseEvent& event) override;
 
-  // The record store's calls go to the replicated store from now on.
-  void UseReplicatedStore(ReplicatedStore& store);
+  // The lease store is the replicated store's KV store from now on: core's
+  // record store over this incarnation's client of it, its calls reported
+  // to `observer`.
+  void UseReplicatedStore(ReplicatedStore& store, KvObserver& observer);
   // This incarnation's clients of the KV stores (Env::kv), one per server.
   void UseKvServers(const std::vector<SimKvServer*>& servers);
   // This incarnation's client of the replicated store's KV store (Env::kv(0)).

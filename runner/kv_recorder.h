@@ -46,6 +46,8 @@ class KvRecorder final : public backends::KvObserver {
   void KvApplied(std::int64_t op, const backends::KvReply& reply) override;
   void KvCompleted(std::int64_t op, const backends::KvReply& reply) override;
   void KvLeaseExpired(const backends::KvExpiry& expiry) override;
+  void KvAppliedAt(std::int64_t op, const backends::KvReply& reply, std::int64_t place) override;
+  void KvLeaseExpiredAt(const backends::KvExpiry& expiry, std::int64_t place) override;
   std::int64_t KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                 const core::KvEntry* current) override;
   void KvStreamDelivered(std::int64_t op) override;
@@ -66,6 +68,12 @@ class KvRecorder final : public backends::KvObserver {
   // A new call's slot (and its KvStoreOp when they are recorded); its id.
   std::int64_t NewOp();
   void RecordTxnReply(checker::KvStoreOp& op, const core::KvTxnResult& reply) const;
+  // An op the store applied, or a lease it ended, at `place` (-1: next in
+  // the order of the reports).
+  void Applied(std::int64_t op, const backends::KvReply& reply, std::int64_t place);
+  void Expired(const backends::KvExpiry& expiry, std::int64_t place);
+  // An applied_seq: `place`, or when -1 the counter `next`'s next value.
+  std::int64_t Place(std::int64_t place, std::int64_t& next);
   // A KV call that is also a record-store call.
   struct Projected {
     std::int64_t store_op = -1;  // the record store op's id; -1: not a record call
@@ -104,6 +112,7 @@ class KvRecorder final : public backends::KvObserver {
   std::vector<std::int64_t> version_at_mod_;
   std::int64_t next_applied_seq_ = 0;  // of the record store's ops
   std::int64_t next_kv_applied_seq_ = 0;  // of this store's ops (KvStoreOp::applied_seq)
+  int placed_ = -1;  // the store gives places (1) or reports in order (0); -1: not known yet
 };
 
 }  // namespace leasesim::runner

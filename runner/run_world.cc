@@ -57,6 +57,7 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
       backends::LedgerOptions{.check_fence = protocol_.ledger_checks_fence});
   replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_,
                                     kWallClockBase);
+  AddReplicatedRecorder();
   AddKvStores();
 }
 
@@ -84,17 +85,29 @@ void RunWorld::AddHosts() {
   ledger_host_ = world_.AddHost({.name = "ledger", .wall_start = kWallClockBase});
 }
 
-void RunWorld::AddKvStores() {
-  if (scenario_.kv.replicated) {
-    // The KV store is the replicated store's (docs/SCENARIOS.md, "kv"): no
-    // host of its own; its replicas report to one recorder.
-    assert(replicated_ != nullptr);
-    assert(replicated_->store() != nullptr && "the parser requires a replicated store");
-    kv_recorders_.push_back(std::make_unique<KvRecorder>(world_, "store"));
-    kv_recorders_.back()->ProjectRecord(scenario_.lease_key, *recorder_);
-    replicated_->store()->UseKvObserver(*kv_recorders_.back());
+void RunWorld::AddReplicatedRecorder() {
+  if (replicated_ == nullptr || replicated_->store() == nullptr) {
+    assert(!scenario_.kv.replicated && "the parser requires a replicated store");
     return;
   }
+  // Its replicas and the nodes' clients report to one recorder, which
+  // projects core's record calls into the run's history; offered to the
+  // protocols as well (docs/SCENARIOS.md, "kv": no host of its own), its KV
+  // calls are recorded and judged too.
+  const KvRecorder::KvOps ops = scenario_.kv.replicated ? KvRecorder::KvOps::kRecord : KvRecorder::KvOps::kProjectOnly;
+  auto recorder = std::make_unique<KvRecorder>(world_, "store", ops);
+  recorder->ProjectRecord(scenario_.lease_key, *recorder_);
+  replicated_->store()->UseKvObserver(*recorder);
+  replicated_recorder_ = recorder.get();
+  if (scenario_.kv.replicated) {
+    kv_recorders_.push_back(std::move(recorder));
+  } else {
+    lease_store_recorder_ = std::move(recorder);
+  }
+}
+
+void RunWorld::AddKvStores() {
+  if (scenario_.kv.replicated) return;  // the replicated store's (AddReplicatedRecorder)
   // Hosts after every other (a world without KV stores keeps its host ids),
   // and their own PRNG streams, so nothing else in the world draws differently.
   base::Prng clocks = world_.MakePrng("kv_clocks");
@@ -159,8 +172,9 @@ void RunWorld::StartNode(int node) {
   config.setup.settlement.batch_items = scenario_.batch_items;
   config.setup.settlement.poll = scenario_.settlement_poll;
   config.replicated_store = replicated_ ? replicated_->store() : nullptr;
+  config.replicated_observer = replicated_recorder_;
+  config.replicated_kv = scenario_.kv.replicated;
   for (const std::unique_ptr<backends::SimKvServer>& server : kv_servers_) config.kv_servers.push_back(server.get());
-  if (scenario_.kv.replicated) config.replicated_kv = kv_recorders_.front().get();
   config.setup.settlement.request_timeout = scenario_.timing.request_timeout;
   world_.SetBoot(host, [this, config](sim::HostId id, std::uint64_t) {
     return std::make_unique<backends::SimNodeProcess>(world_, *network_, id, config, *store_, *ledger_,

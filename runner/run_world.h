@@ -3,10 +3,11 @@
 // and ledger servers), the network, the history recorder, the store and
 // ledger, the replicated store and regions when the scenario has them, and
 // the node processes running the core. The lease store is a KV store
-// (backends/sim_kv_server.h) on the "store" host; core's record store is
-// core::KvRecordStore over it, whose calls its recorder projects as the
-// record store's history (runner/kv_recorder.h). Torn down in the right order (world
-// last: destroying it unwinds fibers that reference the rest). Injection
+// (backends/sim_kv_server.h) on the "store" host, or the replicated store's
+// when the scenario has one; core's record store is core::KvRecordStore
+// over it, whose calls its recorder projects as the record store's history
+// (runner/kv_recorder.h). Torn down in the right order (world last:
+// destroying it unwinds fibers that reference the rest). Injection
 // (runner/injector.h) and judgement (runner/judgement.h) work on it.
 
 #include <cstdint>
@@ -61,6 +62,8 @@ class RunWorld {
 
  private:
   void AddHosts();
+  // The replicated store's recorder (its KV store is the lease store).
+  void AddReplicatedRecorder();
   void AddKvStores();
   void StartNode(int node);
 
@@ -77,6 +80,10 @@ class RunWorld {
   std::unique_ptr<backends::SimLedgerServer> ledger_;
   std::unique_ptr<ReplicatedRun> replicated_;
   std::vector<std::unique_ptr<KvRecorder>> kv_recorders_;
+  // The replicated store's recorder: in kv_recorders_ when protocols are
+  // offered the store (kv.replicated), else in lease_store_recorder_.
+  KvRecorder* replicated_recorder_ = nullptr;
+  std::unique_ptr<KvRecorder> lease_store_recorder_;
   std::vector<std::unique_ptr<backends::SimKvServer>> kv_servers_;
   std::vector<std::unique_ptr<sim::TimeSync>> time_syncs_;  // the nodes' NTP clients  // regions and the replicated store, when the scenario has them
 };

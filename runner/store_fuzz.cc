@@ -117,7 +117,8 @@ StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
   store_ = std::make_unique<backends::ReplicatedStore>(world_, *network_, DrawStore(), *recorder_);
   for (int client = options_.record_clients + 1; client <= static_cast<int>(client_hosts_.size()); ++client) {
     kv_clients_.push_back(std::make_unique<backends::ReplicatedKvClient>(
-        *store_, client_hosts_[static_cast<std::size_t>(client - 1)], client, *kv_recorder_));
+        *store_, client_hosts_[static_cast<std::size_t>(client - 1)], client, "n" + std::to_string(client),
+        *kv_recorder_));
   }
 }
 

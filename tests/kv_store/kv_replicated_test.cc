@@ -47,7 +47,7 @@ struct KvCluster {
     store = std::make_unique<backends::ReplicatedStore>(world, *network, config, *recorder);
     for (int client = 1; client <= clients; ++client) {
       kv.push_back(std::make_unique<backends::ReplicatedKvClient>(*store, hosts[static_cast<std::size_t>(client - 1)],
-                                                                  client, *kv_recorder));
+                                                                  client, "n" + std::to_string(client), *kv_recorder));
     }
     for (sim::HostId host : hosts) world.Start(host);
     store->Start();
