@@ -20,7 +20,6 @@ RaftInvariants::RaftInvariants(int replicas)
 
 RaftInvariants::EntryId RaftInvariants::IdOf(const ReplicaLogEntry& entry) {
   if (entry.noop) return EntryId{entry.term, EntryId::Kind::kNoop, 0};
-  if (entry.kv == nullptr) return EntryId{entry.term, EntryId::Kind::kRecord, entry.request.op};
   return EntryId{entry.term, entry.expiry ? EntryId::Kind::kExpiry : EntryId::Kind::kKv, entry.kv->op};
 }
 
@@ -28,7 +27,6 @@ std::string RaftInvariants::Describe(const EntryId& id) {
   const std::string term = " (term " + std::to_string(id.term) + ")";
   switch (id.kind) {
     case EntryId::Kind::kNoop: return "the no-op of term " + std::to_string(id.term);
-    case EntryId::Kind::kRecord: return "op " + std::to_string(id.op) + term;
     case EntryId::Kind::kKv: return "kv op " + std::to_string(id.op) + term;
     case EntryId::Kind::kExpiry: return "the expiry of lease " + std::to_string(-id.op) + term;
   }

@@ -67,9 +67,9 @@ class RaftInvariants {
   static constexpr std::size_t kViolationsMax = 20;
 
   // What identifies an entry: its term, what it carries and the request's
-  // id (0 for a no-op; record and KV requests number their ids apart).
+  // id (0 for a no-op; a lessor's revoke is minus its lease).
   struct EntryId {
-    enum class Kind { kNoop, kRecord, kKv, kExpiry };
+    enum class Kind { kNoop, kKv, kExpiry };
     std::int64_t term = 0;
     Kind kind = Kind::kNoop;
     std::int64_t op = 0;

@@ -6,16 +6,20 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace leasesim::backends {
 namespace {
 
+// An entry of `term` carrying the KV request `op` (a txn).
 ReplicaLogEntry Entry(std::int64_t term, std::int64_t op) {
   ReplicaLogEntry entry;
   entry.term = term;
-  entry.request.op = op;
+  auto request = std::make_shared<KvRequest>();
+  request->op = op;
+  entry.kv = std::move(request);
   return entry;
 }
 
@@ -85,8 +89,8 @@ TEST(RaftInvariants, AnEntryAppliedBeforeAMajorityHoldsItBreaksCommitment) {
   disks[0].Append(Entry(1, 11));
   disks[0].Sync();
   invariants.Applied(0, 1, 1, 2, Entry(1, 11), disks);
-  EXPECT_TRUE(Reported(invariants, "commitment: r1 applied op 11 (term 1) at index 2, the first replica to, while it "
-                                   "was on the synced logs of 1 of 3 replicas"));
+  EXPECT_TRUE(Reported(invariants, "commitment: r1 applied kv op 11 (term 1) at index 2, the first replica to, "
+                                   "while it was on the synced logs of 1 of 3 replicas"));
 }
 
 TEST(RaftInvariants, ALeaderWithoutACommittedEntryBreaksLeaderCompleteness) {
@@ -121,7 +125,8 @@ TEST(RaftInvariants, TwoEntriesAppliedAtOneIndexBreakStateMachineSafety) {
   invariants.Applied(0, 2, 1, 1, Entry(1, 10), disks);
   EXPECT_TRUE(invariants.violations().empty());
   invariants.Applied(0, 3, 2, 1, Entry(2, 20), disks);
-  EXPECT_TRUE(Reported(invariants, "state machine safety: r3 applied op 20 (term 2) at index 1 where r1 applied op 10"));
+  EXPECT_TRUE(
+      Reported(invariants, "state machine safety: r3 applied kv op 20 (term 2) at index 1 where r1 applied kv op 10"));
 }
 
 TEST(RaftInvariants, ACommittedEntryOnAMinorityOfSyncedLogsBreaksDurability) {
@@ -132,7 +137,8 @@ TEST(RaftInvariants, ACommittedEntryOnAMinorityOfSyncedLogsBreaksDurability) {
   EXPECT_TRUE(invariants.violations().empty());
   disks[1] = DiskOf({});
   invariants.CheckDurable(0, disks);
-  EXPECT_TRUE(Reported(invariants, "durability: the committed entry 1 (op 10 (term 1)) is on the synced logs of 1 of 3"));
+  EXPECT_TRUE(
+      Reported(invariants, "durability: the committed entry 1 (kv op 10 (term 1)) is on the synced logs of 1 of 3"));
 }
 
 TEST(ReplicaDisk, APowerLossKeepsWhatTheLastSyncMadeDurable) {
@@ -152,7 +158,7 @@ TEST(ReplicaDisk, APowerLossKeepsWhatTheLastSyncMadeDurable) {
   EXPECT_EQ(disk.term, 2);
   EXPECT_EQ(disk.voted_for, 1);
   ASSERT_EQ(disk.log.size(), 2U);
-  EXPECT_EQ(disk.log[1].request.op, 2);
+  EXPECT_EQ(disk.log[1].kv->op, 2);
   EXPECT_FALSE(disk.dirty());
   // Synced after a truncation: the synced log follows it.
   disk.TruncateAfter(1);
@@ -160,7 +166,7 @@ TEST(ReplicaDisk, APowerLossKeepsWhatTheLastSyncMadeDurable) {
   disk.Sync();
   disk.LoseUnsynced();
   ASSERT_EQ(disk.log.size(), 2U);
-  EXPECT_EQ(disk.log[1].request.op, 7);
+  EXPECT_EQ(disk.log[1].kv->op, 7);
 }
 
 }  // namespace

@@ -308,7 +308,7 @@ void ReplicaProcess::BecomeLeader() {
   // A no-op of this term: committing it commits everything before it and
   // tells this leader what is committed (needed before serving reads).
   store_.invariants_->LeaderElected(store_.world_.now(), me_, disk().term, disk());
-  disk().Append(ReplicaLogEntry{disk().term, true, {}});
+  disk().Append(ReplicaLogEntry{disk().term, true, nullptr});
   LogChanged(LastIndex());
   term_start_index_ = LastIndex();
   Trace("repl_leader", disk().term, LastIndex());
@@ -339,9 +339,6 @@ void ReplicaProcess::StepDown() {
   std::vector<Watcher> watchers = std::move(watchers_);
   watchers_.clear();
   for (Watcher& watcher : watchers) watcher.route(ClientAnswer::Redirect(ClientAnswer::Kind::kNotLeader, 0));
-  std::map<std::int64_t, Route> waiting = std::move(waiting_);
-  waiting_.clear();
-  for (auto& [op, route] : waiting) route(ClientAnswer::Redirect(ClientAnswer::Kind::kRetry, 0));
   std::map<std::int64_t, Route> kv_waiting = std::move(kv_waiting_);
   kv_waiting_.clear();
   for (auto& [op, route] : kv_waiting) route(ClientAnswer::Redirect(ClientAnswer::Kind::kRetry, 0));
@@ -505,33 +502,7 @@ void ReplicaProcess::Apply() {
       if (role_ == ReplicaRole::kLeader) Promote();
       continue;
     }
-    if (entry.kv != nullptr) {
-      ApplyKv(entry);
-    } else {
-      ApplyRecord(entry);
-    }
-  }
-}
-
-void ReplicaProcess::ApplyRecord(const ReplicaLogEntry& entry) {
-  const StoreRequest& request = entry.request;
-  auto done = results_.find(request.op);
-  const bool first = done == results_.end();
-  if (first) {
-    core::StoreResult result;
-    switch (request.kind) {
-      case StoreOpKind::kRead: result = sm_.Read(request.key); break;
-      case StoreOpKind::kCreate: result = sm_.Create(request.key, request.record); break;
-      case StoreOpKind::kCas: result = sm_.CompareAndSet(request.key, request.expected_version, request.record); break;
-    }
-    done = results_.emplace(request.op, result).first;
-  }
-  store_.EntryApplied(applied_, entry, first);
-  auto waiting = waiting_.find(request.op);
-  if (waiting != waiting_.end()) {
-    Route route = std::move(waiting->second);
-    waiting_.erase(waiting);
-    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1, {}, {}});
+    ApplyKv(entry);
   }
 }
 
@@ -651,7 +622,7 @@ void ReplicaProcess::RevokeExpired() {
     request->op = -lease;  // one id per lease: a second proposal applies as a duplicate
     request->kind = KvRequest::Kind::kLeaseRevoke;
     request->lease = lease;
-    disk().Append(ReplicaLogEntry{disk().term, false, {}, std::move(request), true});
+    disk().Append(ReplicaLogEntry{disk().term, false, std::move(request), true});
     LogChanged(LastIndex());
     Trace("repl_lessor_revoke", lease, LastIndex());
     proposed = true;
@@ -667,7 +638,7 @@ void ReplicaProcess::AnswerRenewals(core::KvLeaseId lease) {
   for (const Route& route : routes) {
     KvReply reply;
     reply.lease = core::KvLeaseResult{core::KvStatus::kLeaseNotFound, lease, 0, kv_.revision()};
-    route(ClientAnswer::Kv(me_, std::move(reply)));
+    route(AnswerFromState(std::move(reply)));
   }
 }
 
@@ -705,44 +676,16 @@ void ReplicaProcess::HandleClient(const ClientRequest& request, const Route& rou
     ServeReads();
     return;
   }
-  if (request.kv != nullptr) {
-    HandleKvWrite(request.kv, route);
-  } else {
-    HandleRecordWrite(request.record, route);
-  }
+  HandleKvWrite(request.kv, route);
 }
 
 // The mistake on purpose: answer from whatever this replica has applied
 // (for the KV store, etcd's serializable reads).
 void ReplicaProcess::ServeUnsafeRead(const ClientRequest& request, const Route& route) {
   if (applied_ < store_.highest_applied_index_) store_.figures_.StaleRead();
-  if (request.kv != nullptr) {
-    KvReply reply;
-    reply.txn = kv_.Txn(request.kv->txn);
-    ClientAnswer answer = ClientAnswer::Kv(me_, std::move(reply));
-    answer.read_seq = store_.NextReadSeq(applied_);
-    route(answer);
-    return;
-  }
-  const std::int64_t seq = store_.NextReadSeq(applied_);
-  route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(request.record.key), seq, {}, {}});
-}
-
-void ReplicaProcess::HandleRecordWrite(const StoreRequest& request, const Route& route) {
-  auto done = results_.find(request.op);
-  if (done != results_.end()) {  // a resend of a request already applied
-    route(ClientAnswer{ClientAnswer::Kind::kResult, me_, done->second, -1, {}, {}});
-    return;
-  }
-  auto waiting = waiting_.find(request.op);
-  if (waiting != waiting_.end()) {  // a resend of a request still in flight here
-    waiting->second = route;
-    return;
-  }
-  disk().Append(ReplicaLogEntry{disk().term, false, request, nullptr, false});
-  LogChanged(LastIndex());
-  waiting_[request.op] = route;
-  Broadcast();
+  KvReply reply;
+  reply.txn = kv_.Txn(request.kv->txn);
+  route(AnswerFromState(std::move(reply)));
 }
 
 void ReplicaProcess::HandleKvWrite(const std::shared_ptr<const KvRequest>& request, const Route& route) {
@@ -757,7 +700,7 @@ void ReplicaProcess::HandleKvWrite(const std::shared_ptr<const KvRequest>& reque
     waiting->second = route;
     return;
   }
-  disk().Append(ReplicaLogEntry{disk().term, false, {}, request, false});
+  disk().Append(ReplicaLogEntry{disk().term, false, request, false});
   LogChanged(LastIndex());
   kv_waiting_[request->op] = route;
   Broadcast();
@@ -832,11 +775,6 @@ void ReplicaProcess::ServeReads() {
 
 void ReplicaProcess::ServeRead(PendingRead& read) {
   const ClientRequest& request = read.request;
-  if (request.kv == nullptr) {
-    const std::int64_t seq = store_.NextReadSeq(applied_);
-    read.route(ClientAnswer{ClientAnswer::Kind::kResult, me_, sm_.Read(request.record.key), seq, {}, {}});
-    return;
-  }
   if (request.kv->kind == KvRequest::Kind::kLeaseKeepAlive) {
     ServeKeepAlive(*request.kv, read.route);
     return;
@@ -845,9 +783,7 @@ void ReplicaProcess::ServeRead(PendingRead& read) {
   const std::int64_t before = kv_.revision();
   reply.txn = kv_.Txn(request.kv->txn);
   assert(kv_.revision() == before);  // ranges only
-  ClientAnswer answer = ClientAnswer::Kv(me_, std::move(reply));
-  answer.read_seq = store_.NextReadSeq(applied_);
-  read.route(answer);
+  read.route(AnswerFromState(std::move(reply)));
 }
 
 // etcd lessor.Renew on the primary: a lease past its expiry is not renewed
@@ -869,7 +805,13 @@ void ReplicaProcess::ServeKeepAlive(const KvRequest& request, const Route& route
   }
   KvReply reply;
   reply.lease = kv_.LeaseKeepAlive(request.lease, now);
-  route(ClientAnswer::Kv(me_, std::move(reply)));
+  route(AnswerFromState(std::move(reply)));
+}
+
+ClientAnswer ReplicaProcess::AnswerFromState(KvReply reply) {
+  ClientAnswer answer = ClientAnswer::Kv(me_, std::move(reply));
+  answer.read_seq = store_.NextReadSeq(applied_);
+  return answer;
 }
 
 }  // namespace leasesim::backends

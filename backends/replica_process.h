@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "backends/lease_store.h"
 #include "backends/replicated_store.h"
 #include "base/prng.h"
 #include "sim/world.h"
@@ -53,8 +52,7 @@ struct ClientAnswer {
   };
   Kind kind = Kind::kResult;
   int hint = 0;
-  core::StoreResult result;
-  std::int64_t read_seq = -1;  // a read's place in the applied order
+  std::int64_t read_seq = -1;  // a read's or keep-alive's place in the applied order
   KvReply kv;                  // a KV request's result
   core::KvWatchResult watch;   // a watch's result
 
@@ -84,7 +82,6 @@ class ReplicaProcess final : public sim::ProcessState {
   ReplicaRole role() const { return role_; }
   std::int64_t commit() const { return commit_; }
   std::int64_t applied() const { return applied_; }
-  const LeaseStore& state_machine() const { return sm_; }
   const KvState& kv_state() const { return kv_; }
 
   // A client request arrived: act on it after the service time.
@@ -144,7 +141,6 @@ class ReplicaProcess final : public sim::ProcessState {
   void OnAppendReply(const RaftMessage& m);
   void AdvanceCommit();
   void Apply();
-  void ApplyRecord(const ReplicaLogEntry& entry);
   void ApplyKv(const ReplicaLogEntry& entry);
   KvReply ApplyKvRequest(const ReplicaLogEntry& entry, std::optional<KvExpiry>& expired);
 
@@ -163,7 +159,6 @@ class ReplicaProcess final : public sim::ProcessState {
 
   // --- clients ---------------------------------------------------------------
   void HandleClient(const ClientRequest& request, const Route& route);
-  void HandleRecordWrite(const StoreRequest& request, const Route& route);
   void HandleKvWrite(const std::shared_ptr<const KvRequest>& request, const Route& route);
   void HandleWatch(const KvWatchRequest& request, const Route& route);
   void NotifyWatchers();
@@ -175,6 +170,9 @@ class ReplicaProcess final : public sim::ProcessState {
   void ServeRead(PendingRead& read);
   void ServeKeepAlive(const KvRequest& request, const Route& route);
   void ServeUnsafeRead(const ClientRequest& request, const Route& route);
+  // An answer (a read's, a keep-alive's) from this replica's state as
+  // applied now: placed in the store's order after what it applied.
+  ClientAnswer AnswerFromState(KvReply reply);
 
   struct PendingRead {
     ClientRequest request;
@@ -194,8 +192,6 @@ class ReplicaProcess final : public sim::ProcessState {
   sim::Nanos last_leader_contact_ = 0;
   std::int64_t commit_ = 0;
   std::int64_t applied_ = 0;
-  LeaseStore sm_;
-  std::map<std::int64_t, core::StoreResult> results_;  // by request id: applied at most once
   KvState kv_;
   std::map<std::int64_t, KvReply> kv_results_;  // by KV request id: applied at most once
   std::set<int> votes_;
@@ -211,7 +207,6 @@ class ReplicaProcess final : public sim::ProcessState {
   std::map<std::int64_t, sim::Nanos> round_sent_at_;
   std::int64_t term_start_index_ = 0;
   std::vector<PendingRead> reads_;
-  std::map<std::int64_t, Route> waiting_;  // request id -> the client to answer
   std::map<std::int64_t, Route> kv_waiting_;  // KV request id -> the client to answer
   // The lessor: primary while this leader's TTLs run; the leases whose
   // revoke it proposed, and when (its clock); keep-alives of leases past

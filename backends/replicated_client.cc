@@ -1,6 +1,5 @@
 // The client side of the replicated store: one call, retried across
-// replicas until it has an answer or its deadline passes; for lease records
-// (ReplicatedStore::Call) and for the KV store (ReplicatedKvClient).
+// replicas until it has an answer or its deadline passes (ReplicatedKvClient).
 
 #include <algorithm>
 #include <cassert>
@@ -51,22 +50,15 @@ class ReplicatedCall {
         deadline_(Local() + timeout),
         target_(unsafe_read_ || stats_.leader_hint == 0 ? store.NearestReplica(client) : stats_.leader_hint) {}
 
-  core::StoreResult Run() {
-    Attempts();
-    core::StoreResult result = Outcome();
-    const bool answered = result.status == core::StoreStatus::kOk || result.status == core::StoreStatus::kConflict;
-    store_.figures_.CallEnded(invoked_, store_.world_.now(), answered, stats_.outage_since);
-    return result;
-  }
-
   KvReply RunKv() {
     Attempts();
     KvReply reply;  // kTimeout: the outcome is unknown
     if (Answered()) {
       reply = state_->result.kv;
-      // A read takes its place in the store's order once its answer arrives.
+      // A read or keep-alive takes its place in the store's order once its
+      // answer arrives (a logged op took its place when it applied).
       const std::int64_t read_seq = state_->result.read_seq;
-      if (is_read_ && read_seq >= 0 && store_.kv_observer_ != nullptr) {
+      if (read_seq >= 0 && store_.kv_observer_ != nullptr) {
         store_.kv_observer_->KvAppliedAt(request_.kv->op, reply, read_seq);
       }
     } else if (!maybe_applied_ && !silent_) {
@@ -190,18 +182,6 @@ class ReplicatedCall {
     if (!state_->done) store_.world_.SleepUntilLocal(pause);
   }
 
-  core::StoreResult Outcome() {
-    core::StoreResult result;
-    if (Answered()) {
-      result = state_->result.result;
-      const std::int64_t read_seq = state_->result.read_seq;
-      if (is_read_ && read_seq >= 0) store_.observer_.StoreApplied(request_.record.op, read_seq);
-    } else {
-      result.status = maybe_applied_ || silent_ ? core::StoreStatus::kTimeout : core::StoreStatus::kUnavailable;
-    }
-    return result;
-  }
-
   ReplicatedStore& store_;
   const sim::HostId client_;
   const ClientRequest request_;
@@ -218,17 +198,10 @@ class ReplicatedCall {
   bool silent_ = false;  // some attempt got no answer at all
 };
 
-core::StoreResult ReplicatedStore::Call(sim::HostId client, StoreRequest request, core::Nanos timeout) {
-  assert(world_.in_fiber());
-  assert(timeout > 0);
-  ReplicatedCall call(*this, client, ClientRequest{std::move(request), nullptr, nullptr}, timeout);
-  return call.Run();
-}
-
 KvReply ReplicatedStore::KvCall(sim::HostId client, KvRequest request, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
-  ReplicatedCall call(*this, client, ClientRequest{{}, std::make_shared<const KvRequest>(std::move(request)), nullptr},
+  ReplicatedCall call(*this, client, ClientRequest{std::make_shared<const KvRequest>(std::move(request)), nullptr},
                       timeout);
   return call.RunKv();
 }
@@ -238,7 +211,7 @@ core::KvWatchResult ReplicatedStore::WatchCall(sim::HostId client, KvWatchReques
   assert(timeout > 0);
   request.client = client;
   ReplicatedCall call(*this, client,
-                      ClientRequest{{}, nullptr, std::make_shared<const KvWatchRequest>(std::move(request))}, timeout);
+                      ClientRequest{nullptr, std::make_shared<const KvWatchRequest>(std::move(request))}, timeout);
   return call.RunWatch();
 }
 

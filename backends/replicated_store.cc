@@ -47,11 +47,10 @@ void ReplicaDisk::LoseUnsynced() {
 // --- the store ---------------------------------------------------------------
 
 ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, ReplicatedStoreConfig config,
-                                 SimObserver& observer, sim::Nanos wall_start)
+                                 sim::Nanos wall_start)
     : world_(world),
       network_(network),
       config_(std::move(config)),
-      observer_(observer),
       service_prng_(world.MakePrng("store/replicated")),
       faults_(static_cast<std::size_t>(config_.replicas)),
       peer_prng_(world.MakePrng("store/peer-links")),
@@ -116,12 +115,6 @@ ReplicaRole ReplicatedStore::role(int replica) const {
 std::int64_t ReplicatedStore::commit_index(int replica) const {
   const ReplicaProcess* process = Process(replica);
   return process == nullptr ? 0 : process->commit();
-}
-
-core::StoreResult ReplicatedStore::ReadLocal(int replica, const std::string& key) const {
-  const ReplicaProcess* process = Process(replica);
-  if (process == nullptr) return {core::StoreStatus::kUnavailable, {}};
-  return process->state_machine().Read(key);
 }
 
 std::optional<int> ReplicatedStore::Leader() const {
@@ -251,11 +244,7 @@ void ReplicatedStore::EntryApplied(std::int64_t index, const ReplicaLogEntry& en
   if (index <= highest_applied_index_) return;  // another replica applied it first
   highest_applied_index_ = index;
   if (entry.noop || !first_for_op) return;
-  if (entry.kv == nullptr) {
-    observer_.StoreApplied(entry.request.op, index * kReadSlots);
-    world_.trace().Record(world_.now(), -1, "repl_commit", entry.request.op, index);
-    return;
-  }
+  assert(entry.kv != nullptr);
   if (entry.expiry) {
     world_.trace().Record(world_.now(), -1, "repl_kv_expire", entry.kv->lease, index);
   } else {
@@ -290,9 +279,7 @@ bool ClientRequest::KvReadOnly() const {
 }
 
 bool ClientRequest::IsRead() const {
-  if (watch != nullptr) return true;
-  if (kv != nullptr) return KvReadOnly();
-  return record.kind == StoreOpKind::kRead;
+  return watch != nullptr || KvReadOnly();
 }
 
 std::int64_t ReplicatedStore::NextReadSeq(std::int64_t applied_index) {

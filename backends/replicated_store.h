@@ -17,15 +17,12 @@
 // remembers each request id's result, so a client may resend a request to
 // the next store leader after a failover.
 //
-// The store records the history through the SimObserver like the single
-// server: applied_seq is the commit order (log index · 2^20 for a write;
-// reads served at applied index k take k · 2^20 + 1, + 2, ...).
-//
-// The replicated state machine holds two key spaces: the lease records
-// core::StoreClient reads and writes (LeaseStore), and the KV store of
-// core::KvClient (KvState: revisions, txns, ranges, watches, TTL leases),
-// served to client hosts by ReplicatedKvClient and recorded through a
-// KvObserver. TTL leases are etcd's: only the leader's lessor expires them,
+// The replicated state machine is the KV store of core::KvClient (KvState:
+// revisions, txns, ranges, watches, TTL leases), served to client hosts by
+// ReplicatedKvClient (core's record store is core::KvRecordStore over one)
+// and recorded through a KvObserver at the store's own places: the commit
+// order (log index · 2^20 for a logged op; reads served at applied index k
+// take k · 2^20 + 1, + 2, ...). TTL leases are etcd's: only the leader's lessor expires them,
 // on its host's monotonic clock, by proposing a revoke through the log; a
 // new leader restarts every TTL (docs/STORE_MODEL.md, "The replicated store").
 
@@ -37,12 +34,10 @@
 #include <utility>
 #include <vector>
 
-#include "backends/lease_store.h"
 #include "backends/kv_state.h"
 #include "backends/replicated_figures.h"
 #include "base/enum_names.h"
 #include "backends/sim_kv_server.h"
-#include "backends/sim_observer.h"
 #include "backends/sim_services.h"
 #include "core/env.h"
 #include "sim/network.h"
@@ -144,20 +139,17 @@ inline const char* ReplicaRoleName(ReplicaRole role) { return kReplicaRoleNames.
 struct ReplicaLogEntry {
   std::int64_t term = 0;
   bool noop = false;      // the entry a new leader appends to commit its term
-  StoreRequest request;   // a lease-record request: when !noop and kv is null
-  // A KV request (txn, lease grant, revoke), shared: the entry is copied to
-  // every follower. Keep-alives never enter the log (etcd renews on the
-  // leader alone).
+  // The KV request (txn, lease grant, revoke; null in a no-op), shared: the
+  // entry is copied to every follower. Keep-alives never enter the log (etcd
+  // renews on the leader alone).
   std::shared_ptr<const KvRequest> kv;
   // kv is the leader's lessor revoking a lease whose TTL ran out on its
   // clock (etcd revokeExpiredLeases proposes a LeaseRevoke), not a client's.
   bool expiry = false;
 };
 
-// What a client asks a replica: a lease-record request, a KV request or a
-// KV watch (exactly one of kv and watch set, or neither for a record).
+// What a client asks a replica: a KV request or a KV watch (exactly one set).
 struct ClientRequest {
-  StoreRequest record;
   std::shared_ptr<const KvRequest> kv;
   std::shared_ptr<const KvWatchRequest> watch;
   // A KV txn with nothing but ranges: served through the read index, not the log.
@@ -206,15 +198,14 @@ class ReplicaProcess;   // one replica: backends/replica_process.h
 class ReplicatedCall;   // one client call: backends/replicated_client.cc
 
 // The store as a whole: its replicas' hosts and disks, the client side of a
-// call (Call), and what the history and the figures record.
+// call (KvCall, WatchCall), and what the history and the figures record.
 class ReplicatedStore {
  public:
   static constexpr std::int64_t kReadSlots = std::int64_t{1} << 20;
 
   // Adds one host per replica ("r1", "r2", ...) to the world and places it
   // in its region; Start() boots them.
-  ReplicatedStore(sim::World& world, sim::Network& network, ReplicatedStoreConfig config,
-                  SimObserver& observer, sim::Nanos wall_start = 0);
+  ReplicatedStore(sim::World& world, sim::Network& network, ReplicatedStoreConfig config, sim::Nanos wall_start = 0);
   ~ReplicatedStore();
   ReplicatedStore(const ReplicatedStore&) = delete;
   ReplicatedStore& operator=(const ReplicatedStore&) = delete;
@@ -232,13 +223,10 @@ class ReplicatedStore {
   // The lowest-numbered replica that is not crashed and does not lead.
   std::optional<int> Follower() const;
 
-  // One client operation, from a fiber on `client`: finds the store leader
-  // (redirects, rotation on silence), resends after a failover, and returns
-  // kOk/kConflict with the result, kUnavailable when the store definitely did
-  // not apply it, kTimeout when it may have.
-  core::StoreResult Call(sim::HostId client, StoreRequest request, core::Nanos timeout);
-  // One KV call the same way (ReplicatedKvClient): status kTimeout when it
-  // may have applied, kUnavailable when it definitely did not.
+  // One KV call, from a fiber on `client` (ReplicatedKvClient): finds the
+  // store leader (redirects, rotation on silence), resends after a failover,
+  // and returns the result, status kUnavailable when the store definitely
+  // did not apply it, kTimeout when it may have.
   KvReply KvCall(sim::HostId client, KvRequest request, core::Nanos timeout);
   // One long-polled watch, served by the store leader from its applied state.
   core::KvWatchResult WatchCall(sim::HostId client, KvWatchRequest request, core::Nanos timeout);
@@ -272,8 +260,6 @@ class ReplicatedStore {
   std::int64_t term(int replica) const { return disk(replica).term; }
   std::int64_t commit_index(int replica) const;
   const ReplicaDisk& disk(int replica) const { return disks_.at(static_cast<std::size_t>(replica - 1)); }
-  // The replica's state machine (empty when crashed).
-  core::StoreResult ReadLocal(int replica, const std::string& key) const;
   // The replica's KV state machine (nullptr when crashed).
   const KvState* KvLocal(int replica) const;
   std::int64_t elections() const { return figures_.elections(); }
@@ -311,7 +297,6 @@ class ReplicatedStore {
   sim::World& world_;
   sim::Network& network_;
   ReplicatedStoreConfig config_;
-  SimObserver& observer_;
   KvObserver* kv_observer_ = nullptr;
   base::Prng service_prng_;
   std::vector<sim::HostId> hosts_;

@@ -5,9 +5,11 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "backends/raft_invariants.h"
+#include "core/kv_record_store.h"
 
 namespace leasesim::backends {
 namespace {
@@ -15,30 +17,25 @@ namespace {
 using sim::Millis;
 using sim::Seconds;
 
-class NullObserver final : public SimObserver {
+// Where the store placed each KV call it applied or answered (by the
+// observer's op id: the calls' order), as the recorder learns it.
+class PlacesObserver final : public KvObserver {
  public:
-  std::int64_t StoreInvoked(int, std::string_view, StoreOpKind, const std::string&, std::int64_t,
-                            const core::LeaseRecord&) override {
-    return next_++;
-  }
-  void StoreApplied(std::int64_t op, std::int64_t seq) override { applied[op] = seq; }
-  std::int64_t WatchAnswered(int, const std::string&, const std::string&, std::int64_t seq) override {
-    applied[next_] = seq;
-    return next_++;
-  }
-  void StoreCompleted(std::int64_t, const core::StoreResult&) override {}
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
-    return 0;
-  }
-  void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
-  void ProtocolEvent(int, const core::LeaseEvent&) override {}
-  bool FaultPointReached(int, core::FaultPoint) override { return false; }
-  void ProbeReached(int, core::Probe) override {}
+  std::int64_t KvInvoked(int, std::string_view, const KvRequest&) override { return next_++; }
+  void KvApplied(std::int64_t, const KvReply&) override { ADD_FAILURE() << "the replicated store gives places"; }
+  void KvAppliedAt(std::int64_t op, const KvReply&, std::int64_t place) override { applied[op] = place; }
+  void KvCompleted(std::int64_t, const KvReply&) override {}
+  void KvLeaseExpired(const KvExpiry&) override {}
   std::map<std::int64_t, std::int64_t> applied;
 
  private:
   std::int64_t next_ = 0;
 };
+
+// The record's versions are its key's mod revisions: the store's revisions
+// start at 1, as etcd's do, and each put takes the next.
+constexpr std::int64_t kFirstWrite = 2;
+constexpr std::int64_t kSecondWrite = 3;
 
 core::LeaseRecord Record(const std::string& holder, std::int64_t term) {
   core::LeaseRecord record;
@@ -69,7 +66,9 @@ struct Cluster {
     config.initial_leader = initial_leader;
     config.fsync = fsync;
     config.append_batch_max = append_batch_max;
-    store = std::make_unique<ReplicatedStore>(world, *network, config, observer);
+    store = std::make_unique<ReplicatedStore>(world, *network, config);
+    kv = std::make_unique<ReplicatedKvClient>(*store, client, 1, "n1#1", observer);
+    records = std::make_unique<core::KvRecordStore>(*kv, core::KvRecordStoreOptions{.watch = false});
     world.Start(client);
     store->Start();
   }
@@ -80,24 +79,27 @@ struct Cluster {
       world.Spawn(client, [op, &out] { out = op(); });
     });
   }
-  std::function<core::StoreResult()> Create(std::int64_t id, const std::string& holder) {
-    return [this, id, holder] {
-      return store->Call(client, StoreRequest{.op = id, .kind = StoreOpKind::kCreate, .key = "k", .record = Record(holder, 1)},
-                         Seconds(2));
+  // core's record store on the client (its calls are KV txns on key "k").
+  std::function<core::StoreResult()> Create(const std::string& holder, core::Nanos timeout = Seconds(2)) {
+    return [this, holder, timeout] { return records->Create("k", Record(holder, 1), timeout); };
+  }
+  std::function<core::StoreResult()> Cas(std::int64_t version, const std::string& holder,
+                                         core::Nanos timeout = Seconds(2)) {
+    return [this, version, holder, timeout] {
+      return records->CompareAndSet("k", version, Record(holder, version + 1), timeout);
     };
   }
-  std::function<core::StoreResult()> Cas(std::int64_t id, std::int64_t version, const std::string& holder) {
-    return [this, id, version, holder] {
-      return store->Call(client,
-                         StoreRequest{.op = id, .kind = StoreOpKind::kCas, .key = "k", .expected_version = version,
-                                      .record = Record(holder, version + 1)},
-                         Seconds(2));
-    };
+  std::function<core::StoreResult()> Read(core::Nanos timeout = Seconds(2)) {
+    return [this, timeout] { return records->Read("k", timeout); };
   }
-  std::function<core::StoreResult()> Read(std::int64_t id) {
-    return [this, id] {
-      return store->Call(client, StoreRequest{.op = id, .kind = StoreOpKind::kRead, .key = "k"}, Seconds(2));
-    };
+  // The record in the replica's state machine (not found when crashed or absent).
+  core::VersionedRecord Local(int replica) const {
+    const KvState* state = store->KvLocal(replica);
+    if (state == nullptr || !state->keys().contains("k")) return {};
+    const core::KvEntry& entry = state->keys().at("k");
+    std::optional<core::LeaseRecord> record = core::DecodeLeaseRecord(entry.value);
+    if (!record) return {};
+    return core::VersionedRecord{true, entry.mod_revision, *record};
   }
   void Cut(int replica, bool blocked) {
     for (int other = 1; other <= store->replicas(); ++other) {
@@ -110,21 +112,23 @@ struct Cluster {
   sim::World world;
   sim::HostId client = 0;
   std::unique_ptr<sim::Network> network;
-  NullObserver observer;
+  PlacesObserver observer;
   std::unique_ptr<ReplicatedStore> store;
+  std::unique_ptr<ReplicatedKvClient> kv;
+  std::unique_ptr<core::KvRecordStore> records;
 };
 
 TEST(ReplicatedStore, ElectsOneLeaderAndCommitsAWriteOnEveryReplica) {
   Cluster cluster;
   std::optional<core::StoreResult> created;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.RunUntil(Seconds(4));
   ASSERT_EQ(cluster.store->Leader(), 2);
   ASSERT_TRUE(created.has_value());
   EXPECT_EQ(created->status, core::StoreStatus::kOk);
-  EXPECT_EQ(created->current.version, 1);
+  EXPECT_EQ(created->current.version, kFirstWrite);
   for (int replica = 1; replica <= 3; ++replica) {
-    EXPECT_EQ(cluster.store->ReadLocal(replica, "k").current.record.holder, "a") << "replica " << replica;
+    EXPECT_EQ(cluster.Local(replica).record.holder, "a") << "replica " << replica;
   }
   // Applied in commit order: log index (1 is the leader's no-op) times the read slots.
   EXPECT_EQ(cluster.observer.applied.at(0), 2 * ReplicatedStore::kReadSlots);
@@ -137,7 +141,7 @@ TEST(ReplicatedStore, AWriteCommitsWithOneFollowerDown) {
   Cluster cluster;
   cluster.world.At(Seconds(1), [&] { cluster.world.Crash(cluster.store->host(3)); });
   std::optional<core::StoreResult> created;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.RunUntil(Seconds(4));
   ASSERT_TRUE(created.has_value());
   EXPECT_EQ(created->status, core::StoreStatus::kOk);
@@ -146,7 +150,7 @@ TEST(ReplicatedStore, AWriteCommitsWithOneFollowerDown) {
 TEST(ReplicatedStore, AMinorityRefusesWritesAndTheMajorityMovesOn) {
   Cluster cluster;
   std::optional<core::StoreResult> created;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   // The leader (2) is cut off from both followers; the client can still
   // reach every replica. A write sent to the old leader must not commit.
   cluster.world.At(Seconds(3), [&] {
@@ -156,14 +160,11 @@ TEST(ReplicatedStore, AMinorityRefusesWritesAndTheMajorityMovesOn) {
   cluster.world.At(Seconds(3) + Millis(10), [&] {
     cluster.world.Spawn(cluster.client, [&] {
       // Straight to the old leader, as a client with a stale hint would.
-      minority = cluster.store->Call(cluster.client,
-                                     StoreRequest{.op = 1, .kind = StoreOpKind::kCas, .key = "k", .expected_version = 1,
-                                                  .record = Record("minority", 2)},
-                                     Millis(150));
+      minority = cluster.Cas(kFirstWrite, "minority", Millis(150))();
     });
   });
   std::optional<core::StoreResult> majority;
-  cluster.At(Seconds(6), cluster.Cas(2, 1, "b"), majority);
+  cluster.At(Seconds(6), cluster.Cas(kFirstWrite, "b"), majority);
   cluster.world.At(Seconds(8), [&] { cluster.Cut(2, false); });
   cluster.world.RunUntil(Seconds(10));
   ASSERT_TRUE(minority.has_value());
@@ -177,7 +178,7 @@ TEST(ReplicatedStore, AMinorityRefusesWritesAndTheMajorityMovesOn) {
   // After the heal every replica holds the majority's value (the old leader's
   // uncommitted entry was overwritten).
   for (int replica = 1; replica <= 3; ++replica) {
-    EXPECT_EQ(cluster.store->ReadLocal(replica, "k").current.record.holder, "b") << "replica " << replica;
+    EXPECT_EQ(cluster.Local(replica).record.holder, "b") << "replica " << replica;
   }
   EXPECT_GE(cluster.store->elections(), 2);
 }
@@ -185,10 +186,10 @@ TEST(ReplicatedStore, AMinorityRefusesWritesAndTheMajorityMovesOn) {
 TEST(ReplicatedStore, ALeaderCrashKeepsCommittedWrites) {
   Cluster cluster;
   std::optional<core::StoreResult> created, renewed, read;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
-  cluster.At(Seconds(2) + Millis(500), cluster.Cas(1, 1, "a"), renewed);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
+  cluster.At(Seconds(2) + Millis(500), cluster.Cas(kFirstWrite, "a"), renewed);
   cluster.world.At(Seconds(3), [&] { cluster.world.Crash(cluster.store->host(2)); });
-  cluster.At(Seconds(3) + Millis(10), cluster.Read(2), read);
+  cluster.At(Seconds(3) + Millis(10), cluster.Read(), read);
   cluster.world.At(Seconds(6), [&] { cluster.world.Restart(cluster.store->host(2)); });
   cluster.world.RunUntil(Seconds(8));
   ASSERT_TRUE(renewed.has_value());
@@ -196,31 +197,31 @@ TEST(ReplicatedStore, ALeaderCrashKeepsCommittedWrites) {
   ASSERT_TRUE(read.has_value());
   // The read waited out the failover and saw the committed renewal.
   EXPECT_EQ(read->status, core::StoreStatus::kOk);
-  EXPECT_EQ(read->current.version, 2);
+  EXPECT_EQ(read->current.version, kSecondWrite);
   ASSERT_TRUE(cluster.store->Leader().has_value());
   EXPECT_NE(cluster.store->Leader(), 2);
   // The restarted replica rebuilt its state from the log it kept on disk.
-  EXPECT_EQ(cluster.store->ReadLocal(2, "k").current.version, 2);
+  EXPECT_EQ(cluster.Local(2).version, kSecondWrite);
 }
 
 TEST(ReplicatedStore, AResendAfterAFailoverIsAppliedOnce) {
   Cluster cluster;
   std::optional<core::StoreResult> created;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   // The create reaches the leader, which crashes before answering; the
   // client resends to the next leader.
   cluster.world.At(Seconds(2) + Millis(3), [&] { cluster.world.Crash(cluster.store->host(2)); });
   cluster.world.RunUntil(Seconds(6));
   ASSERT_TRUE(created.has_value());
   // Either it committed before the crash (and the resend returns the same
-  // result) or it is applied once by the new leader: version 1 either way.
+  // result) or it is applied once by the new leader: the first write either way.
   if (created->status == core::StoreStatus::kOk) {
-    EXPECT_EQ(created->current.version, 1);
+    EXPECT_EQ(created->current.version, kFirstWrite);
   }
   for (int replica : {1, 3}) {
-    const core::StoreResult local = cluster.store->ReadLocal(replica, "k");
-    if (local.current.found) {
-      EXPECT_EQ(local.current.version, 1);
+    const core::VersionedRecord local = cluster.Local(replica);
+    if (local.found) {
+      EXPECT_EQ(local.version, kFirstWrite);
     }
   }
 }
@@ -228,17 +229,17 @@ TEST(ReplicatedStore, AResendAfterAFailoverIsAppliedOnce) {
 TEST(ReplicatedStore, UnsafeReadsServeAStaleValueFromACutOffFollower) {
   Cluster cluster(3, ReadMode::kUnsafe);
   std::optional<core::StoreResult> created, renewed, stale;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.At(Seconds(3), [&] { cluster.Cut(1, true); });
-  cluster.At(Seconds(4), cluster.Cas(1, 1, "b"), renewed);
-  cluster.At(Seconds(5), cluster.Read(2), stale);
+  cluster.At(Seconds(4), cluster.Cas(kFirstWrite, "b"), renewed);
+  cluster.At(Seconds(5), cluster.Read(), stale);
   cluster.world.RunUntil(Seconds(6));
   ASSERT_TRUE(renewed.has_value());
   ASSERT_EQ(renewed->status, core::StoreStatus::kOk);
   ASSERT_TRUE(stale.has_value());
   ASSERT_EQ(stale->status, core::StoreStatus::kOk);
   // Replica 1 (the client's nearest) never heard of the CAS.
-  EXPECT_EQ(stale->current.version, 1);
+  EXPECT_EQ(stale->current.version, kFirstWrite);
   EXPECT_EQ(stale->current.record.holder, "a");
   std::map<std::string, std::int64_t> figures;
   cluster.store->AddFigures(figures);
@@ -248,14 +249,14 @@ TEST(ReplicatedStore, UnsafeReadsServeAStaleValueFromACutOffFollower) {
 TEST(ReplicatedStore, LinearizableReadsGoToTheLeaderAndSeeTheLatestWrite) {
   Cluster cluster(3, ReadMode::kLinearizable);
   std::optional<core::StoreResult> created, renewed, fresh;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.At(Seconds(3), [&] { cluster.Cut(1, true); });
-  cluster.At(Seconds(4), cluster.Cas(1, 1, "b"), renewed);
-  cluster.At(Seconds(5), cluster.Read(2), fresh);
+  cluster.At(Seconds(4), cluster.Cas(kFirstWrite, "b"), renewed);
+  cluster.At(Seconds(5), cluster.Read(), fresh);
   cluster.world.RunUntil(Seconds(6));
   ASSERT_TRUE(fresh.has_value());
   ASSERT_EQ(fresh->status, core::StoreStatus::kOk);
-  EXPECT_EQ(fresh->current.version, 2);
+  EXPECT_EQ(fresh->current.version, kSecondWrite);
   EXPECT_EQ(fresh->current.record.holder, "b");
   // The read sits after the CAS in the applied order.
   EXPECT_GT(cluster.observer.applied.at(2), cluster.observer.applied.at(1));
@@ -264,14 +265,13 @@ TEST(ReplicatedStore, LinearizableReadsGoToTheLeaderAndSeeTheLatestWrite) {
 TEST(ReplicatedStore, ADeposedLeaderCannotServeALinearizableRead) {
   Cluster cluster(3, ReadMode::kLinearizable);
   std::optional<core::StoreResult> created, renewed;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.At(Seconds(3), [&] { cluster.Cut(2, true); });  // the leader
-  cluster.At(Seconds(5), cluster.Cas(1, 1, "b"), renewed);       // committed by the majority
+  cluster.At(Seconds(5), cluster.Cas(kFirstWrite, "b"), renewed);       // committed by the majority
   std::optional<core::StoreResult> read;
   cluster.world.At(Seconds(5) + Millis(500), [&] {
     cluster.world.Spawn(cluster.client, [&] {
-      read = cluster.store->Call(cluster.client, StoreRequest{.op = 2, .kind = StoreOpKind::kRead, .key = "k"},
-                                 Seconds(1));
+      read = cluster.Read(Seconds(1))();
     });
   });
   cluster.world.RunUntil(Seconds(7));
@@ -280,23 +280,23 @@ TEST(ReplicatedStore, ADeposedLeaderCannotServeALinearizableRead) {
   ASSERT_TRUE(read.has_value());
   // Whoever answered, the answer is not the stale version 1.
   if (read->status == core::StoreStatus::kOk) {
-    EXPECT_EQ(read->current.version, 2);
+    EXPECT_EQ(read->current.version, kSecondWrite);
   }
 }
 
 TEST(ReplicatedStore, FiveReplicasSurviveTwoCrashes) {
   Cluster cluster(5);
   std::optional<core::StoreResult> created, renewed;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.At(Seconds(3), [&] {
     cluster.world.Crash(cluster.store->host(2));
     cluster.world.Crash(cluster.store->host(4));
   });
-  cluster.At(Seconds(3) + Millis(10), cluster.Cas(1, 1, "b"), renewed);
+  cluster.At(Seconds(3) + Millis(10), cluster.Cas(kFirstWrite, "b"), renewed);
   cluster.world.RunUntil(Seconds(8));
   ASSERT_TRUE(renewed.has_value());
   EXPECT_EQ(renewed->status, core::StoreStatus::kOk);
-  EXPECT_EQ(renewed->current.version, 2);
+  EXPECT_EQ(renewed->current.version, kSecondWrite);
 }
 
 // With an fsync of 20 ms a write waits for the leader's disk and then a
@@ -309,13 +309,13 @@ TEST(ReplicatedStore, AnAnsweredWriteWaitedForTheDisksAndSurvivesAPowerLoss) {
     sim::Nanos answered = 0;
     cluster.world.At(Seconds(2), [&] {
       cluster.world.Spawn(cluster.client, [&] {
-        created = cluster.Create(0, "a")();
+        created = cluster.Create("a")();
         answered = cluster.world.now();
         cluster.store->PowerLoss(lost);
       });
     });
     cluster.world.At(Seconds(3), [&] { cluster.world.Restart(cluster.store->host(lost)); });
-    cluster.At(Seconds(5), cluster.Read(1), read);
+    cluster.At(Seconds(5), cluster.Read(), read);
     cluster.world.RunUntil(Seconds(7));
     ASSERT_TRUE(created.has_value());
     ASSERT_EQ(created->status, core::StoreStatus::kOk);
@@ -323,7 +323,7 @@ TEST(ReplicatedStore, AnAnsweredWriteWaitedForTheDisksAndSurvivesAPowerLoss) {
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->current.record.holder, "a") << "power loss on r" << lost;
     EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
-    EXPECT_EQ(cluster.store->ReadLocal(lost, "k").current.record.holder, "a");
+    EXPECT_EQ(cluster.Local(lost).record.holder, "a");
   }
 }
 
@@ -335,12 +335,12 @@ TEST(ReplicatedStore, ASingleReplicaAnswersAWriteOnlyOnceItIsOnDisk) {
   std::optional<core::StoreResult> created, read;
   cluster.world.At(Seconds(2), [&] {
     cluster.world.Spawn(cluster.client, [&] {
-      created = cluster.Create(0, "a")();
+      created = cluster.Create("a")();
       cluster.store->PowerLoss(1);
     });
   });
   cluster.world.At(Seconds(3), [&] { cluster.world.Restart(cluster.store->host(1)); });
-  cluster.At(Seconds(5), cluster.Read(1), read);
+  cluster.At(Seconds(5), cluster.Read(), read);
   cluster.world.RunUntil(Seconds(7));
   ASSERT_TRUE(created.has_value());
   ASSERT_EQ(created->status, core::StoreStatus::kOk);
@@ -362,14 +362,11 @@ TEST(ReplicatedStore, ASingleReplicaAnswersAWriteOnlyOnceItIsOnDisk) {
 TEST(ReplicatedStore, AnEntryOfAnOlderTermIsNotCommittedByCounting) {
   Cluster cluster(3, ReadMode::kLinearizable, 7, 1, 0, 1);
   std::optional<core::StoreResult> created, lost;
-  cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+  cluster.At(Seconds(2), cluster.Create("a"), created);
   cluster.world.At(Seconds(3), [&] { cluster.Cut(1, true); });
   cluster.world.At(Seconds(3) + Millis(10), [&] {
     cluster.world.Spawn(cluster.client, [&] {
-      lost = cluster.store->Call(cluster.client,
-                                 StoreRequest{.op = 1, .kind = StoreOpKind::kCas, .key = "k", .expected_version = 1,
-                                              .record = Record("x", 2)},
-                                 Millis(150));
+      lost = cluster.Cas(kFirstWrite, "x", Millis(150))();
     });
   });
   int phase = 0;
@@ -416,20 +413,20 @@ TEST(ReplicatedStore, AFailpointKillsTheLeaderWithinTheStepThatReachesIt) {
       leader_log = cluster.store->disk(2).log.size();
       EXPECT_TRUE(cluster.store->ArmFailpoint(2, point, Seconds(3)));
     });
-    cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+    cluster.At(Seconds(2), cluster.Create("a"), created);
     cluster.world.At(Seconds(2) + Millis(100), [&] {
       EXPECT_EQ(cluster.world.state(cluster.store->host(2)), sim::HostState::kCrashed) << kRaftFailpointNames.CName(point);
       const std::size_t expected = point == RaftFailpoint::kBeforeSave ? leader_log : leader_log + 1;
       EXPECT_EQ(cluster.store->disk(2).log.size(), expected) << kRaftFailpointNames.CName(point);
       EXPECT_EQ(cluster.store->disk(1).log.size(), leader_log) << "no append left the dying leader";
     });
-    cluster.At(Seconds(5), cluster.Read(1), read);
+    cluster.At(Seconds(5), cluster.Read(), read);
     cluster.world.RunUntil(Seconds(7));
     ASSERT_TRUE(created.has_value());
     EXPECT_EQ(created->status, core::StoreStatus::kOk);
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->current.record.holder, "a");
-    EXPECT_EQ(read->current.version, 1);
+    EXPECT_EQ(read->current.version, kFirstWrite);
     EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
   }
 }
@@ -449,9 +446,10 @@ TEST(ReplicatedStore, ASlowPeerLinkDelaysButBreaksNothing) {
   for (int i = 0; i < 8; ++i) {
     const auto at = Seconds(2) + Millis(500) * i;
     if (i == 0) {
-      cluster.At(at, cluster.Create(i, "w0"), results[0]);
+      cluster.At(at, cluster.Create("w0"), results[0]);
     } else {
-      cluster.At(at, cluster.Cas(i, i, "w" + std::to_string(i)), results[static_cast<std::size_t>(i)]);
+      // The i-th write, if all before it took effect.
+      cluster.At(at, cluster.Cas(kFirstWrite + i - 1, "w" + std::to_string(i)), results[static_cast<std::size_t>(i)]);
     }
   }
   cluster.world.RunUntil(Seconds(10));
@@ -465,7 +463,7 @@ TEST(ReplicatedStore, TheSameSeedGivesTheSameTrace) {
   auto run = [](std::uint64_t seed) {
     Cluster cluster(3, ReadMode::kLinearizable, seed, 0);
     std::optional<core::StoreResult> created;
-    cluster.At(Seconds(2), cluster.Create(0, "a"), created);
+    cluster.At(Seconds(2), cluster.Create("a"), created);
     cluster.world.At(Seconds(3), [&] { cluster.world.Crash(cluster.store->host(1)); });
     cluster.world.RunUntil(Seconds(6));
     return cluster.world.trace().hash();

@@ -22,16 +22,6 @@
 
 namespace leasesim::backends {
 
-// A lease-record request (the replicated store's log carries them).
-struct StoreRequest {
-  std::int64_t op = 0;  // the observer's id
-  StoreOpKind kind = StoreOpKind::kRead;
-  std::string key;
-  std::int64_t expected_version = 0;
-  core::LeaseRecord record;
-  sim::HostId client = -1;  // the sender
-};
-
 // How a store in an outage treats requests.
 enum class StoreOutage {
   kNone,

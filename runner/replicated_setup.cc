@@ -6,17 +6,17 @@
 namespace leasesim::runner {
 
 std::unique_ptr<ReplicatedRun> ReplicatedRun::Make(const Scenario& scenario, sim::World& world,
-                                                   sim::Network& network, backends::SimObserver& observer,
+                                                   sim::Network& network,
                                                    const std::vector<sim::HostId>& node_hosts,
                                                    sim::HostId store_host, sim::HostId ledger_host,
                                                    sim::Nanos wall_start) {
   if (!scenario.replicated.enabled && !scenario.replicated.regions.enabled()) return nullptr;
-  return std::make_unique<ReplicatedRun>(scenario, world, network, observer, node_hosts, store_host, ledger_host,
+  return std::make_unique<ReplicatedRun>(scenario, world, network, node_hosts, store_host, ledger_host,
                                          wall_start);
 }
 
 ReplicatedRun::ReplicatedRun(const Scenario& scenario, sim::World& world, sim::Network& network,
-                             backends::SimObserver& observer, const std::vector<sim::HostId>& node_hosts,
+                             const std::vector<sim::HostId>& node_hosts,
                              sim::HostId store_host, sim::HostId ledger_host, sim::Nanos wall_start) {
   const RegionsSpec& regions = scenario.replicated.regions;
   if (regions.enabled()) {
@@ -30,7 +30,7 @@ ReplicatedRun::ReplicatedRun(const Scenario& scenario, sim::World& world, sim::N
   if (scenario.replicated.enabled) {
     backends::ReplicatedStoreConfig config = scenario.replicated.store;
     config.service = scenario.store.service;
-    store_ = std::make_unique<backends::ReplicatedStore>(world, network, std::move(config), observer, wall_start);
+    store_ = std::make_unique<backends::ReplicatedStore>(world, network, std::move(config), wall_start);
   }
 }
 

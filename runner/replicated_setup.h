@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "backends/replicated_store.h"
-#include "backends/sim_observer.h"
 #include "checker/history.h"
 #include "runner/scenario.h"
 #include "sim/network.h"
@@ -25,11 +24,10 @@ class ReplicatedRun {
   // Null when the scenario has neither regions nor a replicated store.
   // node_hosts[i] is node i+1's host; ledger and store are the service hosts.
   static std::unique_ptr<ReplicatedRun> Make(const Scenario& scenario, sim::World& world, sim::Network& network,
-                                             backends::SimObserver& observer,
                                              const std::vector<sim::HostId>& node_hosts, sim::HostId store_host,
                                              sim::HostId ledger_host, sim::Nanos wall_start);
 
-  ReplicatedRun(const Scenario& scenario, sim::World& world, sim::Network& network, backends::SimObserver& observer,
+  ReplicatedRun(const Scenario& scenario, sim::World& world, sim::Network& network,
                 const std::vector<sim::HostId>& node_hosts, sim::HostId store_host, sim::HostId ledger_host,
                 sim::Nanos wall_start);
 

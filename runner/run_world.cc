@@ -55,7 +55,7 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
   ledger_ = std::make_unique<backends::SimLedgerServer>(
       world_, ledger_host_, world_.MakePrng("ledger"), scenario.store.service, *recorder_,
       backends::LedgerOptions{.check_fence = protocol_.ledger_checks_fence});
-  replicated_ = ReplicatedRun::Make(scenario, world_, *network_, *recorder_, node_hosts_, store_host_, ledger_host_,
+  replicated_ = ReplicatedRun::Make(scenario, world_, *network_, node_hosts_, store_host_, ledger_host_,
                                     kWallClockBase);
   AddReplicatedRecorder();
   AddKvStores();

@@ -7,6 +7,7 @@
 
 #include "backends/raft_invariants.h"
 #include "checker/kv_store_model.h"
+#include "core/kv_record_store.h"
 #include "checker/store_checks.h"
 #include "runner/kv_recorder.h"
 #include "runner/recorder.h"
@@ -24,6 +25,8 @@ constexpr Nanos kMs = sim::kNanosPerMilli;
 // (their timeout is below this), the replicas catch up.
 constexpr Nanos kQuiet = sim::Seconds(3);
 constexpr Nanos kCallTimeout = 1500 * kMs;
+// The record clients' one lease record (outside the KV clients' keys, k1, k2, ...).
+constexpr char kRecordKey[] = "lease";
 
 enum class StoreFault {
   kLeaderPartition,  // the store leader cut off from every other replica, both ways
@@ -62,7 +65,10 @@ class StoreFuzzRun {
   backends::ReplicatedStoreConfig DrawStore();
   void AddClients();
   void ClientLoop(int client);
-  backends::StoreRequest DrawRequest(int client, base::Prng& prng);
+  // One call of a record client's traffic, on its record store.
+  // `seen`: the versions the client saw last and before that.
+  core::StoreResult RecordCall(int client, base::Prng& prng, core::StoreClient& store,
+                               const std::pair<std::int64_t, std::int64_t>& seen);
   void KvClientLoop(int client);
   // One KV call of a client's traffic; `lease` is the client's current lease.
   void KvCall(int client, base::Prng& prng, core::KvLeaseId& lease);
@@ -90,9 +96,9 @@ class StoreFuzzRun {
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<KvRecorder> kv_recorder_;
   std::unique_ptr<backends::ReplicatedStore> store_;
-  std::vector<std::unique_ptr<backends::ReplicatedKvClient>> kv_clients_;
-  // Per client: the version (record clients) or mod revision (KV clients)
-  // it last saw of each key (its CAS guess).
+  std::vector<std::unique_ptr<backends::ReplicatedKvClient>> kv_clients_;  // one per client, record clients first
+  std::vector<std::unique_ptr<core::KvRecordStore>> record_stores_;     // one per record client
+  // Per KV client: the mod revision it last saw of each key (its CAS guess).
   std::vector<std::map<std::string, std::int64_t>> seen_;
   std::int64_t values_written_ = 0;
   std::map<std::string, std::int64_t> counts_;
@@ -114,11 +120,18 @@ StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
   network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), net);
   recorder_ = std::make_unique<Recorder>(world_, client_hosts_);
   kv_recorder_ = std::make_unique<KvRecorder>(world_, "store");
-  store_ = std::make_unique<backends::ReplicatedStore>(world_, *network_, DrawStore(), *recorder_);
-  for (int client = options_.record_clients + 1; client <= static_cast<int>(client_hosts_.size()); ++client) {
-    kv_clients_.push_back(std::make_unique<backends::ReplicatedKvClient>(
-        *store_, client_hosts_[static_cast<std::size_t>(client - 1)], client, "n" + std::to_string(client),
-        *kv_recorder_));
+  // The record clients' calls are also the record store's history (as in a
+  // scenario's run), judged by the record store's model as well.
+  kv_recorder_->ProjectRecord(kRecordKey, *recorder_);
+  store_ = std::make_unique<backends::ReplicatedStore>(world_, *network_, DrawStore());
+  for (int client = 1; client <= static_cast<int>(client_hosts_.size()); ++client) {
+    const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
+    kv_clients_.push_back(
+        std::make_unique<backends::ReplicatedKvClient>(*store_, host, client, world_.host_name(host), *kv_recorder_));
+    if (client > options_.record_clients) continue;
+    // core's record store as the lease nodes use it on this store: polling, no watch.
+    record_stores_.push_back(
+        std::make_unique<core::KvRecordStore>(*kv_clients_.back(), core::KvRecordStoreOptions{.watch = false}));
   }
 }
 
@@ -197,29 +210,27 @@ void StoreFuzzRun::AddClients() {
 }
 
 
-// A client's traffic, as etcd's robustness traffic mixes its requests: reads
-// (40%), creates (15%) and compare-and-sets (45%) on a few keys, each with a
-// value no other write uses, the CAS mostly guarded by the version it last
-// saw; a short think time between calls.
+// A record client's traffic, as etcd's robustness traffic mixes its
+// requests: reads (40%), creates (15%) and compare-and-sets (45%) of the one
+// lease record, through core's record store (core::KvRecordStore: each a
+// txn on its key), each with a record no other write uses, the CAS mostly
+// guarded by the version it last saw (else the one before); a short think
+// time between calls.
 void StoreFuzzRun::ClientLoop(int client) {
   const sim::HostId host = client_hosts_[static_cast<std::size_t>(client - 1)];
   base::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
-  const std::string process = world_.host_name(host);
+  core::StoreClient& store = *record_stores_[static_cast<std::size_t>(client - 1)];
+  std::pair<std::int64_t, std::int64_t> seen{0, 0};  // the version seen last, and the one before
   while (world_.now() < options_.duration) {
     world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
-    backends::StoreRequest request = DrawRequest(client, prng);
-    request.client = host;
-    request.op = recorder_->StoreInvoked(client, process, request.kind, request.key, request.expected_version,
-                                         request.record);
-    const std::int64_t op = request.op;
-    const std::string key = request.key;
-    const core::StoreResult result = store_->Call(host, std::move(request), kCallTimeout);
-    recorder_->StoreCompleted(op, result);
+    const core::StoreResult result = RecordCall(client, prng, store, seen);
     switch (result.status) {
       case core::StoreStatus::kOk:
       case core::StoreStatus::kConflict:
         ++counts_["ops_ok"];
-        if (result.current.version > 0) seen_[static_cast<std::size_t>(client - 1)][key] = result.current.version;
+        if (result.current.version > 0 && result.current.version != seen.first) {
+          seen = {result.current.version, seen.first};
+        }
         break;
       case core::StoreStatus::kTimeout: ++counts_["ops_unknown"]; break;
       default: ++counts_["ops_failed"]; break;
@@ -227,21 +238,21 @@ void StoreFuzzRun::ClientLoop(int client) {
   }
 }
 
-backends::StoreRequest StoreFuzzRun::DrawRequest(int client, base::Prng& prng) {
-  backends::StoreRequest request;
-  request.key = "k" + std::to_string(prng.UniformRange(1, options_.keys));
+core::StoreResult StoreFuzzRun::RecordCall(int client, base::Prng& prng, core::StoreClient& store,
+                                           const std::pair<std::int64_t, std::int64_t>& seen) {
   const std::int64_t kind = prng.UniformRange(0, 99);
-  request.kind = kind < 40 ? backends::StoreOpKind::kRead
-                 : kind < 55 ? backends::StoreOpKind::kCreate
-                             : backends::StoreOpKind::kCas;
-  if (request.kind == backends::StoreOpKind::kRead) return request;
+  if (kind < 40) return store.Read(kRecordKey, kCallTimeout);
   const std::int64_t value = ++values_written_;
-  request.record.holder = "c" + std::to_string(client) + "-" + std::to_string(value);
-  request.record.term = value;
-  request.record.duration_ns = sim::Seconds(1);
-  const std::int64_t seen = seen_[static_cast<std::size_t>(client - 1)][request.key];
-  request.expected_version = prng.ChancePpm(800'000) ? seen : std::max<std::int64_t>(0, seen + prng.UniformRange(-1, 1));
-  return request;
+  core::LeaseRecord record;
+  record.holder = "c" + std::to_string(client) + "-" + std::to_string(value);
+  record.term = value;
+  record.duration_ns = sim::Seconds(1);
+  if (kind < 55) return store.Create(kRecordKey, record, kCallTimeout);
+  // A wrong guess is a version the record had (its versions are mod
+  // revisions: one it never had might be the next write's, which the
+  // record's history cannot name when the CAS is sent).
+  const std::int64_t expected = prng.ChancePpm(800'000) ? seen.first : seen.second;
+  return store.CompareAndSet(kRecordKey, expected, record, kCallTimeout);
 }
 
 // A KV client's traffic, as etcd's robustness traffic mixes its requests
@@ -261,7 +272,7 @@ void StoreFuzzRun::KvClientLoop(int client) {
 }
 
 void StoreFuzzRun::KvCall(int client, base::Prng& prng, core::KvLeaseId& lease) {
-  core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - options_.record_clients - 1)];
+  core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - 1)];
   const std::int64_t kind = prng.UniformRange(0, 99);
   if (kind < 5) {
     const core::KvLeaseResult granted = kv.LeaseGrant(prng.UniformRange(300, 2000) * kMs, kCallTimeout);

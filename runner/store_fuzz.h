@@ -6,8 +6,9 @@
 // draws a store (1, 3 or 5 replicas, an fsync latency), a workload of KV
 // clients (core::KvClient: ranges, puts, compare-and-sets, multi-key
 // transactions, deletes, and TTL leases granted, kept alive, revoked and
-// ended by the store leader's lessor) and of lease-record clients (reads,
-// creates and compare-and-sets, core::StoreClient's) on a few keys, peer
+// ended by the store leader's lessor) on a few keys, and of lease-record
+// clients (reads, creates and compare-and-sets of one lease record through
+// core's record store, core::KvRecordStore over the same KV seam), peer
 // links with a long tail of delay and late second deliveries, and a nemesis
 // of store-leader partitions, one-way cuts, clogs, slow peer links, replica
 // crashes, power losses (the un-fsynced tail of the disk is lost, as
@@ -31,8 +32,8 @@ namespace leasesim::runner {
 struct StoreFuzzOptions {
   int replicas = 0;  // 0: 1, 3 or 5, drawn per seed (10%, 45%, 45%)
   int clients = 6;         // KV clients
-  int record_clients = 2;  // lease-record clients (core::StoreClient's requests)
-  int keys = 3;
+  int record_clients = 2;  // lease-record clients (core's record store over the KV seam, one record)
+  int keys = 3;            // the KV clients' keys
   sim::Nanos duration = sim::Seconds(20);  // faults and traffic; a quiet second follows
   // One fsync's latency; -1: drawn per seed from 1-8 ms.
   sim::Nanos fsync = -1;

@@ -22,7 +22,6 @@
 #include "backends/replicated_store.h"
 #include "checker/kv_store_model.h"
 #include "runner/kv_recorder.h"
-#include "runner/recorder.h"
 #include "sim/network.h"
 
 namespace leasesim {
@@ -42,9 +41,8 @@ struct KvCluster {
     network = std::make_unique<sim::Network>(
         world, world.MakePrng("network"),
         sim::NetworkConfig{.latency = {.base_ns = Millis(1), .jitter_ns = Millis(2)}, .loss_ppm = loss_ppm});
-    recorder = std::make_unique<runner::Recorder>(world, hosts);
     kv_recorder = std::make_unique<runner::KvRecorder>(world, "store");
-    store = std::make_unique<backends::ReplicatedStore>(world, *network, config, *recorder);
+    store = std::make_unique<backends::ReplicatedStore>(world, *network, config);
     for (int client = 1; client <= clients; ++client) {
       kv.push_back(std::make_unique<backends::ReplicatedKvClient>(*store, hosts[static_cast<std::size_t>(client - 1)],
                                                                   client, "n" + std::to_string(client), *kv_recorder));
@@ -103,7 +101,6 @@ struct KvCluster {
   sim::World world;
   std::vector<sim::HostId> hosts;
   std::unique_ptr<sim::Network> network;
-  std::unique_ptr<runner::Recorder> recorder;
   std::unique_ptr<runner::KvRecorder> kv_recorder;
   std::unique_ptr<backends::ReplicatedStore> store;
   std::vector<std::unique_ptr<backends::ReplicatedKvClient>> kv;
