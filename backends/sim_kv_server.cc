@@ -20,8 +20,12 @@ struct KvExchange {
 
 // Sends the exchange's request to the server; `handle` hands it over there
 // with a reply function that sends the result back to `me`, which waits on
-// `token`.
-template <typename Request, typename Result, typename HandleFn>
+// `token`. A request the server answers once (a call: Handle applies a
+// duplicate never) leaves its result in the exchange, and the reply message
+// carries only the exchange (it fits the message, no allocation); a watch,
+// which one exchange may send again and the server answer again, carries
+// its own answer, so that the caller learns only what has reached it.
+template <typename Request, typename Result, bool kAnsweredOnce, typename HandleFn>
 void SendKvExchange(sim::Network& network, sim::HostId server_host, sim::HostId me, std::uint64_t incarnation,
                     std::shared_ptr<KvExchange<Request, Result>> exchange, sim::WaitToken token,
                     HandleFn handle) {
@@ -29,13 +33,24 @@ void SendKvExchange(sim::Network& network, sim::HostId server_host, sim::HostId 
                           handle] {
     handle(std::shared_ptr<const Request>(exchange, &exchange->request),
            [network, server_host, me, incarnation, exchange, token](Result&& result) mutable {
-             auto reply_message = [world = &network->world(), exchange, token, result = std::move(result)] {
-               if (!world->WaitOpen(token) || exchange->done) return;  // gave up, or a duplicate
-               exchange->result = result;
-               exchange->done = true;
-               world->Signal(token);
-             };
-             network->Send(server_host, me, incarnation, std::move(reply_message));
+             if constexpr (kAnsweredOnce) {
+               exchange->result = std::move(result);  // read by the caller only once this arrived
+               auto reply_message = [world = &network->world(), exchange, token] {
+                 if (!world->WaitOpen(token) || exchange->done) return;  // gave up, or a duplicate
+                 exchange->done = true;
+                 world->Signal(token);
+               };
+               static_assert(sim::Message::kFits<decltype(reply_message)>);
+               network->Send(server_host, me, incarnation, std::move(reply_message));
+             } else {
+               auto reply_message = [world = &network->world(), exchange, token, result = std::move(result)] {
+                 if (!world->WaitOpen(token) || exchange->done) return;  // gave up, or a duplicate
+                 exchange->result = result;
+                 exchange->done = true;
+                 world->Signal(token);
+               };
+               network->Send(server_host, me, incarnation, std::move(reply_message));
+             }
            });
   };
   network.Send(me, server_host, sim::kAnyIncarnation, std::move(request_message));
@@ -47,7 +62,7 @@ using WatchExchange = KvExchange<KvWatchRequest, core::KvWatchResult>;
 // first answer counts, however often the one exchange was sent).
 void SendWatch(sim::Network& network, SimKvServer& server, sim::HostId me, std::uint64_t incarnation,
                std::shared_ptr<WatchExchange> exchange, sim::WaitToken token) {
-  SendKvExchange<KvWatchRequest, core::KvWatchResult>(
+  SendKvExchange<KvWatchRequest, core::KvWatchResult, /*kAnsweredOnce=*/false>(
       network, server.host(), me, incarnation, std::move(exchange), token,
       [server = &server](std::shared_ptr<const KvWatchRequest> sent, auto reply) {
         server->Watch(std::move(sent), KvWatchReply(std::move(reply)));
@@ -400,7 +415,7 @@ KvReply SimKvClient::Call(KvRequest request, core::Nanos timeout) {
   auto exchange = std::make_shared<KvExchange<KvRequest, KvReply>>();
   exchange->request = std::move(request);
   const sim::WaitToken token = world_.PrepareWait();
-  SendKvExchange<KvRequest, KvReply>(
+  SendKvExchange<KvRequest, KvReply, /*kAnsweredOnce=*/true>(
       network_, server_.host(), host_, incarnation_, exchange, token,
       [server = &server_](std::shared_ptr<const KvRequest> sent, auto reply) {
         server->Handle(std::move(sent), KvServerReply(std::move(reply)));
@@ -457,10 +472,17 @@ core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t st
   return result;
 }
 
+core::KvWatchAnswer SimKvClient::WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
+                                                  const std::function<core::Nanos()>& next_timeout,
+                                                  const std::function<bool()>& again) {
+  if (stream_watch_) return StreamWatchWhile(keys, start_revision, next_timeout, again);
+  return std::make_shared<const core::KvWatchResult>(WatchWhile(keys, start_revision, next_timeout, again));
+}
+
 core::KvWatchResult SimKvClient::WatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                             const std::function<core::Nanos()>& next_timeout,
                                             const std::function<bool()>& again) {
-  if (stream_watch_) return StreamWatchWhile(keys, start_revision, next_timeout, again);
+  if (stream_watch_) return *StreamWatchWhile(keys, start_revision, next_timeout, again);
   assert(world_.in_fiber());
   const core::Nanos timeout = next_timeout();
   assert(timeout > 0);
@@ -499,32 +521,30 @@ core::KvWatchResult SimKvClient::StreamWatch(const core::KvKeys& keys, std::int6
                                              core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
-  core::KvWatchResult result;  // kTimeout: no news
-  if (TakeNews(start_revision, result)) return result;
+  if (KvStreamAnswer news = TakeNews(start_revision)) return *news;
   const sim::WaitToken token = world_.PrepareWait();
   StartWait(keys, start_revision, token);
   world_.Wait(token, world_.MonotonicNow(host_) + timeout);
   stream_->waiting = false;
-  TakeNews(start_revision, result);
-  return result;
+  const KvStreamAnswer news = TakeNews(start_revision);
+  return news ? *news : core::KvWatchResult{};  // kTimeout: no news
 }
 
-core::KvWatchResult SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
+core::KvWatchAnswer SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                                   const std::function<core::Nanos()>& next_timeout,
                                                   const std::function<bool()>& again) {
   assert(world_.in_fiber());
   const core::Nanos timeout = next_timeout();  // drawn first, as Watch's argument would be
   assert(timeout > 0);
-  core::KvWatchResult result;  // kTimeout: no news
-  if (TakeNews(start_revision, result)) return result;
+  if (KvStreamAnswer news = TakeNews(start_revision)) return news;
   const sim::WaitToken token = world_.PrepareWait();
   const QuietWait wait{&keys, start_revision, &next_timeout, &again, token};
   const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   StartWait(keys, start_revision, token);
   world_.WaitStepping(token, world_.MonotonicNow(host_) + timeout, step);
   stream_->waiting = false;
-  TakeNews(start_revision, result);
-  return result;
+  KvStreamAnswer news = TakeNews(start_revision);
+  return news ? news : no_news_;
 }
 
 core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
@@ -545,24 +565,26 @@ core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
   return world_.MonotonicNow(host_) + next;
 }
 
-bool SimKvClient::TakeNews(std::int64_t start_revision, core::KvWatchResult& result) {
+KvStreamAnswer SimKvClient::TakeNews(std::int64_t start_revision) {
   std::vector<KvStreamAnswer>& held = stream_->held;  // emptied below, its capacity kept
-  if (held.empty()) return false;
-  bool news = true;
+  if (held.empty()) return nullptr;
+  KvStreamAnswer news;
   if (held.front()->status != core::KvStatus::kOk) {
-    result = *held.front();  // a refusal, or the stream's start compacted
+    news = std::move(held.front());  // a refusal, or the stream's start compacted
   } else if (NewestOf(*held.back()) < start_revision) {
-    news = false;  // nothing the caller does not know
+    // nothing the caller does not know
   } else if (held.size() == 1 && held.front()->events.front().kv.mod_revision >= start_revision) {
-    result = *held.front();  // the one answer, all of it news (the usual case)
+    news = std::move(held.front());  // the one answer, all of it news (the usual case): as the store sent it
   } else {
-    result.status = core::KvStatus::kOk;
-    result.revision = held.back()->revision;
+    core::KvWatchResult merged;
+    merged.status = core::KvStatus::kOk;
+    merged.revision = held.back()->revision;
     for (const KvStreamAnswer& answer : held) {
       for (const core::KvWatchEvent& event : answer->events) {
-        if (event.kv.mod_revision >= start_revision) result.events.push_back(event);
+        if (event.kv.mod_revision >= start_revision) merged.events.push_back(event);
       }
     }
+    news = std::make_shared<const core::KvWatchResult>(std::move(merged));
   }
   held.clear();
   return news;

@@ -158,7 +158,7 @@ struct KvStreamRequest {
 // One answer on a stream, immutable and shared by every stream told of the
 // same change (one allocation per change, not per answer). The observer's
 // id (-1: none) comes with it.
-using KvStreamAnswer = std::shared_ptr<const core::KvWatchResult>;
+using KvStreamAnswer = core::KvWatchAnswer;
 using KvStreamReply = sim::InlineFunction<void(std::int64_t op, const KvStreamAnswer& answer), 64>;
 
 // The KV store as one server on its own simulated host.
@@ -286,6 +286,12 @@ class SimKvClient final : public core::KvClient {
   core::KvWatchResult WatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                  const std::function<core::Nanos()>& next_timeout,
                                  const std::function<bool()>& again) override;
+  // On the stream, the answer that brought the news as the store sent it
+  // (shared with every other client told of that change) when it tells all
+  // the caller asked for, as it usually does.
+  core::KvWatchAnswer WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
+                                       const std::function<core::Nanos()>& next_timeout,
+                                       const std::function<bool()>& again) override;
   core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
   core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
   core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
@@ -313,7 +319,7 @@ class SimKvClient final : public core::KvClient {
   };
   KvReply Call(KvRequest request, core::Nanos timeout);
   core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
-  core::KvWatchResult StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
+  core::KvWatchAnswer StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
                                        const std::function<bool()>& again);
   void SendStream(const core::KvKeys& keys, std::int64_t start_revision);
@@ -322,9 +328,9 @@ class SimKvClient final : public core::KvClient {
   void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token);
   // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
-  // Takes what is held (nothing is held after): true, with the events from
-  // start_revision on (or the refusal) in `result`, when that is news.
-  bool TakeNews(std::int64_t start_revision, core::KvWatchResult& result);
+  // Takes what is held (nothing is held after): the events from
+  // start_revision on (or the refusal) when that is news, else null.
+  KvStreamAnswer TakeNews(std::int64_t start_revision);
   static void AnswerArrived(sim::World& world, StreamState& stream, KvStreamAnswer&& answer);
 
   sim::World& world_;
@@ -337,6 +343,8 @@ class SimKvClient final : public core::KvClient {
   KvObserver& observer_;
   bool stream_watch_;
   std::shared_ptr<StreamState> stream_ = std::make_shared<StreamState>();
+  // A wait's answer when nothing came (kTimeout), shared by every such wait.
+  KvStreamAnswer no_news_ = std::make_shared<const core::KvWatchResult>();
 };
 
 }  // namespace leasesim::backends

@@ -44,7 +44,9 @@ void AppendNumber(std::string& out, std::int64_t number) {
     std::memcpy(digits + 8 * i, &text, sizeof text);
   }
   const std::size_t start = 8 * first + leading_zeros;
-  out.append(digits + start, digits + sizeof digits);
+  // (Pointer and count: append(first, last) builds a temporary string, an
+  // allocation for the 17 to 19 digits of a wall-clock reading.)
+  out.append(digits + start, sizeof digits - start);
 }
 
 void AppendText(std::string& out, std::string_view text) {
@@ -304,10 +306,13 @@ StoreResult KvRecordStore::WaitForChangeWhile(std::string_view key, std::int64_t
   Nanos last_timeout = 0;  // the read after a compaction gets as long as the last wait had
   const std::function<Nanos()> drawn = [&] { return last_timeout = next_timeout(); };
   for (;;) {
-    const KvWatchResult watched = kv_.WatchWhile(KvKeys::Single(key), WatchStart(key, known_version), drawn, again);
-    StoreResult result = FromWatch(key, known_version, watched, last_timeout);
+    // Shared, not copied: a simulated stream's one answer of a change serves every follower.
+    const KvWatchAnswer watched =
+        kv_.WatchWhileShared(KvKeys::Single(key), WatchStart(key, known_version), drawn, again);
+    assert(watched != nullptr);
+    StoreResult result = FromWatch(key, known_version, *watched, last_timeout);
     // A compaction's read that found nothing new: keep waiting from there.
-    const bool quiet_after_read = watched.status == KvStatus::kCompacted && result.status == StoreStatus::kTimeout;
+    const bool quiet_after_read = watched->status == KvStatus::kCompacted && result.status == StoreStatus::kTimeout;
     if (!quiet_after_read || !again()) return result;
   }
 }

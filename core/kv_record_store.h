@@ -78,8 +78,9 @@ class KvRecordStore final : public StoreClient {
                             Nanos timeout) override;
   bool CanWatch() const override { return options_.watch; }
   StoreResult WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) override;
-  // The quiet waits go to KvClient::WatchWhile, so a simulated store keeps
-  // asking again() between them without resuming the task.
+  // The quiet waits go to KvClient::WatchWhileShared, so a simulated store
+  // keeps asking again() between them without resuming the task, and hands
+  // over the answer it holds without a copy.
   StoreResult WaitForChangeWhile(std::string_view key, std::int64_t known_version,
                                  const std::function<Nanos()>& next_timeout,
                                  const std::function<bool()>& again) override;

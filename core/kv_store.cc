@@ -1,6 +1,7 @@
 #include "core/kv_store.h"
 
 #include <cassert>
+#include <memory>
 #include <utility>
 
 namespace leasesim::core {
@@ -66,6 +67,12 @@ KvWatchResult KvClient::WatchWhile(const KvKeys& keys, std::int64_t start_revisi
     KvWatchResult result = Watch(keys, start_revision, next_timeout());
     if (result.status != KvStatus::kTimeout || !again()) return result;
   }
+}
+
+KvWatchAnswer KvClient::WatchWhileShared(const KvKeys& keys, std::int64_t start_revision,
+                                         const std::function<Nanos()>& next_timeout,
+                                         const std::function<bool()>& again) {
+  return std::make_shared<const KvWatchResult>(WatchWhile(keys, start_revision, next_timeout, again));
 }
 
 }  // namespace leasesim::core

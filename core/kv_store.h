@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -148,6 +149,11 @@ struct KvWatchResult {
   std::int64_t compact_revision = 0;  // kCompacted: the oldest revision still kept
 };
 
+// A watch's answer, immutable and possibly shared: a simulated store hands
+// every client told of one change the same answer (one allocation per
+// change, not a copy per watcher).
+using KvWatchAnswer = std::shared_ptr<const KvWatchResult>;
+
 // LeaseGrantResponse, LeaseKeepAliveResponse, LeaseRevokeResponse.
 struct KvLeaseResult {
   KvStatus status = KvStatus::kTimeout;
@@ -182,6 +188,12 @@ class KvClient {
   // costs the simulator no task switch).
   virtual KvWatchResult WatchWhile(const KvKeys& keys, std::int64_t start_revision,
                                    const std::function<Nanos()>& next_timeout, const std::function<bool()>& again);
+  // WatchWhile's answer as it is held (never null): a client whose answers
+  // are shared (a simulated stream's) hands one over without a copy; by
+  // default, WatchWhile's answer in a new allocation.
+  virtual KvWatchAnswer WatchWhileShared(const KvKeys& keys, std::int64_t start_revision,
+                                         const std::function<Nanos()>& next_timeout,
+                                         const std::function<bool()>& again);
   virtual KvLeaseResult LeaseGrant(Nanos ttl, Nanos timeout) = 0;
   // Restarts the lease's full TTL; kLeaseNotFound once it expired or was revoked.
   virtual KvLeaseResult LeaseKeepAlive(KvLeaseId lease, Nanos timeout) = 0;
