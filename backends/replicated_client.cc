@@ -232,35 +232,6 @@ KvReply ReplicatedKvClient::Call(KvRequest request, core::Nanos timeout) {
   return reply;
 }
 
-core::KvTxnResult ReplicatedKvClient::Txn(const core::KvTxn& txn, core::Nanos timeout) {
-  KvRequest request;
-  request.kind = KvRequest::Kind::kTxn;
-  request.txn = txn;
-  return Call(std::move(request), timeout).txn;
-}
-
-core::KvLeaseResult ReplicatedKvClient::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {
-  assert(ttl > 0);
-  KvRequest request;
-  request.kind = KvRequest::Kind::kLeaseGrant;
-  request.ttl = ttl;
-  return Call(std::move(request), timeout).lease;
-}
-
-core::KvLeaseResult ReplicatedKvClient::LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) {
-  KvRequest request;
-  request.kind = KvRequest::Kind::kLeaseKeepAlive;
-  request.lease = lease;
-  return Call(std::move(request), timeout).lease;
-}
-
-core::KvLeaseResult ReplicatedKvClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) {
-  KvRequest request;
-  request.kind = KvRequest::Kind::kLeaseRevoke;
-  request.lease = lease;
-  return Call(std::move(request), timeout).lease;
-}
-
 core::KvWatchResult ReplicatedKvClient::Watch(const core::KvKeys& keys, std::int64_t start_revision,
                                               core::Nanos timeout) {
   return store_.WatchCall(host_, KvWatchRequest{keys, start_revision, host_}, timeout);

@@ -324,21 +324,17 @@ class ReplicatedStore {
 
 // core::KvClient for tasks (fibers) on a client host, served by the
 // replicated store: each call finds the store leader and resends to the
-// next replica on silence, as ReplicatedStore::Call does; its calls are
+// next replica on silence (ReplicatedStore::KvCall); its calls are
 // reported to the store's KvObserver.
-class ReplicatedKvClient final : public core::KvClient {
+class ReplicatedKvClient final : public KvRequestClient {
  public:
   // `process`: the incarnation's identity, for the history.
   ReplicatedKvClient(ReplicatedStore& store, sim::HostId host, int node, std::string process, KvObserver& observer);
 
-  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
-  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
-  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
-  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
 
  private:
-  KvReply Call(KvRequest request, core::Nanos timeout);
+  KvReply Call(KvRequest request, core::Nanos timeout) override;
 
   ReplicatedStore& store_;
   sim::HostId host_;

@@ -394,6 +394,35 @@ void SimKvServer::NotifyStreams(sim::HostId writer) {
   for (Stream& stream : streams_) stream.next = std::max(stream.next, state_.revision() + 1);
 }
 
+core::KvTxnResult KvRequestClient::TxnOwned(core::KvTxn txn, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kTxn;
+  request.txn = std::move(txn);
+  return Call(std::move(request), timeout).txn;
+}
+
+core::KvLeaseResult KvRequestClient::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {
+  assert(ttl > 0);
+  KvRequest request;
+  request.kind = KvRequest::Kind::kLeaseGrant;
+  request.ttl = ttl;
+  return Call(std::move(request), timeout).lease;
+}
+
+core::KvLeaseResult KvRequestClient::LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kLeaseKeepAlive;
+  request.lease = lease;
+  return Call(std::move(request), timeout).lease;
+}
+
+core::KvLeaseResult KvRequestClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kLeaseRevoke;
+  request.lease = lease;
+  return Call(std::move(request), timeout).lease;
+}
+
 SimKvClient::SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, std::string process,
                          SimKvServer& server, KvObserver& observer, bool stream_watch)
     : world_(world),
@@ -425,37 +454,6 @@ KvReply SimKvClient::Call(KvRequest request, core::Nanos timeout) {
   if (exchange->done) reply = std::move(exchange->result);  // nothing reads it after the caller
   observer_.KvCompleted(op, reply);
   return reply;
-}
-
-core::KvTxnResult SimKvClient::Txn(const core::KvTxn& txn, core::Nanos timeout) { return TxnOwned(txn, timeout); }
-
-core::KvTxnResult SimKvClient::TxnOwned(core::KvTxn txn, core::Nanos timeout) {
-  KvRequest request;
-  request.kind = KvRequest::Kind::kTxn;
-  request.txn = std::move(txn);
-  return Call(std::move(request), timeout).txn;
-}
-
-core::KvLeaseResult SimKvClient::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {
-  assert(ttl > 0);
-  KvRequest request;
-  request.kind = KvRequest::Kind::kLeaseGrant;
-  request.ttl = ttl;
-  return Call(std::move(request), timeout).lease;
-}
-
-core::KvLeaseResult SimKvClient::LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) {
-  KvRequest request;
-  request.kind = KvRequest::Kind::kLeaseKeepAlive;
-  request.lease = lease;
-  return Call(std::move(request), timeout).lease;
-}
-
-core::KvLeaseResult SimKvClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) {
-  KvRequest request;
-  request.kind = KvRequest::Kind::kLeaseRevoke;
-  request.lease = lease;
-  return Call(std::move(request), timeout).lease;
 }
 
 core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) {

@@ -86,6 +86,22 @@ struct KvReply {
   core::KvLeaseResult lease;
 };
 
+// core::KvClient for a store that takes each call as one KvRequest (the
+// simulated server's SimKvClient, the replicated store's
+// ReplicatedKvClient): the calls' requests are built here, once; Call
+// sends one and returns the store's answer (status kTimeout: unknown).
+class KvRequestClient : public core::KvClient {
+ public:
+  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override { return TxnOwned(txn, timeout); }
+  core::KvTxnResult TxnOwned(core::KvTxn txn, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
+
+ protected:
+  virtual KvReply Call(KvRequest request, core::Nanos timeout) = 0;
+};
+
 struct KvStreamRequest;
 
 // What the KV store reports, so a recorder can build the history the
@@ -269,7 +285,7 @@ class SimKvServer {
 };
 
 // core::KvClient for tasks (fibers) on `host`.
-class SimKvClient final : public core::KvClient {
+class SimKvClient final : public KvRequestClient {
  public:
   // `process`: the incarnation's identity, for the history. With
   // `stream_watch`, Watch and WatchWhile use one watch stream (registered
@@ -278,8 +294,6 @@ class SimKvClient final : public core::KvClient {
   SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, std::string process,
               SimKvServer& server, KvObserver& observer, bool stream_watch = false);
 
-  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
-  core::KvTxnResult TxnOwned(core::KvTxn txn, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
   // Each quiet timeout's next watch is sent from the scheduler, the fiber
   // still parked (World::WaitStepping): a quiet wait costs no task switch.
@@ -292,9 +306,6 @@ class SimKvClient final : public core::KvClient {
   core::KvWatchAnswer WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
                                        const std::function<bool()>& again) override;
-  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
-  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
-  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
 
  private:
   // The client's end of its watch stream: shared with the answers in
@@ -317,7 +328,7 @@ class SimKvClient final : public core::KvClient {
     const std::function<bool()>* again;
     sim::WaitToken token;
   };
-  KvReply Call(KvRequest request, core::Nanos timeout);
+  KvReply Call(KvRequest request, core::Nanos timeout) override;
   core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
   core::KvWatchAnswer StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
