@@ -1,8 +1,7 @@
 #pragma once
 // The ledger as a simulated server on its own host of the simulated world,
-// and what the store's servers share: a lease-record request (the
-// replicated store's), the outage modes and the lease store's scenario
-// knobs. A request arrives over the network, waits a service time, is
+// and what the store's servers share: the outage modes and the lease
+// store's scenario knobs. A request arrives over the network, waits a service time, is
 // applied atomically, and its reply goes back over the network (where it may
 // be lost: the client then times out with the effect already applied). The
 // lease store itself is a KV server (backends/sim_kv_server.h).
@@ -13,7 +12,6 @@
 #include <vector>
 
 #include "backends/fenced_ledger.h"
-#include "backends/lease_store.h"
 #include "backends/sim_observer.h"
 #include "base/prng.h"
 #include "sim/inline_function.h"
