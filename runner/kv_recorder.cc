@@ -141,31 +141,30 @@ std::int64_t KvRecorder::KvInvoked(int node, std::string_view process, const bac
   return id;
 }
 
-void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) { Applied(op, reply, -1); }
-
-void KvRecorder::KvAppliedAt(std::int64_t op, const backends::KvReply& reply, std::int64_t place) {
-  assert(place >= 0);
-  Applied(op, reply, place);
-}
-
-std::int64_t KvRecorder::Place(std::int64_t place, std::int64_t& next) {
-  // One store numbers its ops one way: in the order of the reports, or by its own places.
-  assert(place < 0 ? placed_ != 1 : placed_ != 0);
-  placed_ = place < 0 ? 0 : 1;
-  return place < 0 ? next++ : place;
-}
-
-void KvRecorder::Applied(std::int64_t op, const backends::KvReply& reply, std::int64_t place) {
+template <typename PlaceOf>
+void KvRecorder::Applied(std::int64_t op, const backends::KvReply& reply, PlaceOf place_of) {
   assert(op >= 0);
   assert(static_cast<std::size_t>(op) < projected_.size());
   if (record_kv_ops_) {
     applied_[static_cast<std::size_t>(op)] = reply;
-    ops_[static_cast<std::size_t>(op)].applied_seq = Place(place, next_kv_applied_seq_);
+    ops_[static_cast<std::size_t>(op)].applied_seq = place_of(next_kv_applied_seq_);
   }
   const Projected& call = projected_[static_cast<std::size_t>(op)];
   if (call.store_op < 0) return;
-  records_->StoreApplied(call.store_op, Place(place, next_applied_seq_));
+  records_->StoreApplied(call.store_op, place_of(next_applied_seq_));
   LearnVersions(call, reply.txn);
+}
+
+// The place a store reports an op at (KvAppliedAt), or the next in the
+// order of its reports (KvApplied): one function of the counter to draw
+// from, so each path compiles to its own code.
+void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
+  Applied(op, reply, [](std::int64_t& next) { return next++; });
+}
+
+void KvRecorder::KvAppliedAt(std::int64_t op, const backends::KvReply& reply, std::int64_t place) {
+  assert(place >= 0);
+  Applied(op, reply, [place](std::int64_t&) { return place; });
 }
 
 void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply) {
@@ -227,14 +226,8 @@ std::vector<checker::KvStoreOp> KvRecorder::TakeOps() {
   return std::move(ops_);
 }
 
-void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) { Expired(expiry, -1); }
-
-void KvRecorder::KvLeaseExpiredAt(const backends::KvExpiry& expiry, std::int64_t place) {
-  assert(place >= 0);
-  Expired(expiry, place);
-}
-
-void KvRecorder::Expired(const backends::KvExpiry& expiry, std::int64_t place) {
+template <typename PlaceOf>
+void KvRecorder::Expired(const backends::KvExpiry& expiry, PlaceOf place_of) {
   NewOp();
   if (!record_kv_ops_) return;
   checker::KvStoreOp& op = ops_.back();
@@ -244,7 +237,16 @@ void KvRecorder::Expired(const backends::KvExpiry& expiry, std::int64_t place) {
   op.lease = expiry.lease;
   op.revision = expiry.revision;
   op.return_ns = world_.now();
-  op.applied_seq = Place(place, next_kv_applied_seq_);
+  op.applied_seq = place_of(next_kv_applied_seq_);
+}
+
+void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {
+  Expired(expiry, [](std::int64_t& next) { return next++; });
+}
+
+void KvRecorder::KvLeaseExpiredAt(const backends::KvExpiry& expiry, std::int64_t place) {
+  assert(place >= 0);
+  Expired(expiry, [place](std::int64_t&) { return place; });
 }
 
 std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
@@ -263,8 +265,7 @@ std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& strea
     stream_results_.push_back(std::move(read));
     last_read_mod_revision_ = mod_revision;
   }
-  const std::int64_t place = Place(-1, next_applied_seq_);
-  const std::int64_t store_op = records_->WatchAnswered(stream.node, stream.process, record_key_, place);
+  const std::int64_t store_op = records_->WatchAnswered(stream.node, stream.process, record_key_, next_applied_seq_++);
   stream_reads_.push_back(StreamRead{store_op, stream_results_.size() - 1});
   return static_cast<std::int64_t>(stream_reads_.size() - 1);
 }

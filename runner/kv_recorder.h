@@ -68,12 +68,13 @@ class KvRecorder final : public backends::KvObserver {
   // A new call's slot (and its KvStoreOp when they are recorded); its id.
   std::int64_t NewOp();
   void RecordTxnReply(checker::KvStoreOp& op, const core::KvTxnResult& reply) const;
-  // An op the store applied, or a lease it ended, at `place` (-1: next in
-  // the order of the reports).
-  void Applied(std::int64_t op, const backends::KvReply& reply, std::int64_t place);
-  void Expired(const backends::KvExpiry& expiry, std::int64_t place);
-  // An applied_seq: `place`, or when -1 the counter `next`'s next value.
-  std::int64_t Place(std::int64_t place, std::int64_t& next);
+  // An op the store applied, or a lease it ended, at place_of(counter): the
+  // store's own place, or the counter's next value (a store reports one
+  // way or the other).
+  template <typename PlaceOf>
+  void Applied(std::int64_t op, const backends::KvReply& reply, PlaceOf place_of);
+  template <typename PlaceOf>
+  void Expired(const backends::KvExpiry& expiry, PlaceOf place_of);
   // A KV call that is also a record-store call.
   struct Projected {
     std::int64_t store_op = -1;  // the record store op's id; -1: not a record call
@@ -112,7 +113,6 @@ class KvRecorder final : public backends::KvObserver {
   std::vector<std::int64_t> version_at_mod_;
   std::int64_t next_applied_seq_ = 0;  // of the record store's ops
   std::int64_t next_kv_applied_seq_ = 0;  // of this store's ops (KvStoreOp::applied_seq)
-  int placed_ = -1;  // the store gives places (1) or reports in order (0); -1: not known yet
 };
 
 }  // namespace leasesim::runner
