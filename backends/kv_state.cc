@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <limits>
 
 namespace leasesim::backends {
@@ -303,10 +304,12 @@ core::KvWatchResult KvState::EventsFrom(const core::KvKeys& keys, std::int64_t s
     return result;
   }
   result.status = core::KvStatus::kOk;
-  const auto first = std::lower_bound(history_.begin(), history_.end(), start,
-                                      [](const core::KvWatchEvent& event, std::int64_t revision) {
-                                        return event.kv.mod_revision < revision;
-                                      });
+  // The first event at or after `start`, found from the newest back: a
+  // watcher told of every change asks for the newest one or two (a binary
+  // search of the deque costs more), and the events from there are copied
+  // anyway.
+  auto first = history_.end();
+  while (first != history_.begin() && std::prev(first)->kv.mod_revision >= start) --first;
   for (auto it = first; it != history_.end(); ++it) {
     if (keys.Contains(it->kv.key)) result.events.push_back(*it);
   }

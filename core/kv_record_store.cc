@@ -24,11 +24,12 @@ std::uint64_t EightDigitLanes(std::uint64_t value) {
   return tens | (pairs - tens * 10) << 8;
 }
 
-// As std::to_chars writes it ("-" and no leading zeros), eight digits at a
-// time (EightDigitLanes): a write encodes four numbers of up to 19 digits,
-// where to_chars divides by 100 per two digits.
-void AppendNumber(std::string& out, std::int64_t number) {
-  if (number < 0) out.push_back('-');
+// Writes `number` at `at` as std::to_chars writes it ("-" and no leading
+// zeros; at most 20 characters), eight digits at a time
+// (EightDigitLanes): a write encodes four numbers of up to 19 digits, where
+// to_chars divides by 100 per two digits. Returns the end.
+char* PutNumber(char* at, std::int64_t number) {
+  if (number < 0) *at++ = '-';
   const std::uint64_t magnitude =
       number < 0 ? 0 - static_cast<std::uint64_t>(number) : static_cast<std::uint64_t>(number);
   constexpr std::uint64_t kBlock = 100'000'000;
@@ -44,15 +45,16 @@ void AppendNumber(std::string& out, std::int64_t number) {
     std::memcpy(digits + 8 * i, &text, sizeof text);
   }
   const std::size_t start = 8 * first + leading_zeros;
-  // (Pointer and count: append(first, last) builds a temporary string, an
-  // allocation for the 17 to 19 digits of a wall-clock reading.)
-  out.append(digits + start, sizeof digits - start);
+  std::memcpy(at, digits + start, sizeof digits - start);
+  return at + (sizeof digits - start);
 }
 
-void AppendText(std::string& out, std::string_view text) {
-  AppendNumber(out, static_cast<std::int64_t>(text.size()));
-  out.push_back(':');
-  out.append(text);
+// Writes "<length>:<bytes>" at `at`; returns the end.
+char* PutText(char* at, std::string_view text) {
+  at = PutNumber(at, static_cast<std::int64_t>(text.size()));
+  *at++ = ':';
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
 }
 
 // Eight ASCII digits at `p` as their value; false when one is not a digit.
@@ -127,15 +129,13 @@ StoreStatus FailedCall(KvStatus status) {
 }
 
 // One key's entry as a read's answer: kOk with the record it holds, or
-// kUnavailable when it holds none. Built where it is returned, so the
-// decoded record moves once (every watch answer comes through here).
+// kUnavailable when it holds none. Decoded into the answer it returns (every
+// watch answer comes through here).
 StoreResult RecordIn(const KvEntry& entry) {
-  std::optional<LeaseRecord> record = DecodeLeaseRecord(entry.value);
-  if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
   StoreResult read{StoreStatus::kOk, {}};
+  if (!DecodeLeaseRecordInto(entry.value, read.current.record)) return StoreResult{StoreStatus::kUnavailable, {}};
   read.current.found = true;
   read.current.version = entry.mod_revision;
-  read.current.record = std::move(*record);
   return read;
 }
 
@@ -208,15 +208,20 @@ std::optional<LeaseRecord> DecodeUncached(std::string_view value) {
 }  // namespace
 
 std::string EncodeLeaseRecord(const LeaseRecord& record) {
-  std::string out;
-  out.reserve(64 + record.holder.size() + record.preferred_successor.size());
+  // Written in place, then cut to length (one allocation, no append's
+  // checks): four numbers and two lengths of at most 20 characters, each
+  // with its separator, a space between the texts, and the texts.
+  constexpr std::size_t kNumberMax = 20;
+  std::string out(6 * (kNumberMax + 1) + 1 + record.holder.size() + record.preferred_successor.size(), ' ');
+  char* at = out.data();
   for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
-    AppendNumber(out, number);
-    out.push_back(' ');
+    at = PutNumber(at, number);
+    *at++ = ' ';
   }
-  AppendText(out, record.holder);
-  out.push_back(' ');
-  AppendText(out, record.preferred_successor);
+  at = PutText(at, record.holder);
+  *at++ = ' ';
+  at = PutText(at, record.preferred_successor);
+  out.resize(static_cast<std::size_t>(at - out.data()));
   LastCoded().Remember(out, record);
   return out;
 }
@@ -228,6 +233,18 @@ std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
   if (!record) return std::nullopt;
   last.Remember(value, *record);
   return record;
+}
+
+bool DecodeLeaseRecordInto(std::string_view value, LeaseRecord& record) {
+  LastRecordCoded& last = LastCoded();
+  if (last.remembered && std::string_view(last.value) == value) {
+    record = last.record;
+    return true;
+  }
+  std::optional<LeaseRecord> decoded = DecodeLeaseRecord(value);
+  if (!decoded) return false;
+  record = std::move(*decoded);
+  return true;
 }
 
 StoreResult KvRecordStore::Read(std::string_view key, Nanos timeout) {
