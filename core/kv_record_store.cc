@@ -24,6 +24,11 @@ std::uint64_t EightDigitLanes(std::uint64_t value) {
   return tens | (pairs - tens * 10) << 8;
 }
 
+// The digits of an int64 (19) fit in 24, written as three blocks of eight.
+constexpr std::size_t kDigitsMax = 24;
+// What PutNumber may write past its number's end.
+constexpr std::size_t kNumberSlack = kDigitsMax;
+
 // Writes `number` at `at` as std::to_chars writes it ("-" and no leading
 // zeros; at most 20 characters), eight digits at a time
 // (EightDigitLanes): a write encodes four numbers of up to 19 digits, where
@@ -33,9 +38,20 @@ char* PutNumber(char* at, std::int64_t number) {
   const std::uint64_t magnitude =
       number < 0 ? 0 - static_cast<std::uint64_t>(number) : static_cast<std::uint64_t>(number);
   constexpr std::uint64_t kBlock = 100'000'000;
+  if (magnitude < kBlock) {
+    // One block (a term, a text's length): its digits shifted down past
+    // the leading zeros, eight bytes stored at once (within the slack).
+    const std::uint64_t lanes = EightDigitLanes(magnitude);
+    const std::size_t zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
+    const std::uint64_t text = (lanes + 0x3030'3030'3030'3030ULL) >> (8 * zeros);
+    std::memcpy(at, &text, sizeof text);
+    return at + (8 - zeros);
+  }
   const std::uint64_t blocks[3] = {magnitude / (kBlock * kBlock), magnitude / kBlock % kBlock, magnitude % kBlock};
   const std::size_t first = magnitude >= kBlock * kBlock ? 0 : magnitude >= kBlock ? 1 : 2;
-  char digits[24];
+  // The digits, then room for a fixed 24-byte copy from wherever they start
+  // (zeroed: a copy reads only initialised bytes).
+  char digits[48] = {};
   std::size_t leading_zeros = 0;
   for (std::size_t i = first; i < 3; ++i) {
     const std::uint64_t lanes = EightDigitLanes(blocks[i]);
@@ -45,8 +61,11 @@ char* PutNumber(char* at, std::int64_t number) {
     std::memcpy(digits + 8 * i, &text, sizeof text);
   }
   const std::size_t start = 8 * first + leading_zeros;
-  std::memcpy(at, digits + start, sizeof digits - start);
-  return at + (sizeof digits - start);
+  // A copy of constant length (inline stores, not a call to memcpy); the
+  // bytes past the number's end are overwritten by what follows or cut
+  // (the caller leaves kNumberSlack bytes after each number).
+  std::memcpy(at, digits + start, kDigitsMax);
+  return at + (kDigitsMax - start);
 }
 
 // Writes "<length>:<bytes>" at `at`; returns the end.
@@ -212,7 +231,8 @@ std::string EncodeLeaseRecord(const LeaseRecord& record) {
   // checks): four numbers and two lengths of at most 20 characters, each
   // with its separator, a space between the texts, and the texts.
   constexpr std::size_t kNumberMax = 20;
-  std::string out(6 * (kNumberMax + 1) + 1 + record.holder.size() + record.preferred_successor.size(), ' ');
+  std::string out(6 * (kNumberMax + 1) + 1 + record.holder.size() + record.preferred_successor.size() + kNumberSlack,
+                  ' ');
   char* at = out.data();
   for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
     at = PutNumber(at, number);
