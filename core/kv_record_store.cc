@@ -24,48 +24,46 @@ std::uint64_t EightDigitLanes(std::uint64_t value) {
   return tens | (pairs - tens * 10) << 8;
 }
 
-// The digits of an int64 (19) fit in 24, written as three blocks of eight.
-constexpr std::size_t kDigitsMax = 24;
-// What PutNumber may write past its number's end.
-constexpr std::size_t kNumberSlack = kDigitsMax;
+// What PutNumber may write past its number's end: each block is stored as
+// eight bytes, the first block's leading zeros shifted out.
+constexpr std::size_t kNumberSlack = 8;
+
+// A block below 10^8 as its digits without leading zeros ("0" for 0):
+// the digits shifted down past the zeros, eight bytes stored at once
+// (within the slack). Returns the end.
+char* PutLeadingDigits(char* at, std::uint64_t block) {
+  const std::uint64_t lanes = EightDigitLanes(block);
+  const std::size_t zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
+  const std::uint64_t text = (lanes + 0x3030'3030'3030'3030ULL) >> (8 * zeros);  // "00000000" + the digits
+  std::memcpy(at, &text, sizeof text);
+  return at + (8 - zeros);
+}
+
+// A block below 10^8 as eight digits, zero-padded.
+char* PutEightDigits(char* at, std::uint64_t block) {
+  const std::uint64_t text = EightDigitLanes(block) + 0x3030'3030'3030'3030ULL;
+  std::memcpy(at, &text, sizeof text);
+  return at + 8;
+}
 
 // Writes `number` at `at` as std::to_chars writes it ("-" and no leading
 // zeros; at most 20 characters), eight digits at a time
 // (EightDigitLanes): a write encodes four numbers of up to 19 digits, where
-// to_chars divides by 100 per two digits. Returns the end.
+// to_chars divides by 100 per two digits. Every store is of constant length
+// (inline, no memcpy call); the bytes past the number's end are overwritten
+// by what follows or cut (the caller leaves kNumberSlack bytes after each
+// number). Returns the end.
 char* PutNumber(char* at, std::int64_t number) {
   if (number < 0) *at++ = '-';
   const std::uint64_t magnitude =
       number < 0 ? 0 - static_cast<std::uint64_t>(number) : static_cast<std::uint64_t>(number);
   constexpr std::uint64_t kBlock = 100'000'000;
-  if (magnitude < kBlock) {
-    // One block (a term, a text's length): its digits shifted down past
-    // the leading zeros, eight bytes stored at once (within the slack).
-    const std::uint64_t lanes = EightDigitLanes(magnitude);
-    const std::size_t zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
-    const std::uint64_t text = (lanes + 0x3030'3030'3030'3030ULL) >> (8 * zeros);
-    std::memcpy(at, &text, sizeof text);
-    return at + (8 - zeros);
-  }
-  const std::uint64_t blocks[3] = {magnitude / (kBlock * kBlock), magnitude / kBlock % kBlock, magnitude % kBlock};
-  const std::size_t first = magnitude >= kBlock * kBlock ? 0 : magnitude >= kBlock ? 1 : 2;
-  // The digits, then room for a fixed 24-byte copy from wherever they start
-  // (zeroed: a copy reads only initialised bytes).
-  char digits[48] = {};
-  std::size_t leading_zeros = 0;
-  for (std::size_t i = first; i < 3; ++i) {
-    const std::uint64_t lanes = EightDigitLanes(blocks[i]);
-    // The first block's zeros before its first nonzero digit (all but the last when it is 0).
-    if (i == first) leading_zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
-    const std::uint64_t text = lanes + 0x3030'3030'3030'3030ULL;  // "00000000" + the digits
-    std::memcpy(digits + 8 * i, &text, sizeof text);
-  }
-  const std::size_t start = 8 * first + leading_zeros;
-  // A copy of constant length (inline stores, not a call to memcpy); the
-  // bytes past the number's end are overwritten by what follows or cut
-  // (the caller leaves kNumberSlack bytes after each number).
-  std::memcpy(at, digits + start, kDigitsMax);
-  return at + (kDigitsMax - start);
+  if (magnitude < kBlock) return PutLeadingDigits(at, magnitude);  // a term, a text's length
+  if (magnitude < kBlock * kBlock) return PutEightDigits(PutLeadingDigits(at, magnitude / kBlock), magnitude % kBlock);
+  // 17 to 19 digits (a wall-clock reading in nanoseconds).
+  at = PutLeadingDigits(at, magnitude / (kBlock * kBlock));
+  at = PutEightDigits(at, magnitude / kBlock % kBlock);
+  return PutEightDigits(at, magnitude % kBlock);
 }
 
 // Writes "<length>:<bytes>" at `at`; returns the end.
