@@ -2,22 +2,18 @@
 
 #include <cassert>
 #include <charconv>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
+#include "base/hash_text.h"
+
 namespace leasesim::reports {
 namespace {
 
+using base::HashText;
 using Json = nlohmann::ordered_json;
-
-std::string HashText(std::uint64_t hash) {
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
 
 // Per-scenario totals, in the order of the sweep's scenarios.
 Json ScenarioTotalsJson(const SweepSummary& header, const SweepTotals& sweep) {

@@ -1,9 +1,10 @@
 #include "reports/timeline_json.h"
 
 #include <charconv>
-#include <cstdio>
 
 #include <nlohmann/json.hpp>
+
+#include "base/hash_text.h"
 
 namespace leasesim::reports {
 namespace {
@@ -15,9 +16,7 @@ Json ToJson(const Timeline& t) {
   json["scenario"] = t.scenario;
   json["seed"] = t.seed;
   json["ok"] = t.ok;
-  char hash[20];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(t.trace_hash));
-  json["trace_hash"] = hash;
+  json["trace_hash"] = base::HashText(t.trace_hash);
   json["node_count"] = t.node_count;
   json["end_ns"] = t.end_ns;
   json["replay"] = t.replay_command;

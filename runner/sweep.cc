@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "base/hash_text.h"
 #include "base/program_name.h"
 #include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
@@ -50,19 +51,19 @@ checker::Violation ExplainMismatch(const RunFunction& run, const Scenario& scena
                                    std::uint64_t first_hash, const RunResult& second) {
   checker::Violation violation;
   violation.kind = "nondeterminism";
-  std::string message = "two runs of the same scenario and seed gave trace hashes " + sim::FormatHash(first_hash) +
-                        " and " + sim::FormatHash(second.trace_hash);
+  std::string message = "two runs of the same scenario and seed gave trace hashes " + base::HashText(first_hash) +
+                        " and " + base::HashText(second.trace_hash);
   const RunResult third = run(scenario, seed, {.retain_trace = true, .keep_history = false});
   if (third.trace_hash != second.trace_hash) {
     if (const auto divergence = FirstDivergence(second.trace, third.trace)) {
       message += "; rerun with traces retained, the first divergent " + DescribeDivergence(*divergence);
       violation.at_ns = divergence->time;
     } else {
-      message += "; rerun with traces retained gave hash " + sim::FormatHash(third.trace_hash) +
+      message += "; rerun with traces retained gave hash " + base::HashText(third.trace_hash) +
                  " but identical retained traces (the hash covers steps the trace does not keep)";
     }
   } else {
-    message += "; two reruns with traces retained agreed (" + sim::FormatHash(third.trace_hash) +
+    message += "; two reruns with traces retained agreed (" + base::HashText(third.trace_hash) +
                "), so the difference is between runs with and without trace retention or is intermittent";
   }
   violation.message = std::move(message);
