@@ -1,10 +1,9 @@
 #include "fuzz/designs.h"
 
 #include <cassert>
-#include <cstdio>
 #include <set>
-#include <sstream>
 
+#include <absl/strings/str_format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/protocol.h"
@@ -16,11 +15,9 @@ namespace {
 
 // "12/200 (6.0%)": violating cases of those run.
 std::string Rate(const DesignRow& row) {
-  char text[64];
   const int permille =
       row.cases == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(row.violating) * 1000 / row.cases);
-  std::snprintf(text, sizeof text, "%d/%d (%d.%d%%)", row.violating, row.cases, permille / 10, permille % 10);
-  return text;
+  return absl::StrFormat("%d/%d (%d.%d%%)", row.violating, row.cases, permille / 10, permille % 10);
 }
 
 }  // namespace
@@ -91,21 +88,16 @@ DesignRow HuntDesign(const std::string& protocol, int runs, std::uint64_t seed, 
 }
 
 std::string FormatDesignTable(const std::vector<DesignRow>& rows, const std::vector<std::string>& counterexamples) {
-  std::ostringstream out;
-  char line[1024];
-  std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13s %s\n", "protocol", "token", "first (case)",
-                "kinds (first)", "violating", "stale applied", "counterexample");
-  out << line;
+  std::string out = absl::StrFormat("%-22s %-5s %-13s %-36s %-18s %-13s %s\n", "protocol", "token", "first (case)",
+                                    "kinds (first)", "violating", "stale applied", "counterexample");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const DesignRow& row = rows[i];
     const std::string first = row.first_violation > 0 ? std::to_string(row.first_violation) : "none";
     const std::string file = i < counterexamples.size() && !counterexamples[i].empty() ? counterexamples[i] : "-";
-    std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13d %s\n", row.protocol.c_str(),
-                  row.token ? "yes" : "no", first.c_str(), row.kinds.empty() ? "-" : JoinKinds(row.kinds).c_str(),
-                  Rate(row).c_str(), row.stale_applied, file.c_str());
-    out << line;
+    absl::StrAppendFormat(&out, "%-22s %-5s %-13s %-36s %-18s %-13d %s\n", row.protocol, row.token ? "yes" : "no",
+                          first, row.kinds.empty() ? "-" : JoinKinds(row.kinds), Rate(row), row.stale_applied, file);
   }
-  return out.str();
+  return out;
 }
 
 std::string DesignTableJson(const std::vector<DesignRow>& rows, const std::vector<std::string>& counterexamples,
