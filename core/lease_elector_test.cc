@@ -389,7 +389,7 @@ TEST(LeaseElector, WallClockStepsNeitherFakeNorHideASuspend) {
 TEST(LeaseElector, ConfigValidationRejectsABareNodeNameAsIdentity) {
   const auto errors = ValidateElectorConfig({.key = "job", .identity = "a", .node_name = "a", .timing = Timing()});
   ASSERT_FALSE(errors.empty());
-  EXPECT_EQ(errors[0].field, "identity");
+  EXPECT_EQ(errors[0].path, "identity");
 }
 
 }  // namespace

@@ -21,12 +21,22 @@ TimingConfig Sound() {
 
 bool Names(const std::vector<TimingError>& errors, const std::string& field) {
   for (const TimingError& e : errors) {
-    if (e.field == field) return true;
+    if (e.path == field) return true;
   }
   return false;
 }
 
 TEST(Timing, SoundConfigPasses) { EXPECT_TRUE(ValidateTiming(Sound()).empty()); }
+
+TEST(Timing, ABrokenRuleIsTheOneBadInputErrorNamingItsField) {
+  TimingConfig t = Sound();
+  t.retry = 0;
+  const std::vector<TimingError> errors = ValidateTiming(t);
+  ASSERT_EQ(errors.size(), 1u);
+  const base::InputError& error = errors[0];  // the same type, not a copy of it
+  EXPECT_EQ(error.ToString(), "retry: must be positive (got 0 ms)");
+  EXPECT_EQ(error.In("timing.json"), "timing.json: retry: must be positive (got 0 ms)");
+}
 
 TEST(Timing, EachRuleIsNamed) {
   TimingConfig t = Sound();

@@ -79,7 +79,7 @@ const std::map<std::string, std::string>& TimingFieldNames() {
 
 void ThrowIfUnsound(const ObjectReader& reader, const core::TimingConfig& timing) {
   const std::vector<core::TimingError> errors = core::ValidateTiming(timing);
-  if (!errors.empty()) throw InputError{reader.PathOf(TimingFieldNames().at(errors.front().field)), errors.front().rule};
+  if (!errors.empty()) throw InputError{reader.PathOf(TimingFieldNames().at(errors.front().path)), errors.front().rule};
 }
 
 // lease.by_node: per-node overrides of the lease timing (e.g. a node with a longer lease).
