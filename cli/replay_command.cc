@@ -88,8 +88,8 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
   const std::string file_path = args.positional()[0];
   auto loaded = runner::LoadScenarioFile(file_path);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+    err << "leasesim: " << error->In(file_path) << "\n";
     return kExitBadInput;
   }
   runner::Scenario* scenario = nullptr;

@@ -215,8 +215,8 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   auto loaded = runner::LoadScenarioFile(request.file_path);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+    err << "leasesim: " << error->In(request.file_path) << "\n";
     return kExitBadInput;
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);

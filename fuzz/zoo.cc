@@ -21,7 +21,7 @@ std::string JoinKinds(const std::vector<std::string>& kinds) {
 
 std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path) {
   auto parsed = runner::LoadScenarioFile(path);
-  if (std::holds_alternative<runner::ParseError>(parsed)) return std::get<runner::ParseError>(parsed).message;
+  if (const auto* error = std::get_if<base::InputError>(&parsed)) return error->In(path);
   std::vector<ZooEntry> entries;
   for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(parsed).scenarios) {
     const core::ProtocolRegistry::Lookup hunted = core::Protocols().Find(scenario.protocol);

@@ -33,7 +33,7 @@ Targets IssueTargets() {
 
 runner::ScenarioFile Parse(const WorldSet& set) {
   auto parsed = runner::ParseScenarioText("worlds.json", set.file.dump(2));
-  if (auto* error = std::get_if<runner::ParseError>(&parsed)) ADD_FAILURE() << error->message;
+  if (auto* error = std::get_if<base::InputError>(&parsed)) ADD_FAILURE() << error->ToString();
   return std::get<runner::ScenarioFile>(parsed);
 }
 
