@@ -6,24 +6,26 @@
 #include <utility>
 
 #include "backends/raft_invariants.h"
+#include "base/prng.h"
+#include "base/units.h"
 #include "checker/kv_store_model.h"
 #include "checker/store_checks.h"
 #include "runner/kv_recorder.h"
 #include "runner/recorder.h"
 #include "sim/network.h"
-#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::runner {
 namespace {
 
+using base::kNanosPerMilli;
+using base::Millis;
 using sim::Nanos;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
 // After the traffic and the faults: every fault healed, calls in flight end
 // (their timeout is below this), the replicas catch up.
 constexpr Nanos kQuiet = sim::Seconds(3);
-constexpr Nanos kCallTimeout = 1500 * kMs;
+constexpr Nanos kCallTimeout = Millis(1500);
 
 enum class StoreFault {
   kLeaderPartition,  // the store leader cut off from every other replica, both ways
@@ -106,11 +108,11 @@ StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
   assert(options_.keys >= 1);
   AddClients();
   sim::NetworkConfig net;
-  net.latency = {.base_ns = 1 * kMs, .jitter_ns = 3 * kMs, .tail_ppm = 10'000, .tail_ns = 60 * kMs};
+  net.latency = {.base_ns = Millis(1), .jitter_ns = Millis(3), .tail_ppm = 10'000, .tail_ns = Millis(60)};
   net.loss_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 20'000));
   net.duplicate_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 10'000));
   net.reorder_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 20'000));
-  net.reorder_delay_ns_max = 30 * kMs;
+  net.reorder_delay_ns_max = Millis(30);
   network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), net);
   recorder_ = std::make_unique<Recorder>(world_, client_hosts_);
   kv_recorder_ = std::make_unique<KvRecorder>(world_, "store");
@@ -140,8 +142,8 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
   config.service = {.base_ns = 200'000, .jitter_ns = 800'000};
   DrawTiming(config);
   DrawPeerLinks(config);
-  config.client_attempt_timeout = 200 * kMs;
-  config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(1 * kMs, 8 * kMs);
+  config.client_attempt_timeout = Millis(200);
+  config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(Millis(1), Millis(8));
   config.reply_before_fsync = options_.reply_before_fsync;
   // Half the runs catch a lagging follower up a few entries at a time, so an
   // acknowledgement can cover entries of an older term alone (what Raft's
@@ -159,13 +161,13 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
 void StoreFuzzRun::DrawTiming(backends::ReplicatedStoreConfig& config) {
   base::Prng timing = world_.MakePrng("store-fuzz/timing");
   if (timing.ChancePpm(500'000)) {
-    config.election_timeout_min = 300 * kMs;
-    config.election_timeout_max = 600 * kMs;
-    config.heartbeat = 50 * kMs;
+    config.election_timeout_min = Millis(300);
+    config.election_timeout_max = Millis(600);
+    config.heartbeat = Millis(50);
     return;
   }
-  config.election_timeout_min = timing.UniformRange(100, 400) * kMs;
-  config.election_timeout_max = config.election_timeout_min + timing.UniformRange(20 * kMs, config.election_timeout_min);
+  config.election_timeout_min = timing.UniformRange(100, 400) * kNanosPerMilli;
+  config.election_timeout_max = config.election_timeout_min + timing.UniformRange(Millis(20), config.election_timeout_min);
   config.heartbeat = config.election_timeout_min / 6;
 }
 
@@ -178,9 +180,9 @@ void StoreFuzzRun::DrawPeerLinks(backends::ReplicatedStoreConfig& config) {
   base::Prng links = world_.MakePrng("store-fuzz/peer-links");
   if (links.ChancePpm(333'333)) return;
   config.peer.extra.tail_ppm = static_cast<std::uint32_t>(links.UniformRange(5'000, 50'000));
-  config.peer.extra.tail_ns = links.UniformRange(200, 2000) * kMs;
+  config.peer.extra.tail_ns = links.UniformRange(200, 2000) * kNanosPerMilli;
   config.peer.redeliver_ppm = static_cast<std::uint32_t>(links.UniformRange(0, 30'000));
-  config.peer.redeliver_delay_max_ns = 1000 * kMs;
+  config.peer.redeliver_delay_max_ns = Millis(1000);
 }
 
 void StoreFuzzRun::AddClients() {
@@ -205,7 +207,7 @@ void StoreFuzzRun::ClientLoop(int client) {
   base::Prng prng = world_.MakePrng("store-fuzz/client/" + std::to_string(client));
   const std::string process = world_.host_name(host);
   while (world_.now() < options_.duration) {
-    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
+    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, Millis(30)));
     backends::StoreRequest request = DrawRequest(client, prng);
     request.client = host;
     request.op = recorder_->StoreInvoked(client, process, request.kind, request.key, request.expected_version,
@@ -254,7 +256,7 @@ void StoreFuzzRun::KvClientLoop(int client) {
   base::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
   core::KvLeaseId lease = core::kNoLease;
   while (world_.now() < options_.duration) {
-    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
+    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, Millis(30)));
     KvCall(client, prng, lease);
   }
 }
@@ -263,7 +265,7 @@ void StoreFuzzRun::KvCall(int client, base::Prng& prng, core::KvLeaseId& lease) 
   core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - options_.record_clients - 1)];
   const std::int64_t kind = prng.UniformRange(0, 99);
   if (kind < 5) {
-    const core::KvLeaseResult granted = kv.LeaseGrant(prng.UniformRange(300, 2000) * kMs, kCallTimeout);
+    const core::KvLeaseResult granted = kv.LeaseGrant(prng.UniformRange(300, 2000) * kNanosPerMilli, kCallTimeout);
     CountKv(granted.status);
     if (granted.status == core::KvStatus::kOk) lease = granted.id;
     return;
@@ -338,12 +340,12 @@ void StoreFuzzRun::CountKv(core::KvStatus status) {
 // during an election) until the traffic ends, each healed within 0.2-4 s
 // and by the end of the traffic at the latest.
 void StoreFuzzRun::PlanFaults() {
-  const Nanos gap_max = plan_.ChancePpm(333'333) ? 800 * kMs : 2500 * kMs;
-  const Nanos gap_min = gap_max == 800 * kMs ? 100 * kMs : 200 * kMs;
-  Nanos at = plan_.UniformRange(200 * kMs, 1500 * kMs);
+  const Nanos gap_max = plan_.ChancePpm(333'333) ? Millis(800) : Millis(2500);
+  const Nanos gap_min = gap_max == Millis(800) ? Millis(100) : Millis(200);
+  Nanos at = plan_.UniformRange(Millis(200), Millis(1500));
   while (at < options_.duration) {
     const auto fault = static_cast<StoreFault>(plan_.UniformRange(0, kStoreFaultKinds - 1));
-    const Nanos duration = std::min(plan_.UniformRange(200 * kMs, 4000 * kMs), options_.duration - at);
+    const Nanos duration = std::min(plan_.UniformRange(Millis(200), Millis(4000)), options_.duration - at);
     world_.At(at, [this, fault, duration] { Strike(fault, duration); });
     at += plan_.UniformRange(gap_min, gap_max);
   }
@@ -407,8 +409,8 @@ void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
       break;
     }
     case StoreFault::kSlowPeer: {
-      const Nanos base = plan_.UniformRange(20, 200) * kMs;
-      store_->DelayPeer(target, {.base_ns = base, .jitter_ns = 2 * base, .tail_ppm = 100'000, .tail_ns = 1000 * kMs},
+      const Nanos base = plan_.UniformRange(20, 200) * kNanosPerMilli;
+      store_->DelayPeer(target, {.base_ns = base, .jitter_ns = 2 * base, .tail_ppm = 100'000, .tail_ns = Millis(1000)},
                         heal);
       break;
     }
@@ -418,7 +420,7 @@ void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
       store_->ArmFailpoint(target, point, heal);
       break;
     }
-    case StoreFault::kDiskStall: store_->StallDisk(target, plan_.UniformRange(20, 500) * kMs, heal); break;
+    case StoreFault::kDiskStall: store_->StallDisk(target, plan_.UniformRange(20, 500) * kNanosPerMilli, heal); break;
     default: assert(false && "not a replica fault"); break;
   }
   // A replica the fault killed (a failpoint may never strike) boots again when healed.
