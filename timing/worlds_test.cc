@@ -16,20 +16,14 @@
 #include "timing/sweep.h"
 #include "timing/verify.h"
 #include "timing/worlds.h"
+#include "timing/targets_test_values.h"
 
 namespace leasesim::timing {
 namespace {
 
 using base::Millis;
 
-Targets IssueTargets() {
-  Targets t;
-  t.failover_target_ms = 15'000;
-  t.store_p99_ms = 200;
-  t.pause_budget_ms = 500;
-  t.drift_bound_ppm = 500;
-  return t;
-}
+using test_values::IssueTargets;
 
 runner::ScenarioFile Parse(const WorldSet& set) {
   auto parsed = runner::ParseScenarioText("worlds.json", set.file.dump(2));
