@@ -189,7 +189,7 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   std::optional<timing::RegionsPlan> regions;
   if (r.regions) {
     auto loaded = timing::LoadRegions(*r.regions);
-    if (auto* error = std::get_if<std::string>(&loaded)) return Fail(err, "--regions: " + *error);
+    if (auto* error = std::get_if<base::InputError>(&loaded)) return Fail(err, "--regions: " + error->In(*r.regions));
     regions = std::get<timing::RegionsPlan>(loaded);
     r.targets.region_extra_rtt_ms = regions->extra_rtt_ms;
     r.targets.region_extra_what = regions->farthest;
