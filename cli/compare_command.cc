@@ -53,9 +53,9 @@ std::optional<std::string> ReadCompareRequest(const CommandLine& args, CompareRe
   request.next = args.positional()[1];
   if (request.tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
   for (const std::string& text : request.tolerates) {
-    std::string error;
+    base::InputError error;
     const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(text, error);
-    if (!tolerance) return error;
+    if (!tolerance) return error.ToString();
     request.options.tolerances.push_back(*tolerance);
   }
   if (const auto& alpha = request.alpha) {
