@@ -89,6 +89,7 @@ void ReplicaProcess::EndStep() {
     applied_in_step_ = false;
     if (!disk().dirty()) return;
     disk().Sync();  // durable at once: nothing ever waits
+    store_.invariants_->VoteSynced(store_.world_.now(), me_, disk());
     Synced();
     return;
   }
@@ -113,8 +114,13 @@ bool ReplicaProcess::Failpoint(RaftFailpoint point) {
 void ReplicaProcess::SyncDone(bool wrote) {
   if (halted_) return;
   disk().Sync();
+  store_.invariants_->VoteSynced(store_.world_.now(), me_, disk());
   syncing_ = false;
   if (wrote && Failpoint(RaftFailpoint::kAfterSave)) return;
+  // A leader writes only what it appends: the appends in the outbox carry it.
+  if (wrote && role_ == ReplicaRole::kLeader && !outbox_.empty() && Failpoint(RaftFailpoint::kBeforeLeaderSend)) {
+    return;
+  }
   Synced();
   const bool applied = applied_in_step_;
   applied_in_step_ = false;

@@ -191,11 +191,13 @@ sim::Nanos ReplicatedStore::PeerDelay(int from, int to) {
   return delay;
 }
 
-bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until) {
+bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns) {
+  assert(restart_after_ns >= 0);
   if (world_.state(host(replica)) == sim::HostState::kCrashed) return false;
   ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
   faults.failpoint = point;
   faults.failpoint_until = until;
+  faults.failpoint_restart_after = restart_after_ns;
   world_.trace().Record(world_.now(), host(replica), "repl_failpoint_armed", static_cast<std::int64_t>(point), until);
   return true;
 }
@@ -228,6 +230,14 @@ bool ReplicatedStore::FailpointHit(int replica, RaftFailpoint point) {
       world_.Crash(host(replica));
     }
   });
+  if (faults.failpoint_restart_after > 0) {
+    const sim::Nanos until = faults.failpoint_until;
+    const sim::Nanos restart_after = faults.failpoint_restart_after;
+    world_.At(world_.now() + restart_after, [this, replica, point, until, restart_after] {
+      world_.Restart(host(replica));
+      if (world_.now() < until) ArmFailpoint(replica, point, until, restart_after);
+    });
+  }
   return true;
 }
 

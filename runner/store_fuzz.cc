@@ -38,13 +38,17 @@ enum class StoreFault {
   kSlowPeer,         // a replica's peer messages, in and out, delayed (etcd's DelayPeerNetwork)
   kFailpoint,        // a replica dies at a point of its raft loop (etcd's gofail panics)
   kDiskStall,        // a replica's fsyncs slow down (etcd's raftBeforeSave sleep)
+  kLeaderChurn,      // whoever leads dies before its appends leave, and boots again soon (a crash loop)
+  kPauseMany,        // a majority or all of the replicas paused together, resumed at one instant
+  kLinkClog,         // one peer link held for several elections, then delivered at once
 };
-constexpr int kStoreFaultKinds = 12;
+constexpr int kStoreFaultKinds = 15;
 
 const char* FaultName(StoreFault fault) {
   static const char* const kNames[kStoreFaultKinds] = {
-      "leader_partition", "partition",   "one_way",    "clog",      "crash",     "power_loss",
-      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint", "disk_stall"};
+      "leader_partition", "partition",   "one_way",    "clog",      "crash",        "power_loss",
+      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint",    "disk_stall",
+      "leader_churn",     "pause_many",  "link_clog"};
   return kNames[static_cast<int>(fault)];
 }
 
@@ -78,6 +82,11 @@ class StoreFuzzRun {
   // Cuts the replica's messages to every other replica (out) and theirs to it (in).
   void CutOff(int target, bool out, bool in, Nanos duration);
   void PartitionMinority(Nanos duration);
+  // The faults on the cluster as a whole (leader_churn, pause_many, link_clog).
+  void StrikeCluster(StoreFault fault, Nanos duration);
+  void LeaderChurn(Nanos duration);
+  void PauseMany();
+  void ClogLink();
   void Block(sim::HostId from, sim::HostId to, Nanos duration);
   void Judge(StoreFuzzResult& result);
 
@@ -389,8 +398,75 @@ void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
       Block(host, client, duration);
       break;
     }
+    case StoreFault::kLeaderChurn:
+    case StoreFault::kPauseMany:
+    case StoreFault::kLinkClog: StrikeCluster(fault, duration); break;
     default: StrikeReplica(fault, target, duration); break;
   }
+}
+
+void StoreFuzzRun::StrikeCluster(StoreFault fault, Nanos duration) {
+  switch (fault) {
+    case StoreFault::kLeaderChurn: LeaderChurn(duration); break;
+    case StoreFault::kPauseMany: PauseMany(); break;
+    case StoreFault::kLinkClog: ClogLink(); break;
+    default: assert(false && "not a cluster fault"); break;
+  }
+}
+
+// Leader churn, as a member that panics at etcd's raftBeforeLeaderSend
+// failpoint under a supervisor that restarts it: for the fault's duration
+// every replica dies at its first leader step that appended entries, before
+// the appends leave, and boots again 100-1000 ms later (still armed). Each
+// new leader's no-op, or the write it just took, is left on its own disk
+// alone; the next leader, of a higher term, writes other entries at the same
+// indexes; the first comes back with a log of an older term: the order of
+// leader changes Raft's Figure 8 is about, and stale entries of several
+// terms for the commit rule to judge.
+void StoreFuzzRun::LeaderChurn(Nanos duration) {
+  ++counts_["failpoint_before_leader_send"];
+  const Nanos until = world_.now() + duration;
+  const Nanos restart_after = plan_.UniformRange(100, 1000) * kMs;
+  for (int replica = 1; replica <= store_->replicas(); ++replica) {
+    store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after);
+  }
+}
+
+// Jepsen's pause nemesis on a majority or on all nodes (a hypervisor or a
+// shared disk stalling several members at once): the replicas are paused for
+// one to three election timeouts and resumed at the same instant, so their
+// overdue election timers fire together: concurrent pre-votes and
+// candidacies in one term, split votes, and vote replies of a failed round
+// still in flight when the next one starts.
+void StoreFuzzRun::PauseMany() {
+  const int n = store_->replicas();
+  const int count = plan_.ChancePpm(500'000) ? n : n / 2 + 1;
+  std::vector<int> order;
+  for (int replica = 1; replica <= n; ++replica) order.push_back(replica);
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
+  const Nanos timeout = store_->config().election_timeout_max;
+  const Nanos resume = std::min(world_.now() + plan_.UniformRange(timeout, 3 * timeout), options_.duration);
+  for (int i = 0; i < count; ++i) {
+    const sim::HostId host = store_->host(order[static_cast<std::size_t>(i)]);
+    world_.Pause(host);
+    world_.At(resume, [this, host] { world_.Unpause(host); });
+  }
+}
+
+// A clogged peer link (a stalled TCP stream between two members, its bytes
+// delivered in a burst when it recovers): one direction of one link, or
+// both, held 1-6 s — several election timeouts — while the rest of the
+// cluster goes on, then delivered at once: vote and append replies of terms
+// long past reach a replica that has moved on through several elections.
+void StoreFuzzRun::ClogLink() {
+  const int n = store_->replicas();
+  if (n < 2) return;
+  const int from = static_cast<int>(plan_.UniformRange(1, n));
+  int to = static_cast<int>(plan_.UniformRange(1, n - 1));
+  if (to >= from) ++to;
+  const Nanos until = std::min(world_.now() + plan_.UniformRange(1000, 6000) * kMs, options_.duration);
+  network_->ClogUntil(store_->host(from), store_->host(to), until);
+  if (plan_.ChancePpm(330'000)) network_->ClogUntil(store_->host(to), store_->host(from), until);
 }
 
 void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
@@ -413,7 +489,7 @@ void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
       break;
     }
     case StoreFault::kFailpoint: {
-      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 3));
+      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 4));
       ++counts_[std::string("failpoint_") + backends::kRaftFailpointNames.CName(point)];
       store_->ArmFailpoint(target, point, heal);
       break;
