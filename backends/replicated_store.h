@@ -262,8 +262,11 @@ class ReplicatedStore {
   // With `restart_after_ns` above 0 the replica is in a crash loop: each
   // time the failpoint kills it, it boots again that much later with the
   // failpoint armed again, until `until` (a supervisor restarting a member
-  // that keeps panicking at the same point).
-  bool ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns = 0);
+  // that keeps panicking at the same point). `chance_ppm` below a million:
+  // each step that reaches the point dies there only with that chance
+  // (gofail's `N%` terms), else goes on with the failpoint still armed.
+  bool ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns = 0,
+                    std::uint32_t chance_ppm = 1'000'000);
   // A slow disk: the replica's fsyncs take `extra` longer until `until`
   // (etcd's raftBeforeSave/raftAfterSave sleep failpoints).
   void StallDisk(int replica, sim::Nanos extra, sim::Nanos until);
@@ -336,6 +339,7 @@ class ReplicatedStore {
     std::optional<RaftFailpoint> failpoint;
     sim::Nanos failpoint_until = 0;
     sim::Nanos failpoint_restart_after = 0;  // 0: a struck replica stays down
+    std::uint32_t failpoint_chance_ppm = 1'000'000;
     sim::Nanos disk_stall = 0;
     sim::Nanos disk_stall_until = 0;
     sim::LatencyModel peer_delay;
@@ -343,6 +347,7 @@ class ReplicatedStore {
   };
   std::vector<ReplicaFaults> faults_;
   base::Prng peer_prng_;
+  base::Prng failpoint_prng_;  // drawn only for failpoints armed with a chance
 
   ReplicatedStoreFigures figures_;
   std::unique_ptr<RaftInvariants> invariants_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "backends/raft_invariants.h"
@@ -417,19 +418,23 @@ void StoreFuzzRun::StrikeCluster(StoreFault fault, Nanos duration) {
 
 // Leader churn, as a member that panics at etcd's raftBeforeLeaderSend
 // failpoint under a supervisor that restarts it: for the fault's duration
-// every replica dies at its first leader step that appended entries, before
-// the appends leave, and boots again 100-1000 ms later (still armed). Each
-// new leader's no-op, or the write it just took, is left on its own disk
-// alone; the next leader, of a higher term, writes other entries at the same
-// indexes; the first comes back with a log of an older term: the order of
-// leader changes Raft's Figure 8 is about, and stale entries of several
-// terms for the commit rule to judge.
+// every replica dies at a leader step that appended entries, before the
+// appends leave, and boots again 100-1000 ms later (still armed). Half the
+// faults strike the first such step (gofail's plain panic): each new
+// leader's no-op is left on its own disk alone, the next leader, of a higher
+// term, writes other entries at the same indexes, and the first comes back
+// with a log of an older term — the order of leader changes Raft's Figure 8
+// is about. The other half strike each such step with a 2-20% chance
+// (gofail's `N%` term): a leader lives for a few writes, replicating some,
+// truncating its followers' stale tails, and dies with others unsent, so
+// leaderships are short and the replies of one arrive in the next.
 void StoreFuzzRun::LeaderChurn(Nanos duration) {
   ++counts_["failpoint_before_leader_send"];
   const Nanos until = world_.now() + duration;
   const Nanos restart_after = plan_.UniformRange(100, 1000) * kMs;
+  const auto chance = static_cast<std::uint32_t>(plan_.ChancePpm(500'000) ? 1'000'000 : plan_.UniformRange(20'000, 200'000));
   for (int replica = 1; replica <= store_->replicas(); ++replica) {
-    store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after);
+    store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after, chance);
   }
 }
 
@@ -462,9 +467,12 @@ void StoreFuzzRun::PauseMany() {
 void StoreFuzzRun::ClogLink() {
   const int n = store_->replicas();
   if (n < 2) return;
-  const int from = static_cast<int>(plan_.UniformRange(1, n));
-  int to = static_cast<int>(plan_.UniformRange(1, n - 1));
-  if (to >= from) ++to;
+  // Half the time a link into the store leader: a follower's replies to it
+  // (acknowledgements, votes) are the ones held.
+  const std::optional<int> leader = store_->Leader();
+  int to = leader && plan_.ChancePpm(500'000) ? *leader : static_cast<int>(plan_.UniformRange(1, n));
+  int from = static_cast<int>(plan_.UniformRange(1, n - 1));
+  if (from >= to) ++from;
   const Nanos until = std::min(world_.now() + plan_.UniformRange(1000, 6000) * kMs, options_.duration);
   network_->ClogUntil(store_->host(from), store_->host(to), until);
   if (plan_.ChancePpm(330'000)) network_->ClogUntil(store_->host(to), store_->host(from), until);
@@ -520,7 +528,16 @@ void StoreFuzzRun::PartitionMinority(Nanos duration) {
   std::vector<sim::HostId> order;
   for (int replica = 1; replica <= n; ++replica) order.push_back(store_->host(replica));
   for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
-  const auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  // Half the time the store leader's side is the minority, as large as a
+  // minority gets (its zone cut off, Jepsen's majorities-ring minority with
+  // the primary): it goes on appending the writes its clients send, and its
+  // followers there acknowledge entries the majority side never sees.
+  const std::optional<int> leader = store_->Leader();
+  if (leader && plan_.ChancePpm(500'000)) {
+    std::swap(order[0], *std::find(order.begin(), order.end(), store_->host(*leader)));
+    minority = static_cast<std::size_t>((n - 1) / 2);
+  }
   for (std::size_t a = 0; a < minority; ++a) {
     for (std::size_t b = minority; b < order.size(); ++b) {
       Block(order[a], order[b], duration);
