@@ -200,7 +200,7 @@ bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos 
   ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
   faults.failpoint = point;
   faults.failpoint_until = until;
-  faults.failpoint_restart_after = restart_after_ns;
+  faults.failpoint_restart_after_ns = restart_after_ns;
   faults.failpoint_chance_ppm = chance_ppm;
   world_.trace().Record(world_.now(), host(replica), "repl_failpoint_armed", static_cast<std::int64_t>(point), until);
   return true;
@@ -239,9 +239,9 @@ bool ReplicatedStore::FailpointHit(int replica, RaftFailpoint point) {
       world_.Crash(host(replica));
     }
   });
-  if (faults.failpoint_restart_after > 0) {
+  if (faults.failpoint_restart_after_ns > 0) {
     const sim::Nanos until = faults.failpoint_until;
-    const sim::Nanos restart_after = faults.failpoint_restart_after;
+    const sim::Nanos restart_after = faults.failpoint_restart_after_ns;
     world_.At(world_.now() + restart_after, [this, replica, point, until, restart_after, chance] {
       world_.Restart(host(replica));
       if (world_.now() < until) ArmFailpoint(replica, point, until, restart_after, chance);

@@ -338,7 +338,7 @@ class ReplicatedStore {
   struct ReplicaFaults {
     std::optional<RaftFailpoint> failpoint;
     sim::Nanos failpoint_until = 0;
-    sim::Nanos failpoint_restart_after = 0;  // 0: a struck replica stays down
+    sim::Nanos failpoint_restart_after_ns = 0;  // 0: a struck replica stays down
     std::uint32_t failpoint_chance_ppm = 1'000'000;
     sim::Nanos disk_stall = 0;
     sim::Nanos disk_stall_until = 0;
