@@ -227,6 +227,21 @@ int RaftInvariants::SyncedHolders(const std::vector<ReplicaDisk>& disks, std::si
   return holders;
 }
 
+// Raft thesis §6.4: the leader answers a read once it has confirmed, by a
+// round sent after the read arrived, that it still leads, and has applied
+// up to its commit index of that moment (after committing an entry of its
+// term). Then every entry committed anywhere before the read arrived is in
+// the state it reads: a newer leader's commits would have failed the
+// confirmation, an older leader's are below this leader's first entry.
+void RaftInvariants::ReadServed(sim::Nanos now, int replica, std::int64_t term, std::int64_t applied,
+                                std::int64_t committed_at_arrival) {
+  ++checks_;
+  if (applied >= committed_at_arrival) return;
+  Report(now, "read safety: " + R(replica) + ", leader of term " + std::to_string(term) +
+                  ", served a read from its state applied up to index " + std::to_string(applied) + ", but " +
+                  std::to_string(committed_at_arrival) + " entries were committed before the read reached it");
+}
+
 void RaftInvariants::CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks) {
   ++checks_;
   const int majority = replicas_ / 2 + 1;

@@ -11,6 +11,9 @@
 //   leader completeness a leader's log holds every entry committed before
 //                       its term;
 //   state machine safety no two replicas apply different entries at an index;
+//   read safety         a read served through the read index reflects every
+//                       entry committed before it reached the leader (Raft
+//                       §6.4, Ongaro's thesis: what makes it linearizable);
 // and what commitment and durability add (Raft §5.3: an entry is committed
 // once "replicated on a majority of the servers"; §5: persistent state is on
 // stable storage before a reply depends on it): when an entry is first
@@ -63,6 +66,11 @@ class RaftInvariants {
   // the commit, and Leader Completeness binds the leaders of later terms only.
   void Applied(sim::Nanos now, int replica, std::int64_t term, std::int64_t index, const ReplicaLogEntry& entry,
                const std::vector<ReplicaDisk>& disks);
+  // `replica`, leader of `term`, serves a read (or a keep-alive) from its
+  // state machine applied up to `applied`; `committed_at_arrival` entries
+  // had been committed anywhere when the read reached it.
+  void ReadServed(sim::Nanos now, int replica, std::int64_t term, std::int64_t applied,
+                  std::int64_t committed_at_arrival);
   // Every applied entry is on the synced logs of a majority (checked after a
   // power loss; `disks` is every replica's disk).
   void CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks);
