@@ -176,6 +176,18 @@ TEST(RaftInvariants, ACommitALogWithoutItCanStillOverwriteBreaksCommitSafety) {
   EXPECT_TRUE(safe.violations().empty()) << safe.violations().front();
 }
 
+// A deposed leader answering from its old state, or a new one answering
+// before it learned what its predecessors committed.
+TEST(RaftInvariants, AReadMissingAnEntryCommittedBeforeItArrivedBreaksReadSafety) {
+  RaftInvariants invariants(3);
+  invariants.ReadServed(0, 1, 4, 12, 12);
+  invariants.ReadServed(0, 1, 4, 13, 12);  // applied more since: fine
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.ReadServed(0, 2, 3, 10, 12);
+  EXPECT_TRUE(Reported(invariants, "read safety: r2, leader of term 3, served a read from its state applied up to "
+                                   "index 10, but 12 entries were committed before the read reached it"));
+}
+
 TEST(RaftInvariants, TwoEntriesAppliedAtOneIndexBreakStateMachineSafety) {
   RaftInvariants invariants(3);
   const std::vector<ReplicaDisk> disks = AllHold({Entry(1, 10)});
