@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "backends/raft_invariants.h"
@@ -40,13 +41,17 @@ enum class StoreFault {
   kSlowPeer,         // a replica's peer messages, in and out, delayed (etcd's DelayPeerNetwork)
   kFailpoint,        // a replica dies at a point of its raft loop (etcd's gofail panics)
   kDiskStall,        // a replica's fsyncs slow down (etcd's raftBeforeSave sleep)
+  kLeaderChurn,      // whoever leads dies before its appends leave, and boots again soon (a crash loop)
+  kPauseMany,        // a majority or all of the replicas paused together, resumed at one instant
+  kLinkClog,         // one peer link held for several elections, then delivered at once
 };
-constexpr int kStoreFaultKinds = 12;
+constexpr int kStoreFaultKinds = 15;
 
 const char* FaultName(StoreFault fault) {
   static const char* const kNames[kStoreFaultKinds] = {
-      "leader_partition", "partition",   "one_way",    "clog",      "crash",     "power_loss",
-      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint", "disk_stall"};
+      "leader_partition", "partition",   "one_way",    "clog",      "crash",        "power_loss",
+      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint",    "disk_stall",
+      "leader_churn",     "pause_many",  "link_clog"};
   return kNames[static_cast<int>(fault)];
 }
 
@@ -80,8 +85,14 @@ class StoreFuzzRun {
   // Cuts the replica's messages to every other replica (out) and theirs to it (in).
   void CutOff(int target, bool out, bool in, Nanos duration);
   void PartitionMinority(Nanos duration);
+  // The faults on the cluster as a whole (leader_churn, pause_many, link_clog).
+  void StrikeCluster(StoreFault fault, Nanos duration);
+  void LeaderChurn(Nanos duration);
+  void PauseMany();
+  void ClogLink();
   void Block(sim::HostId from, sim::HostId to, Nanos duration);
   void Judge(StoreFuzzResult& result);
+  void DropUnpersisted(std::vector<checker::KvStoreOp>& ops);
 
   StoreFuzzOptions options_;
   std::uint64_t seed_;
@@ -391,8 +402,82 @@ void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
       Block(host, client, duration);
       break;
     }
+    case StoreFault::kLeaderChurn:
+    case StoreFault::kPauseMany:
+    case StoreFault::kLinkClog: StrikeCluster(fault, duration); break;
     default: StrikeReplica(fault, target, duration); break;
   }
+}
+
+void StoreFuzzRun::StrikeCluster(StoreFault fault, Nanos duration) {
+  switch (fault) {
+    case StoreFault::kLeaderChurn: LeaderChurn(duration); break;
+    case StoreFault::kPauseMany: PauseMany(); break;
+    case StoreFault::kLinkClog: ClogLink(); break;
+    default: assert(false && "not a cluster fault"); break;
+  }
+}
+
+// Leader churn, as a member that panics at etcd's raftBeforeLeaderSend
+// failpoint under a supervisor that restarts it: for the fault's duration
+// every replica dies at a leader step that appended entries, before the
+// appends leave, and boots again 100-1000 ms later (still armed). Half the
+// faults strike the first such step (gofail's plain panic): each new
+// leader's no-op is left on its own disk alone, the next leader, of a higher
+// term, writes other entries at the same indexes, and the first comes back
+// with a log of an older term — the order of leader changes Raft's Figure 8
+// is about. The other half strike each such step with a 2-20% chance
+// (gofail's `N%` term): a leader lives for a few writes, replicating some,
+// truncating its followers' stale tails, and dies with others unsent, so
+// leaderships are short and the replies of one arrive in the next.
+void StoreFuzzRun::LeaderChurn(Nanos duration) {
+  ++counts_["failpoint_before_leader_send"];
+  const Nanos until = world_.now() + duration;
+  const Nanos restart_after = plan_.UniformRange(100, 1000) * kMs;
+  const auto chance = static_cast<std::uint32_t>(plan_.ChancePpm(500'000) ? 1'000'000 : plan_.UniformRange(20'000, 200'000));
+  for (int replica = 1; replica <= store_->replicas(); ++replica) {
+    store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after, chance);
+  }
+}
+
+// Jepsen's pause nemesis on a majority or on all nodes (a hypervisor or a
+// shared disk stalling several members at once): the replicas are paused for
+// one to three election timeouts and resumed at the same instant, so their
+// overdue election timers fire together: concurrent pre-votes and
+// candidacies in one term, split votes, and vote replies of a failed round
+// still in flight when the next one starts.
+void StoreFuzzRun::PauseMany() {
+  const int n = store_->replicas();
+  const int count = plan_.ChancePpm(500'000) ? n : n / 2 + 1;
+  std::vector<int> order;
+  for (int replica = 1; replica <= n; ++replica) order.push_back(replica);
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
+  const Nanos timeout = store_->config().election_timeout_max;
+  const Nanos resume = std::min(world_.now() + plan_.UniformRange(timeout, 3 * timeout), options_.duration);
+  for (int i = 0; i < count; ++i) {
+    const sim::HostId host = store_->host(order[static_cast<std::size_t>(i)]);
+    world_.Pause(host);
+    world_.At(resume, [this, host] { world_.Unpause(host); });
+  }
+}
+
+// A clogged peer link (a stalled TCP stream between two members, its bytes
+// delivered in a burst when it recovers): one direction of one link, or
+// both, held 1-6 s — several election timeouts — while the rest of the
+// cluster goes on, then delivered at once: vote and append replies of terms
+// long past reach a replica that has moved on through several elections.
+void StoreFuzzRun::ClogLink() {
+  const int n = store_->replicas();
+  if (n < 2) return;
+  // Half the time a link into the store leader: a follower's replies to it
+  // (acknowledgements, votes) are the ones held.
+  const std::optional<int> leader = store_->Leader();
+  int to = leader && plan_.ChancePpm(500'000) ? *leader : static_cast<int>(plan_.UniformRange(1, n));
+  int from = static_cast<int>(plan_.UniformRange(1, n - 1));
+  if (from >= to) ++from;
+  const Nanos until = std::min(world_.now() + plan_.UniformRange(1000, 6000) * kMs, options_.duration);
+  network_->ClogUntil(store_->host(from), store_->host(to), until);
+  if (plan_.ChancePpm(330'000)) network_->ClogUntil(store_->host(to), store_->host(from), until);
 }
 
 void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
@@ -415,7 +500,7 @@ void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
       break;
     }
     case StoreFault::kFailpoint: {
-      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 3));
+      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 4));
       ++counts_[std::string("failpoint_") + backends::kRaftFailpointNames.CName(point)];
       store_->ArmFailpoint(target, point, heal);
       break;
@@ -445,7 +530,16 @@ void StoreFuzzRun::PartitionMinority(Nanos duration) {
   std::vector<sim::HostId> order;
   for (int replica = 1; replica <= n; ++replica) order.push_back(store_->host(replica));
   for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
-  const auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  // Half the time the store leader's side is the minority, as large as a
+  // minority gets (its zone cut off, Jepsen's majorities-ring minority with
+  // the primary): it goes on appending the writes its clients send, and its
+  // followers there acknowledge entries the majority side never sees.
+  const std::optional<int> leader = store_->Leader();
+  if (leader && plan_.ChancePpm(500'000)) {
+    std::swap(order[0], *std::find(order.begin(), order.end(), store_->host(*leader)));
+    minority = static_cast<std::size_t>((n - 1) / 2);
+  }
   for (std::size_t a = 0; a < minority; ++a) {
     for (std::size_t b = minority; b < order.size(); ++b) {
       Block(order[a], order[b], duration);
@@ -474,6 +568,24 @@ StoreFuzzResult StoreFuzzRun::Run() {
   return result;
 }
 
+// As etcd's robustness suite patches a history with the requests its WAL
+// persisted (tests/robustness/validate/patch_history.go,
+// patchLinearizableOperations: a failed put that was never persisted is
+// dropped): a KV call of unknown outcome that the store never applied had
+// no effect and is marked failed, so the linearizability search need not
+// try it at every point after its call. The store reports every entry's
+// first application (a replica applying another entry at an index already
+// applied breaks state machine safety, which the invariants report).
+// Keep-alives never enter the log and stay as they are.
+void StoreFuzzRun::DropUnpersisted(std::vector<checker::KvStoreOp>& ops) {
+  for (checker::KvStoreOp& op : ops) {
+    if (op.outcome != checker::Outcome::kUnknown || op.applied_seq >= 0) continue;
+    if (op.kind == checker::KvStoreOp::Kind::kLeaseKeepAlive) continue;
+    op.outcome = checker::Outcome::kFail;
+    ++counts_["kv_unknown_never_applied"];
+  }
+}
+
 void StoreFuzzRun::Judge(StoreFuzzResult& result) {
   const backends::RaftInvariants& invariants = store_->invariants();
   for (const std::string& violation : invariants.violations()) result.problems.push_back("raft: " + violation);
@@ -486,7 +598,8 @@ void StoreFuzzRun::Judge(StoreFuzzResult& result) {
     result.problems.push_back(violation.kind + ": " + violation.message);
   }
   result.linearizability_unknown = verdict.linearizability_unknown;
-  const std::vector<checker::KvStoreOp> kv_ops = kv_recorder_->TakeOps();
+  std::vector<checker::KvStoreOp> kv_ops = kv_recorder_->TakeOps();
+  DropUnpersisted(kv_ops);
   const checker::LinResult kv = checker::CheckKvStore(kv_ops, check.lin);
   if (kv.verdict == checker::LinVerdict::kNotLinearizable) {
     result.problems.push_back("not_linearizable (kv): " + kv.explanation);
