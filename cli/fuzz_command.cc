@@ -93,8 +93,8 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
   }
   options.protocol = protocol.name.value_or(core::Protocols().default_name());
   if (r.property) {
-    if (auto problem = fuzz::CheckPropertyName(*r.property)) {
-      err << "leasesim fuzz: " << *problem << "\n";
+    if (const auto problem = fuzz::CheckPropertyName(*r.property)) {
+      err << "leasesim fuzz: " << problem->ToString() << "\n";
       return kExitBadInput;
     }
     options.property = *r.property;

@@ -22,7 +22,7 @@ std::string Rate(const DesignRow& row) {
 
 }  // namespace
 
-std::vector<std::string> DesignProtocols(const std::vector<std::string>& only, std::string& error) {
+std::variant<std::vector<std::string>, base::InputError> DesignProtocols(const std::vector<std::string>& only) {
   std::vector<std::string> names{std::string(core::kLeasesimProtocol)};
   for (const core::Protocol* protocol : core::Protocols().All()) {
     if (!protocol->design.empty()) names.push_back(protocol->name);
@@ -35,8 +35,7 @@ std::vector<std::string> DesignProtocols(const std::vector<std::string>& only, s
     if (!known) {
       std::string all;
       for (const std::string& candidate : names) all += (all.empty() ? "" : ", ") + candidate;
-      error = "--protocols: \"" + name + "\" is not a design (designs: " + all + ")";
-      return {};
+      return base::InputError{"--protocols", "\"" + name + "\" is not a design (designs: " + all + ")"};
     }
     kept.push_back(name);
   }
