@@ -433,7 +433,7 @@ void StoreFuzzRun::StrikeCluster(StoreFault fault, Nanos duration) {
 void StoreFuzzRun::LeaderChurn(Nanos duration) {
   ++counts_["failpoint_before_leader_send"];
   const Nanos until = world_.now() + duration;
-  const Nanos restart_after = plan_.UniformRange(100, 1000) * kMs;
+  const Nanos restart_after = plan_.UniformRange(100, 1000) * kNanosPerMilli;
   const auto chance = static_cast<std::uint32_t>(plan_.ChancePpm(500'000) ? 1'000'000 : plan_.UniformRange(20'000, 200'000));
   for (int replica = 1; replica <= store_->replicas(); ++replica) {
     store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after, chance);
@@ -475,7 +475,7 @@ void StoreFuzzRun::ClogLink() {
   int to = leader && plan_.ChancePpm(500'000) ? *leader : static_cast<int>(plan_.UniformRange(1, n));
   int from = static_cast<int>(plan_.UniformRange(1, n - 1));
   if (from >= to) ++from;
-  const Nanos until = std::min(world_.now() + plan_.UniformRange(1000, 6000) * kMs, options_.duration);
+  const Nanos until = std::min(world_.now() + plan_.UniformRange(1000, 6000) * kNanosPerMilli, options_.duration);
   network_->ClogUntil(store_->host(from), store_->host(to), until);
   if (plan_.ChancePpm(330'000)) network_->ClogUntil(store_->host(to), store_->host(from), until);
 }
