@@ -46,7 +46,7 @@ void RaftInvariants::LeaderElected(sim::Nanos now, int replica, std::int64_t ter
     Report(now, "election safety: " + R(replica) + " and " + R(it->second) + " were both elected leader of term " +
                     std::to_string(term));
   }
-  CheckElectionQuorum(now, replica, term);
+  CheckElectionQuorum(now, replica, term, disk);
   // Leader completeness: every entry applied anywhere is committed, so it
   // must be in this leader's log at its index.
   for (std::size_t i = 0; i < applied_.size(); ++i) {
@@ -74,12 +74,27 @@ void RaftInvariants::LeaderElected(sim::Nanos now, int replica, std::int64_t ter
 // can take back in a power loss: then two leaders of one term are a schedule
 // away. The candidate's own vote counts as cast: it acts on it only through
 // messages that leave after its fsync.
-void RaftInvariants::CheckElectionQuorum(sim::Nanos now, int replica, std::int64_t term) {
+// Raft §5.4.1's election restriction on top: a vote goes only to a log at
+// least as up-to-date as the voter's, so the leader's log at its election is
+// no less up-to-date than any of its voters' when they voted.
+void RaftInvariants::CheckElectionQuorum(sim::Nanos now, int replica, std::int64_t term, const ReplicaDisk& disk) {
+  const auto last_index = static_cast<std::int64_t>(disk.log.size());
+  const std::int64_t last_term = disk.log.empty() ? 0 : disk.log.back().term;
   int votes = 1;
+  bool restriction_reported = false;
   for (int voter = 1; voter <= replicas_; ++voter) {
     if (voter == replica) continue;
     const auto vote = durable_vote_.find({term, voter});
-    if (vote != durable_vote_.end() && vote->second == replica) ++votes;
+    if (vote == durable_vote_.end() || vote->second.candidate != replica) continue;
+    ++votes;
+    const DurableVote& cast = vote->second;
+    const bool behind = cast.last_term > last_term || (cast.last_term == last_term && cast.last_index > last_index);
+    if (!behind || restriction_reported) continue;
+    restriction_reported = true;
+    Report(now, "election restriction: " + R(replica) + " became leader of term " + std::to_string(term) +
+                    " with a log ending at index " + std::to_string(last_index) + " of term " +
+                    std::to_string(last_term) + ", less up-to-date than " + R(voter) + "'s when it voted for it (index " +
+                    std::to_string(cast.last_index) + " of term " + std::to_string(cast.last_term) + ")");
   }
   const int majority = replicas_ / 2 + 1;
   if (votes >= majority) return;
@@ -93,11 +108,13 @@ void RaftInvariants::VoteSynced(sim::Nanos now, int replica, const ReplicaDisk& 
   ++checks_;
   const int candidate = disk.synced_voted_for();
   if (candidate == 0) return;
-  const auto [it, fresh] = durable_vote_.emplace(std::make_pair(disk.synced_term(), replica), candidate);
-  if (fresh || it->second == candidate) return;
-  Report(now, "vote safety: " + R(replica) + " durably voted for " + R(it->second) + " and then for " + R(candidate) +
-                  " in term " + std::to_string(disk.synced_term()));
-  it->second = candidate;  // reported once per change
+  const std::vector<ReplicaLogEntry>& log = disk.synced_log();
+  const DurableVote vote{candidate, log.empty() ? 0 : log.back().term, static_cast<std::int64_t>(log.size())};
+  const auto [it, fresh] = durable_vote_.emplace(std::make_pair(disk.synced_term(), replica), vote);
+  if (fresh || it->second.candidate == candidate) return;
+  Report(now, "vote safety: " + R(replica) + " durably voted for " + R(it->second.candidate) + " and then for " +
+                  R(candidate) + " in term " + std::to_string(disk.synced_term()));
+  it->second = vote;  // reported once per change
 }
 
 void RaftInvariants::LogChanged(sim::Nanos now, int replica, const ReplicaDisk& disk, std::int64_t from) {

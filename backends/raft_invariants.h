@@ -25,7 +25,10 @@
 // lacks it can win an election (§5.4.2, why a leader does not commit an
 // entry of an older term by counting: the logs of a majority are more
 // up-to-date, §5.4.1, than every log without it, so Leader Completeness
-// holds for every later term).
+// holds for every later term), and the election restriction it rests on
+// (§5.4.1: a voter grants only a candidate whose log is at least as
+// up-to-date as its own, checked on the logs the voters had when their
+// votes became durable).
 // The store's replicas report to it as they change; it records each broken
 // property as a sentence naming the replicas, the index and the term.
 
@@ -98,8 +101,9 @@ class RaftInvariants {
   void Report(sim::Nanos now, std::string message);
   // How many of `disks` hold `id` at `index` on their synced logs.
   static int SyncedHolders(const std::vector<ReplicaDisk>& disks, std::size_t index, const EntryId& id);
-  // `replica`, elected leader of `term`, holds durable votes of a majority.
-  void CheckElectionQuorum(sim::Nanos now, int replica, std::int64_t term);
+  // `replica`, elected leader of `term` with `disk`, holds durable votes of a
+  // majority, each cast while the voter's log was no more up-to-date than its.
+  void CheckElectionQuorum(sim::Nanos now, int replica, std::int64_t term, const ReplicaDisk& disk);
   // The entry `id` just committed at `index`: every log without it (a
   // replica's log as written, or as a power loss would leave it) is less
   // up-to-date than the synced logs of a majority.
@@ -113,8 +117,14 @@ class RaftInvariants {
 
   int replicas_;
   std::map<std::int64_t, int> leader_of_term_;
-  // (term, voter) -> the candidate the voter's synced disk voted for in that term.
-  std::map<std::pair<std::int64_t, int>, int> durable_vote_;
+  // (term, voter) -> the candidate the voter's synced disk voted for in that
+  // term, and where the voter's synced log ended then.
+  struct DurableVote {
+    int candidate = 0;
+    std::int64_t last_term = 0;
+    std::int64_t last_index = 0;
+  };
+  std::map<std::pair<std::int64_t, int>, DurableVote> durable_vote_;
   std::map<std::int64_t, int> acting_unelected_;  // term -> a replica that led it unelected (reported)
   // By replica (index 0 = replica 1): prefix_hash[i] covers entries 1..i+1.
   std::vector<std::vector<std::uint64_t>> prefix_hash_;

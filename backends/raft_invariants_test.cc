@@ -88,6 +88,23 @@ TEST(RaftInvariants, ALeaderWithoutAMajorityOfDurableVotesInItsTermBreaksTheElec
   EXPECT_TRUE(Reported(invariants, "election quorum: r1 became leader of term 8 with 2 of 5 replicas' votes"));
 }
 
+// r2 voted for r1 while its own log held an entry of term 3 that r1's lacks.
+TEST(RaftInvariants, ALeaderLessUpToDateThanAVoterWasBreaksTheElectionRestriction) {
+  RaftInvariants invariants(3);
+  ReplicaDisk voter = DiskOf({Entry(1, 10), Entry(3, 11)});
+  voter.SetTerm(4, 1);
+  voter.Sync();
+  invariants.VoteSynced(0, 2, voter);
+  invariants.LeaderElected(0, 1, 4, DiskOf({Entry(1, 10), Entry(3, 11), Entry(3, 12)}));
+  EXPECT_TRUE(invariants.violations().empty());
+  voter.SetTerm(5, 1);
+  voter.Sync();
+  invariants.VoteSynced(0, 2, voter);
+  invariants.LeaderElected(0, 1, 5, DiskOf({Entry(1, 10), Entry(2, 20)}));
+  EXPECT_TRUE(Reported(invariants, "election restriction: r1 became leader of term 5 with a log ending at index 2 of "
+                                   "term 2, less up-to-date than r2's when it voted for it (index 2 of term 3)"));
+}
+
 TEST(RaftInvariants, TwoDurableVotesOfOneReplicaInATermBreakVoteSafety) {
   RaftInvariants invariants(3);
   VoteDurably(invariants, 2, 4, 1);

@@ -195,7 +195,8 @@ sim::Nanos ReplicatedStore::PeerDelay(int from, int to) {
 bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns,
                                    std::uint32_t chance_ppm) {
   assert(restart_after_ns >= 0);
-  assert(chance_ppm >= 1 && chance_ppm <= 1'000'000);
+  assert(chance_ppm >= 1);
+  assert(chance_ppm <= 1'000'000);
   if (world_.state(host(replica)) == sim::HostState::kCrashed) return false;
   ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
   faults.failpoint = point;

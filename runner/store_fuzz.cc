@@ -434,7 +434,8 @@ void StoreFuzzRun::LeaderChurn(Nanos duration) {
   ++counts_["failpoint_before_leader_send"];
   const Nanos until = world_.now() + duration;
   const Nanos restart_after = plan_.UniformRange(100, 1000) * kNanosPerMilli;
-  const auto chance = static_cast<std::uint32_t>(plan_.ChancePpm(500'000) ? 1'000'000 : plan_.UniformRange(20'000, 200'000));
+  const bool first_step = plan_.ChancePpm(500'000);
+  const auto chance = static_cast<std::uint32_t>(first_step ? base::kPpmOne : plan_.UniformRange(20'000, 200'000));
   for (int replica = 1; replica <= store_->replicas(); ++replica) {
     store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after, chance);
   }
