@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <limits>
 
 namespace leasesim::backends {
@@ -151,7 +152,7 @@ core::KvResponseOp KvState::ApplyPut(const KvRequestOp& op, Pending& pending) {
     entry.lease = op.lease;
   }
   if (op.lease != core::kNoLease) leases_.at(op.lease).keys.insert(key);
-  Record(core::KvWatchEvent{core::KvWatchEvent::Type::kPut, it->second});
+  RecordPut(it->second);
   pending.changed = true;
   return response;
 }
@@ -173,10 +174,7 @@ core::KvResponseOp KvState::ApplyDelete(const KvRequestOp& op, Pending& pending)
 }
 
 void KvState::DeleteKey(std::map<std::string, core::KvEntry>::iterator it, std::int64_t revision) {
-  core::KvEntry tombstone;
-  tombstone.key = it->first;
-  tombstone.mod_revision = revision;
-  Record(core::KvWatchEvent{core::KvWatchEvent::Type::kDelete, std::move(tombstone)});
+  RecordDelete(it->first, revision);
   keys_.erase(it);
 }
 
@@ -281,14 +279,47 @@ KvExpiry KvState::EndLease(core::KvLeaseId lease) {
   return expiry;
 }
 
-void KvState::Record(core::KvWatchEvent event) {
-  assert(history_.empty() || history_.back().kv.mod_revision <= event.kv.mod_revision);
-  history_.push_back(std::move(event));
+void KvEventRing::PopFront() {
+  assert(size_ > 0);
+  head_ = (head_ + 1) % slots_.size();
+  --size_;
+}
+
+core::KvWatchEvent& KvEventRing::PushBack() {
+  if (size_ == slots_.size()) {
+    // Full: the events move, oldest first, into a ring twice the size.
+    std::vector<core::KvWatchEvent> grown(std::max<std::size_t>(16, 2 * slots_.size()));
+    for (std::size_t i = 0; i < size_; ++i) grown[i] = std::move(slots_[(head_ + i) % slots_.size()]);
+    slots_ = std::move(grown);
+    head_ = 0;
+  }
+  ++size_;
+  return slots_[(head_ + size_ - 1) % slots_.size()];
+}
+
+void KvState::RecordPut(const core::KvEntry& entry) {
+  assert(history_.empty() || history_.back().kv.mod_revision <= entry.mod_revision);
+  core::KvWatchEvent& event = history_.PushBack();
+  event.type = core::KvWatchEvent::Type::kPut;
+  event.kv = entry;  // into the slot's buffers
+}
+
+void KvState::RecordDelete(const std::string& key, std::int64_t revision) {
+  assert(history_.empty() || history_.back().kv.mod_revision <= revision);
+  core::KvWatchEvent& event = history_.PushBack();
+  // etcd reports a deletion's kv as the key and the deleting revision, the rest zero.
+  event.type = core::KvWatchEvent::Type::kDelete;
+  event.kv.key = key;
+  event.kv.value.clear();
+  event.kv.create_revision = 0;
+  event.kv.mod_revision = revision;
+  event.kv.version = 0;
+  event.kv.lease = core::kNoLease;
 }
 
 void KvState::Compact() {
   compact_revision_ = std::max(compact_revision_, revision_ - config_.history_revisions + 1);
-  while (!history_.empty() && history_.front().kv.mod_revision < compact_revision_) history_.pop_front();
+  while (!history_.empty() && history_.front().kv.mod_revision < compact_revision_) history_.PopFront();
 }
 
 core::KvWatchResult KvState::EventsFrom(const core::KvKeys& keys, std::int64_t start_revision) const {
@@ -303,12 +334,14 @@ core::KvWatchResult KvState::EventsFrom(const core::KvKeys& keys, std::int64_t s
     return result;
   }
   result.status = core::KvStatus::kOk;
-  const auto first = std::lower_bound(history_.begin(), history_.end(), start,
-                                      [](const core::KvWatchEvent& event, std::int64_t revision) {
-                                        return event.kv.mod_revision < revision;
-                                      });
-  for (auto it = first; it != history_.end(); ++it) {
-    if (keys.Contains(it->kv.key)) result.events.push_back(*it);
+  // The first event at or after `start`, found from the newest back: a
+  // watcher told of every change asks for the newest one or two (a binary
+  // search of the deque costs more), and the events from there are copied
+  // anyway.
+  std::size_t first = history_.size();
+  while (first > 0 && history_[first - 1].kv.mod_revision >= start) --first;
+  for (std::size_t i = first; i < history_.size(); ++i) {
+    if (keys.Contains(history_[i].kv.key)) result.events.push_back(history_[i]);
   }
   return result;
 }

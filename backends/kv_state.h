@@ -7,7 +7,6 @@
 // that ran out) is handed back as a KvExpiry so a history can record it.
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -45,6 +44,29 @@ struct KvExpiry {
   core::KvLeaseId lease = core::kNoLease;
   std::int64_t revision = 0;
   std::vector<std::string> deleted;  // sorted, as etcd's Revoke deletes them
+};
+
+// The watch history: events oldest first in a ring of slots that are
+// reused, so an event recorded where a compacted one was reuses its key's
+// and value's buffers (a store that keeps a bounded window writes one event
+// per revision and would otherwise allocate and free two strings each).
+class KvEventRing {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  // The i-th oldest event.
+  const core::KvWatchEvent& operator[](std::size_t i) const { return slots_[(head_ + i) % slots_.size()]; }
+  const core::KvWatchEvent& front() const { return (*this)[0]; }
+  const core::KvWatchEvent& back() const { return (*this)[size_ - 1]; }
+  void PopFront();
+  // A slot after the newest event, holding whatever a popped event left
+  // there (the caller assigns every field).
+  core::KvWatchEvent& PushBack();
+
+ private:
+  std::vector<core::KvWatchEvent> slots_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
 };
 
 // The store's state: keys, revision, watch history, leases with their
@@ -113,7 +135,10 @@ class KvState {
   void Detach(const core::KvEntry& entry);
   // Deletes the lease's keys at one new revision and forgets it.
   KvExpiry EndLease(core::KvLeaseId lease);
-  void Record(core::KvWatchEvent event);
+  // Appends a put of `entry` (as it is now) to the watch history.
+  void RecordPut(const core::KvEntry& entry);
+  // Appends the deletion of `key` at `revision`.
+  void RecordDelete(const std::string& key, std::int64_t revision);
   void Compact();
 
   static constexpr std::size_t kKeysMax = 1'000'000;
@@ -124,7 +149,7 @@ class KvState {
   // etcd's first revision is 1 (an empty store answers revision 1).
   std::int64_t revision_ = 1;
   std::int64_t compact_revision_ = 0;
-  std::deque<core::KvWatchEvent> history_;  // revision order
+  KvEventRing history_;  // revision order
   std::map<core::KvLeaseId, Lease> leases_;
   std::set<std::pair<Nanos, core::KvLeaseId>> deadlines_;  // the expiry index
   core::KvLeaseId next_lease_ = 1;

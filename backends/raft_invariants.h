@@ -11,11 +11,24 @@
 //   leader completeness a leader's log holds every entry committed before
 //                       its term;
 //   state machine safety no two replicas apply different entries at an index;
+//   read safety         a read served through the read index reflects every
+//                       entry committed before it reached the leader (Raft
+//                       §6.4, Ongaro's thesis: what makes it linearizable);
 // and what commitment and durability add (Raft §5.3: an entry is committed
 // once "replicated on a majority of the servers"; §5: persistent state is on
 // stable storage before a reply depends on it): when an entry is first
 // applied anywhere it is on the synced logs of a majority, and it stays
-// there whatever a power loss takes.
+// there whatever a power loss takes; a leader is elected on votes a majority
+// cast in its term and made durable (Figure 2: currentTerm and votedFor are
+// "updated on stable storage before responding to RPCs"), and no replica
+// durably votes twice in a term; and when an entry commits, no log that
+// lacks it can win an election (§5.4.2, why a leader does not commit an
+// entry of an older term by counting: the logs of a majority are more
+// up-to-date, §5.4.1, than every log without it, so Leader Completeness
+// holds for every later term), and the election restriction it rests on
+// (§5.4.1: a voter grants only a candidate whose log is at least as
+// up-to-date as its own, checked on the logs the voters had when their
+// votes became durable).
 // The store's replicas report to it as they change; it records each broken
 // property as a sentence naming the replicas, the index and the term.
 
@@ -35,8 +48,11 @@ class RaftInvariants {
  public:
   explicit RaftInvariants(int replicas);
 
-  // `replica` became leader of `term` with this log.
+  // `replica` became leader of `term` with this log: the votes of a majority
+  // for it in `term` must be durable (told by VoteSynced), its own included.
   void LeaderElected(sim::Nanos now, int replica, std::int64_t term, const ReplicaDisk& disk);
+  // `replica`'s disk was synced: the term and vote on it are durable.
+  void VoteSynced(sim::Nanos now, int replica, const ReplicaDisk& disk);
   // `replica`'s log changed from entry `from` on (appends, a truncation, a
   // power loss): log matching over the changed part.
   void LogChanged(sim::Nanos now, int replica, const ReplicaDisk& disk, std::int64_t from);
@@ -53,6 +69,11 @@ class RaftInvariants {
   // the commit, and Leader Completeness binds the leaders of later terms only.
   void Applied(sim::Nanos now, int replica, std::int64_t term, std::int64_t index, const ReplicaLogEntry& entry,
                const std::vector<ReplicaDisk>& disks);
+  // `replica`, leader of `term`, serves a read (or a keep-alive) from its
+  // state machine applied up to `applied`; `committed_at_arrival` entries
+  // had been committed anywhere when the read reached it.
+  void ReadServed(sim::Nanos now, int replica, std::int64_t term, std::int64_t applied,
+                  std::int64_t committed_at_arrival);
   // Every applied entry is on the synced logs of a majority (checked after a
   // power loss; `disks` is every replica's disk).
   void CheckDurable(sim::Nanos now, const std::vector<ReplicaDisk>& disks);
@@ -80,9 +101,30 @@ class RaftInvariants {
   void Report(sim::Nanos now, std::string message);
   // How many of `disks` hold `id` at `index` on their synced logs.
   static int SyncedHolders(const std::vector<ReplicaDisk>& disks, std::size_t index, const EntryId& id);
+  // `replica`, elected leader of `term` with `disk`, holds durable votes of a
+  // majority, each cast while the voter's log was no more up-to-date than its.
+  void CheckElectionQuorum(sim::Nanos now, int replica, std::int64_t term, const ReplicaDisk& disk);
+  // The entry `id` just committed at `index`: every log without it (a
+  // replica's log as written, or as a power loss would leave it) is less
+  // up-to-date than the synced logs of a majority.
+  void CheckCommitSafe(sim::Nanos now, int replica, std::size_t index, const EntryId& id,
+                       const std::vector<ReplicaDisk>& disks);
+  // How many of `disks`, other than `candidate`'s, would refuse their vote to
+  // a candidate whose log ends with (last_term, last_index): their synced
+  // log is more up-to-date (§5.4.1).
+  static int Refusers(const std::vector<ReplicaDisk>& disks, int candidate, std::int64_t last_term,
+                      std::int64_t last_index);
 
   int replicas_;
   std::map<std::int64_t, int> leader_of_term_;
+  // (term, voter) -> the candidate the voter's synced disk voted for in that
+  // term, and where the voter's synced log ended then.
+  struct DurableVote {
+    int candidate = 0;
+    std::int64_t last_term = 0;
+    std::int64_t last_index = 0;
+  };
+  std::map<std::pair<std::int64_t, int>, DurableVote> durable_vote_;
   std::map<std::int64_t, int> acting_unelected_;  // term -> a replica that led it unelected (reported)
   // By replica (index 0 = replica 1): prefix_hash[i] covers entries 1..i+1.
   std::vector<std::vector<std::uint64_t>> prefix_hash_;

@@ -52,20 +52,76 @@ std::vector<ReplicaDisk> AllHold(const std::vector<ReplicaLogEntry>& log) {
   return std::vector<ReplicaDisk>(3, DiskOf(log));
 }
 
+// `voter`'s disk holds, synced, its vote for `candidate` in `term`.
+void VoteDurably(RaftInvariants& invariants, int voter, std::int64_t term, int candidate) {
+  ReplicaDisk disk;
+  disk.SetTerm(term, candidate);
+  disk.Sync();
+  invariants.VoteSynced(0, voter, disk);
+}
+
+// `candidate` (of 3 replicas) elected in `term` with the durable vote of the next replica.
+void Elect(RaftInvariants& invariants, int candidate, std::int64_t term, const ReplicaDisk& log) {
+  VoteDurably(invariants, candidate % 3 + 1, term, candidate);
+  invariants.LeaderElected(0, candidate, term, log);
+}
+
 TEST(RaftInvariants, TwoLeadersOfOneTermBreakElectionSafety) {
   RaftInvariants invariants(3);
   const ReplicaDisk disk;
-  invariants.LeaderElected(0, 1, 4, disk);
-  invariants.LeaderElected(0, 1, 4, disk);  // the same replica again: fine
-  invariants.LeaderElected(0, 2, 5, disk);
+  Elect(invariants, 1, 4, disk);
+  Elect(invariants, 1, 4, disk);  // the same replica again: fine
+  Elect(invariants, 2, 5, disk);
   EXPECT_TRUE(invariants.violations().empty());
-  invariants.LeaderElected(0, 3, 5, disk);
+  Elect(invariants, 3, 5, disk);
   EXPECT_TRUE(Reported(invariants, "election safety: r3 and r2 were both elected leader of term 5"));
+}
+
+// A leader counted a vote its voter cast in an earlier term (a late reply),
+// or one not yet on the voter's disk: elected without a majority's votes.
+TEST(RaftInvariants, ALeaderWithoutAMajorityOfDurableVotesInItsTermBreaksTheElectionQuorum) {
+  RaftInvariants invariants(5);
+  VoteDurably(invariants, 2, 6, 1);
+  VoteDurably(invariants, 3, 7, 1);
+  VoteDurably(invariants, 4, 7, 1);
+  invariants.LeaderElected(0, 1, 7, ReplicaDisk{});
+  EXPECT_TRUE(invariants.violations().empty());
+  VoteDurably(invariants, 3, 8, 1);
+  VoteDurably(invariants, 4, 8, 5);
+  invariants.LeaderElected(0, 1, 8, ReplicaDisk{});
+  EXPECT_TRUE(Reported(invariants, "election quorum: r1 became leader of term 8 with 2 of 5 replicas' votes"));
+}
+
+// r2 voted for r1 while its own log held an entry of term 3 that r1's lacks.
+TEST(RaftInvariants, ALeaderLessUpToDateThanAVoterWasBreaksTheElectionRestriction) {
+  RaftInvariants invariants(3);
+  ReplicaDisk voter = DiskOf({Entry(1, 10), Entry(3, 11)});
+  voter.SetTerm(4, 1);
+  voter.Sync();
+  invariants.VoteSynced(0, 2, voter);
+  invariants.LeaderElected(0, 1, 4, DiskOf({Entry(1, 10), Entry(3, 11), Entry(3, 12)}));
+  EXPECT_TRUE(invariants.violations().empty());
+  voter.SetTerm(5, 1);
+  voter.Sync();
+  invariants.VoteSynced(0, 2, voter);
+  invariants.LeaderElected(0, 1, 5, DiskOf({Entry(1, 10), Entry(2, 20)}));
+  EXPECT_TRUE(Reported(invariants, "election restriction: r1 became leader of term 5 with a log ending at index 2 of "
+                                   "term 2, less up-to-date than r2's when it voted for it (index 2 of term 3)"));
+}
+
+TEST(RaftInvariants, TwoDurableVotesOfOneReplicaInATermBreakVoteSafety) {
+  RaftInvariants invariants(3);
+  VoteDurably(invariants, 2, 4, 1);
+  VoteDurably(invariants, 2, 4, 1);  // synced again: the same vote
+  VoteDurably(invariants, 2, 5, 3);  // a vote of the next term
+  EXPECT_TRUE(invariants.violations().empty());
+  VoteDurably(invariants, 2, 4, 3);
+  EXPECT_TRUE(Reported(invariants, "vote safety: r2 durably voted for r1 and then for r3 in term 4"));
 }
 
 TEST(RaftInvariants, AReplicaActingAsLeaderOfATermItWasNotElectedInBreaksElectionSafety) {
   RaftInvariants invariants(3);
-  invariants.LeaderElected(0, 1, 4, ReplicaDisk{});
+  Elect(invariants, 1, 4, ReplicaDisk{});
   invariants.LeaderActs(0, 1, 4);
   EXPECT_TRUE(invariants.violations().empty());
   // r1 took term 5 from a message and went on sending appends in it.
@@ -98,9 +154,9 @@ TEST(RaftInvariants, ALeaderWithoutACommittedEntryBreaksLeaderCompleteness) {
   const std::vector<ReplicaDisk> disks = AllHold({Entry(1, 10), Entry(1, 11)});
   invariants.Applied(0, 1, 1, 1, Entry(1, 10), disks);
   invariants.Applied(0, 1, 1, 2, Entry(1, 11), disks);
-  invariants.LeaderElected(0, 2, 2, DiskOf({Entry(1, 10), Entry(1, 11)}));
+  Elect(invariants, 2, 2, DiskOf({Entry(1, 10), Entry(1, 11)}));
   EXPECT_TRUE(invariants.violations().empty());
-  invariants.LeaderElected(0, 3, 3, DiskOf({Entry(1, 10)}));
+  Elect(invariants, 3, 3, DiskOf({Entry(1, 10)}));
   EXPECT_TRUE(Reported(invariants, "leader completeness: r3 leads term 3 without the committed entry 2"));
 }
 
@@ -112,10 +168,45 @@ TEST(RaftInvariants, ALeaderOfAnEarlierTermElectedLateNeedNotHoldALaterCommit) {
   const std::vector<ReplicaDisk> disks = AllHold({Entry(6, 10), Entry(6, 11)});
   invariants.Applied(0, 1, 6, 1, Entry(6, 10), disks);
   invariants.Applied(0, 1, 8, 2, Entry(6, 11), disks);
-  invariants.LeaderElected(0, 3, 7, DiskOf({Entry(6, 10)}));
+  Elect(invariants, 3, 7, DiskOf({Entry(6, 10)}));
   EXPECT_TRUE(invariants.violations().empty());
-  invariants.LeaderElected(0, 3, 9, DiskOf({Entry(6, 10)}));
+  Elect(invariants, 3, 9, DiskOf({Entry(6, 10)}));
   EXPECT_TRUE(Reported(invariants, "leader completeness: r3 leads term 9 without the committed entry 2"));
+}
+
+// Raft's Figure 8: r1, leader of term 4, has its entry 2 of term 2 on r1 and
+// r2, its no-op of term 4 on r1 alone; r3 holds an entry 2 of term 3. Entry
+// 2 is on a majority, yet r3 can still win r2's vote (its last term is the
+// higher) and overwrite it: committing it then breaks commit safety. Once r2
+// holds the no-op of term 4 too, the commit is safe.
+TEST(RaftInvariants, ACommitALogWithoutItCanStillOverwriteBreaksCommitSafety) {
+  const std::vector<ReplicaLogEntry> figure8{Entry(1, 10), Entry(2, 11), Entry(4, 12)};
+  std::vector<ReplicaDisk> disks{DiskOf(figure8), DiskOf({Entry(1, 10), Entry(2, 11)}),
+                                 DiskOf({Entry(1, 10), Entry(3, 30)})};
+  RaftInvariants early(3);
+  early.Applied(0, 1, 4, 1, Entry(1, 10), disks);
+  EXPECT_TRUE(early.violations().empty());
+  early.Applied(0, 1, 4, 2, Entry(2, 11), disks);
+  EXPECT_TRUE(Reported(early, "commit safety: r1 committed kv op 11 (term 2) at index 2, but r3's log lacks it and "
+                              "ends at index 2 of term 3, and only 1 of the other replicas' synced logs"));
+  disks[1] = DiskOf(figure8);
+  RaftInvariants safe(3);
+  safe.Applied(0, 1, 4, 1, Entry(1, 10), disks);
+  safe.Applied(0, 1, 4, 2, Entry(2, 11), disks);
+  safe.Applied(0, 1, 4, 3, Entry(4, 12), disks);
+  EXPECT_TRUE(safe.violations().empty()) << safe.violations().front();
+}
+
+// A deposed leader answering from its old state, or a new one answering
+// before it learned what its predecessors committed.
+TEST(RaftInvariants, AReadMissingAnEntryCommittedBeforeItArrivedBreaksReadSafety) {
+  RaftInvariants invariants(3);
+  invariants.ReadServed(0, 1, 4, 12, 12);
+  invariants.ReadServed(0, 1, 4, 13, 12);  // applied more since: fine
+  EXPECT_TRUE(invariants.violations().empty());
+  invariants.ReadServed(0, 2, 3, 10, 12);
+  EXPECT_TRUE(Reported(invariants, "read safety: r2, leader of term 3, served a read from its state applied up to "
+                                   "index 10, but 12 entries were committed before the read reached it"));
 }
 
 TEST(RaftInvariants, TwoEntriesAppliedAtOneIndexBreakStateMachineSafety) {

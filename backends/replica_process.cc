@@ -89,6 +89,7 @@ void ReplicaProcess::EndStep() {
     applied_in_step_ = false;
     if (!disk().dirty()) return;
     disk().Sync();  // durable at once: nothing ever waits
+    store_.invariants_->VoteSynced(store_.world_.now(), me_, disk());
     Synced();
     return;
   }
@@ -113,8 +114,13 @@ bool ReplicaProcess::Failpoint(RaftFailpoint point) {
 void ReplicaProcess::SyncDone(bool wrote) {
   if (halted_) return;
   disk().Sync();
+  store_.invariants_->VoteSynced(store_.world_.now(), me_, disk());
   syncing_ = false;
   if (wrote && Failpoint(RaftFailpoint::kAfterSave)) return;
+  // A leader writes only what it appends: the appends in the outbox carry it.
+  if (wrote && role_ == ReplicaRole::kLeader && !outbox_.empty() && Failpoint(RaftFailpoint::kBeforeLeaderSend)) {
+    return;
+  }
   Synced();
   const bool applied = applied_in_step_;
   applied_in_step_ = false;
@@ -645,6 +651,7 @@ void ReplicaProcess::AnswerRenewals(core::KvLeaseId lease) {
 // --- clients ----------------------------------------------------------------
 
 void ReplicaProcess::HandleClient(const ClientRequest& request, const Route& route) {
+  committed_at_arrival_ = store_.invariants_->applied_entries();
   if (request.watch == nullptr && request.IsRead() && store_.config().read_mode == ReadMode::kUnsafe) {
     ServeUnsafeRead(request, route);
     return;
@@ -754,6 +761,10 @@ std::int64_t ReplicaProcess::ConfirmedRound() const {
 }
 
 void ReplicaProcess::ServeReads() {
+  // A read queued by this step's HandleClient: what was committed when it arrived.
+  for (PendingRead& read : reads_) {
+    if (read.committed_at_arrival < 0) read.committed_at_arrival = committed_at_arrival_;
+  }
   const std::int64_t confirmed = ConfirmedRound();
   if (confirmed > 0) {
     auto it = round_sent_at_.find(confirmed);
@@ -775,6 +786,7 @@ void ReplicaProcess::ServeReads() {
 
 void ReplicaProcess::ServeRead(PendingRead& read) {
   const ClientRequest& request = read.request;
+  store_.invariants_->ReadServed(store_.world_.now(), me_, disk().term, applied_, read.committed_at_arrival);
   if (request.kv->kind == KvRequest::Kind::kLeaseKeepAlive) {
     ServeKeepAlive(*request.kv, read.route);
     return;

@@ -179,7 +179,10 @@ class ReplicaProcess final : public sim::ProcessState {
     Route route;
     std::int64_t read_index = -1;  // -1: not known until this leader commits in its term
     std::int64_t round = 0;
+    // Entries committed anywhere when it arrived (RaftInvariants::ReadServed); -1: not yet set.
+    std::int64_t committed_at_arrival = -1;
   };
+  std::int64_t committed_at_arrival_ = 0;  // at the last client request this replica took
 
   ReplicatedStore& store_;
   int me_;

@@ -54,6 +54,7 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
       service_prng_(world.MakePrng("store/replicated")),
       faults_(static_cast<std::size_t>(config_.replicas)),
       peer_prng_(world.MakePrng("store/peer-links")),
+      failpoint_prng_(world.MakePrng("store/failpoints")),
       invariants_(std::make_unique<RaftInvariants>(config_.replicas)) {
   assert(config_.replicas >= 1 && config_.replicas <= 15);
   assert(config_.election_timeout_min > 0 && config_.election_timeout_min <= config_.election_timeout_max);
@@ -184,11 +185,17 @@ sim::Nanos ReplicatedStore::PeerDelay(int from, int to) {
   return delay;
 }
 
-bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until) {
+bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns,
+                                   std::uint32_t chance_ppm) {
+  assert(restart_after_ns >= 0);
+  assert(chance_ppm >= 1);
+  assert(chance_ppm <= 1'000'000);
   if (world_.state(host(replica)) == sim::HostState::kCrashed) return false;
   ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
   faults.failpoint = point;
   faults.failpoint_until = until;
+  faults.failpoint_restart_after_ns = restart_after_ns;
+  faults.failpoint_chance_ppm = chance_ppm;
   world_.trace().Record(world_.now(), host(replica), "repl_failpoint_armed", static_cast<std::int64_t>(point), until);
   return true;
 }
@@ -209,8 +216,13 @@ void ReplicatedStore::DelayPeer(int replica, sim::LatencyModel extra, sim::Nanos
 bool ReplicatedStore::FailpointHit(int replica, RaftFailpoint point) {
   ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
   if (faults.failpoint != point) return false;
+  if (world_.now() >= faults.failpoint_until) {
+    faults.failpoint.reset();
+    return false;
+  }
+  const std::uint32_t chance = faults.failpoint_chance_ppm;
+  if (chance < 1'000'000 && !failpoint_prng_.ChancePpm(chance)) return false;  // still armed
   faults.failpoint.reset();
-  if (world_.now() >= faults.failpoint_until) return false;
   world_.trace().Record(world_.now(), host(replica), "repl_failpoint", static_cast<std::int64_t>(point));
   // The replica is inside its step: it halts now and dies in an event of its
   // own, so nothing of the step outlives the failpoint.
@@ -221,6 +233,14 @@ bool ReplicatedStore::FailpointHit(int replica, RaftFailpoint point) {
       world_.Crash(host(replica));
     }
   });
+  if (faults.failpoint_restart_after_ns > 0) {
+    const sim::Nanos until = faults.failpoint_until;
+    const sim::Nanos restart_after = faults.failpoint_restart_after_ns;
+    world_.At(world_.now() + restart_after, [this, replica, point, until, restart_after, chance] {
+      world_.Restart(host(replica));
+      if (world_.now() < until) ArmFailpoint(replica, point, until, restart_after, chance);
+    });
+  }
   return true;
 }
 

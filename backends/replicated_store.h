@@ -77,12 +77,17 @@ enum class RaftFailpoint {
   kAfterSave,   // the step's fsync completed: the process dies before the messages leave
   kAfterApply,  // the step applied committed entries: dies before its messages leave
   kBeforeSend,  // the step has messages to send: dies before they leave
+  // A leader's step appended entries (its term's no-op, a client's write, a
+  // lessor's revoke) and synced them: it dies before the appends carrying
+  // them leave (etcd's raftBeforeLeaderSend), so they stay on its disk alone.
+  kBeforeLeaderSend,
 };
-inline constexpr base::EnumNames<RaftFailpoint, 4> kRaftFailpointNames{
+inline constexpr base::EnumNames<RaftFailpoint, 5> kRaftFailpointNames{
     {{RaftFailpoint::kBeforeSave, "before_save"},
      {RaftFailpoint::kAfterSave, "after_save"},
      {RaftFailpoint::kAfterApply, "after_apply"},
-     {RaftFailpoint::kBeforeSend, "before_send"}}};
+     {RaftFailpoint::kBeforeSend, "before_send"},
+     {RaftFailpoint::kBeforeLeaderSend, "before_leader_send"}}};
 
 struct ReplicatedStoreConfig {
   int replicas = 3;
@@ -180,6 +185,7 @@ struct ReplicaDisk {
   // How many of the log's first entries are on stable storage as they are.
   std::int64_t synced_prefix() const { return static_cast<std::int64_t>(clean_); }
   std::int64_t synced_term() const { return synced_term_; }
+  int synced_voted_for() const { return synced_voted_for_; }
   const std::vector<ReplicaLogEntry>& synced_log() const { return synced_log_; }
 
  private:
@@ -241,7 +247,14 @@ class ReplicatedStore {
   // before `until` (true time) kills it there, and the replica stays down
   // until restarted. Needs fsync > 0 (with fsync = 0 a step's messages are
   // not held). Returns false when the replica is down.
-  bool ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until);
+  // With `restart_after_ns` above 0 the replica is in a crash loop: each
+  // time the failpoint kills it, it boots again that much later with the
+  // failpoint armed again, until `until` (a supervisor restarting a member
+  // that keeps panicking at the same point). `chance_ppm` below a million:
+  // each step that reaches the point dies there only with that chance
+  // (gofail's `N%` terms), else goes on with the failpoint still armed.
+  bool ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns = 0,
+                    std::uint32_t chance_ppm = 1'000'000);
   // A slow disk: the replica's fsyncs take `extra` longer until `until`
   // (etcd's raftBeforeSave/raftAfterSave sleep failpoints).
   void StallDisk(int replica, sim::Nanos extra, sim::Nanos until);
@@ -310,6 +323,8 @@ class ReplicatedStore {
   struct ReplicaFaults {
     std::optional<RaftFailpoint> failpoint;
     sim::Nanos failpoint_until = 0;
+    sim::Nanos failpoint_restart_after_ns = 0;  // 0: a struck replica stays down
+    std::uint32_t failpoint_chance_ppm = 1'000'000;
     sim::Nanos disk_stall = 0;
     sim::Nanos disk_stall_until = 0;
     sim::LatencyModel peer_delay;
@@ -317,6 +332,7 @@ class ReplicatedStore {
   };
   std::vector<ReplicaFaults> faults_;
   base::Prng peer_prng_;
+  base::Prng failpoint_prng_;  // drawn only for failpoints armed with a chance
 
   ReplicatedStoreFigures figures_;
   std::unique_ptr<RaftInvariants> invariants_;

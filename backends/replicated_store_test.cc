@@ -404,7 +404,8 @@ TEST(ReplicatedStore, AnEntryOfAnOlderTermIsNotCommittedByCounting) {
 // on the leader's disk but no append left. Either way the client's resend
 // commits at the next leader, once.
 TEST(ReplicatedStore, AFailpointKillsTheLeaderWithinTheStepThatReachesIt) {
-  for (const RaftFailpoint point : {RaftFailpoint::kBeforeSave, RaftFailpoint::kAfterSave}) {
+  for (const RaftFailpoint point :
+       {RaftFailpoint::kBeforeSave, RaftFailpoint::kAfterSave, RaftFailpoint::kBeforeLeaderSend}) {
     Cluster cluster(3, ReadMode::kLinearizable, 7, 2, Millis(20));
     std::optional<core::StoreResult> created, read;
     std::size_t leader_log = 0;
@@ -429,6 +430,35 @@ TEST(ReplicatedStore, AFailpointKillsTheLeaderWithinTheStepThatReachesIt) {
     EXPECT_EQ(read->current.version, kFirstWrite);
     EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
   }
+}
+
+// Leader churn: before_leader_send armed on every replica in a crash loop.
+// The leader dies with the write it took, each next leader with its no-op,
+// each boots again 300 ms later; once the failpoints expire the store elects
+// a leader that lives, every replica is up, and every invariant held.
+TEST(ReplicatedStore, ACrashLoopAtBeforeLeaderSendKillsEachNewLeaderUntilItExpires) {
+  Cluster cluster(3, ReadMode::kLinearizable, 7, 2, Millis(5));
+  cluster.world.At(Seconds(2), [&] {
+    for (int replica = 1; replica <= 3; ++replica) {
+      EXPECT_TRUE(cluster.store->ArmFailpoint(replica, RaftFailpoint::kBeforeLeaderSend, Seconds(4), Millis(300)));
+    }
+  });
+  std::optional<core::StoreResult> churned, created, read;
+  cluster.At(Seconds(2) + Millis(100), cluster.Create("a"), churned);
+  std::int64_t elections_before = 0;
+  cluster.world.At(Seconds(2), [&] { elections_before = cluster.store->elections(); });
+  cluster.At(Seconds(6), cluster.Create("b"), created);
+  cluster.At(Seconds(7), cluster.Read(), read);
+  cluster.world.RunUntil(Seconds(9));
+  EXPECT_GE(cluster.store->elections() - elections_before, 2) << "each new leader died at its no-op";
+  for (int replica = 1; replica <= 3; ++replica) {
+    EXPECT_EQ(cluster.world.state(cluster.store->host(replica)), sim::HostState::kUp) << replica;
+  }
+  ASSERT_TRUE(created.has_value());
+  EXPECT_TRUE(created->status == core::StoreStatus::kOk || created->status == core::StoreStatus::kConflict);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->status, core::StoreStatus::kOk);
+  EXPECT_TRUE(cluster.store->invariants().violations().empty()) << cluster.store->invariants().violations().front();
 }
 
 // A slow peer link (etcd's DelayPeerNetwork) on the leader: its appends and

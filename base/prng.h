@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string_view>
 
-namespace leasesim::base {
+#include "base/units.h"
 
-inline constexpr std::uint32_t kPpmOne = 1'000'000;
+namespace leasesim::base {
 
 // SplitMix64 step: seeds the generator and derives independent seeds.
 std::uint64_t SplitMix64(std::uint64_t& state);

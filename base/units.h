@@ -13,6 +13,9 @@ using Nanos = std::int64_t;
 inline constexpr Nanos kNanosPerMicro = 1'000;
 inline constexpr Nanos kNanosPerMilli = 1'000'000;
 inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
+// Parts per million in one: the denominator of every rate, drift and
+// probability said in ppm.
+inline constexpr std::uint32_t kPpmOne = 1'000'000;
 // "Never" / "not yet": later than any time a run reaches.
 inline constexpr Nanos kNeverNanos = std::numeric_limits<Nanos>::max();
 

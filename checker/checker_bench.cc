@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <absl/strings/str_format.h>
+
 #include "checker/cas_register_model.h"
 #include "checker/edn_import.h"
 #include "checker/jepsen_log_import.h"
@@ -75,8 +77,7 @@ std::optional<std::vector<Op>> Load(const std::filesystem::path& path, Import im
 std::optional<Histories> LoadAll(const std::filesystem::path& dir) {
   Histories histories;
   for (int i = 0; i < kEtcdHistories; ++i) {
-    char name[32];
-    std::snprintf(name, sizeof name, "etcd_%03d.log", i);
+    const std::string name = absl::StrFormat("etcd_%03d.log", i);
     auto etcd = Load<CasRegisterOp>(dir / "jepsen-etcd" / name, ImportJepsenLog);
     if (!etcd) return std::nullopt;
     histories.etcd.push_back(std::move(*etcd));

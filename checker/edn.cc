@@ -1,5 +1,7 @@
 #include "checker/edn.h"
 
+#include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cstdint>
 
@@ -62,13 +64,16 @@ class EdnReader {
     return pos_ >= text_.size();
   }
   std::size_t pos() const { return pos_; }
-  const EdnError& error() const { return error_; }
+  // Where reading failed (a byte offset into the text) and why.
+  std::size_t error_offset() const { return error_offset_; }
+  const std::string& error_message() const { return error_message_; }
 
  private:
   static constexpr int kMaxDepth = 64;
 
   bool Fail(std::size_t at, std::string message) {
-    error_ = EdnError{at, std::move(message)};
+    error_offset_ = at;
+    error_message_ = std::move(message);
     return false;
   }
   std::string_view Token() {
@@ -87,8 +92,23 @@ class EdnReader {
 
   std::string_view text_;
   std::size_t pos_ = 0;
-  EdnError error_;
+  std::size_t error_offset_ = 0;
+  std::string error_message_;
 };
+
+// The error at byte `offset` of `text`, its line and column counted (only
+// ever on the failing path, so the scan costs a good read nothing).
+InputError EdnErrorAt(std::string_view text, std::size_t offset, std::string rule) {
+  assert(offset <= text.size());
+  const std::string_view before = text.substr(0, offset);
+  const std::size_t last_newline = before.rfind('\n');
+  const std::size_t line_start = last_newline == std::string_view::npos ? 0 : last_newline + 1;
+  const auto newlines = std::count(before.begin(), before.end(), '\n');
+  return InputError{.path = "",
+                    .rule = std::move(rule),
+                    .line = static_cast<std::int64_t>(newlines) + 1,
+                    .column = static_cast<std::int64_t>(offset - line_start) + 1};
+}
 
 bool EdnReader::Read(EdnValue& out, int depth) {
   if (depth > kMaxDepth) return Fail(pos_, "nesting too deep");
@@ -369,10 +389,10 @@ std::string EdnValue::ToString() const {
   return s;
 }
 
-bool ReadEdnValue(std::string_view text, std::size_t& pos, EdnValue& out, EdnError& error) {
+bool ReadEdnValue(std::string_view text, std::size_t& pos, EdnValue& out, InputError& error) {
   EdnReader reader(text, pos);
   const bool ok = reader.Read(out, 0);
-  if (!ok) error = reader.error();
+  if (!ok) error = EdnErrorAt(text, reader.error_offset(), reader.error_message());
   pos = reader.pos();
   return ok;
 }
@@ -384,15 +404,11 @@ bool SkipEdnSpace(std::string_view text, std::size_t& pos) {
   return at_end;
 }
 
-bool ParseEdn(std::string_view text, EdnValue& out, std::string& error) {
+bool ParseEdn(std::string_view text, EdnValue& out, InputError& error) {
   std::size_t pos = 0;
-  EdnError failure;
-  if (!ReadEdnValue(text, pos, out, failure)) {
-    error = "column " + std::to_string(failure.offset + 1) + ": " + failure.message;
-    return false;
-  }
+  if (!ReadEdnValue(text, pos, out, error)) return false;
   if (!SkipEdnSpace(text, pos)) {
-    error = "column " + std::to_string(pos + 1) + ": unexpected text after the value";
+    error = EdnErrorAt(text, pos, "unexpected text after the value");
     return false;
   }
   return true;

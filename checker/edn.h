@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/input_error.h"
+
 namespace leasesim::checker {
 
 struct EdnEntry;
@@ -41,22 +43,18 @@ struct EdnEntry {
   EdnValue value;
 };
 
-// Where reading failed (a byte offset into the text) and why.
-struct EdnError {
-  std::size_t offset = 0;
-  std::string message;
-};
-
 // Reads the one value that starts at text[pos], after any whitespace, commas
 // and `;` comments, and leaves pos just past it. False with `error` set when
-// the text there is not a value.
-bool ReadEdnValue(std::string_view text, std::size_t& pos, EdnValue& out, EdnError& error);
+// the text there is not a value: the one bad-input error, its line and
+// column (1-based, counted in bytes from text[0]) where reading failed and
+// its rule why; no path.
+bool ReadEdnValue(std::string_view text, std::size_t& pos, EdnValue& out, InputError& error);
 
 // Moves pos past whitespace, commas and comments; true when the text ends there.
 bool SkipEdnSpace(std::string_view text, std::size_t& pos);
 
 // Parses exactly one value filling `text` (whitespace and commas around it
-// allowed). On failure returns false with a message naming the column.
-bool ParseEdn(std::string_view text, EdnValue& out, std::string& error);
+// allowed). On failure returns false with `error` naming the line and column.
+bool ParseEdn(std::string_view text, EdnValue& out, InputError& error);
 
 }  // namespace leasesim::checker

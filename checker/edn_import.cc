@@ -55,7 +55,7 @@ class LineIndex {
 bool OneValueALine(std::string_view text, std::size_t pos) {
   const std::size_t end = text.find('\n', pos);
   EdnValue first;
-  EdnError ignored;
+  InputError ignored;
   return ReadEdnValue(text.substr(0, end == std::string_view::npos ? text.size() : end), pos, first, ignored);
 }
 
@@ -64,19 +64,22 @@ bool OneValueALine(std::string_view text, std::size_t pos) {
 bool ReadForms(std::string_view text, const LineIndex& lines, std::vector<EdnValue>& ops, InputError& error) {
   std::size_t pos = 0;
   const bool per_line = !SkipEdnSpace(text, pos) && OneValueALine(text, pos);
-  auto fail = [&](std::size_t offset, const std::string& message) {
-    error = Error(lines.LineOf(offset), "",
-                  "not an EDN value: column " + std::to_string(lines.ColumnOf(offset)) + ": " + message);
+  // The record's line, as every other error of this reader; the column in the rule.
+  auto fail = [&](std::int64_t line, std::int64_t column, const std::string& message) {
+    error = Error(line, "", "not an EDN value: column " + std::to_string(column) + ": " + message);
     return false;
   };
   while (!SkipEdnSpace(text, pos)) {  // each value read moves pos on
     const std::size_t end = per_line ? text.find('\n', pos) : std::string_view::npos;
     const std::string_view scope = text.substr(0, end == std::string_view::npos ? text.size() : end);
     EdnValue value;
-    EdnError failure;
-    if (!ReadEdnValue(scope, pos, value, failure)) return fail(failure.offset, failure.message);
+    InputError failure;
+    if (!ReadEdnValue(scope, pos, value, failure)) return fail(failure.line, failure.column, failure.rule);
     std::size_t after = pos;
-    if (per_line && !SkipEdnSpace(scope, after)) return fail(after, "unexpected text after the value");
+    if (per_line && !SkipEdnSpace(scope, after)) {
+      return fail(lines.LineOf(after), static_cast<std::int64_t>(lines.ColumnOf(after)),
+                  "unexpected text after the value");
+    }
     ops.push_back(std::move(value));
   }
   if (ops.size() == 1 && ops[0].type == Type::kVector && ops[0].tag.empty() &&

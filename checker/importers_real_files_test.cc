@@ -216,12 +216,12 @@ TEST(EdnHistoryForms, CorruptFieldsAreNamed) {
 
 TEST(Edn, ReadsTheFormsJepsenPrints) {
   EdnValue value;
-  std::string error;
+  InputError error;
   ASSERT_TRUE(ParseEdn("#jepsen.history.Op{:index 3, :value #{\"n1\" \"n2\"}, :at #inst \"2021-06-14T18:43:22Z\", "
                        ":e #object[java.lang.Exception 0x1f \"boom\"], :old #<Exception x>, #_ :gone :c \\a, "
                        ":u \"\\u00e9\\n\", :r 1/3, :big 123456789012345678901234N, :f 1.5e-3, :inf ##Inf}",
                        value, error))
-      << error;
+      << error.ToString();
   EXPECT_EQ(value.type, EdnValue::Type::kMap);
   EXPECT_EQ(value.tag, "jepsen.history.Op");
   EXPECT_EQ(value.Get("index")->integer, 3);

@@ -109,19 +109,32 @@ TEST(JepsenLog, CorruptLinesAreNamed) {
 
 TEST(Edn, ReadsJepsenMaps) {
   EdnValue value;
-  std::string error;
+  InputError error;
   ASSERT_TRUE(ParseEdn("{:process 3, :type :ok, :f :cas, :value [1 -2], :key \"a\\\"b\", :x nil}", value, error))
-      << error;
+      << error.ToString();
   EXPECT_EQ(value.Get("process")->integer, 3);
   EXPECT_EQ(value.Get("value")->items[1].integer, -2);
   EXPECT_EQ(value.Get("key")->text, "a\"b");
   EXPECT_EQ(value.Get("x")->type, EdnValue::Type::kNil);
   for (const char* bad : {"{:a 1", "{:a}", "[1 2", "\"open", "{:a 1} x", "}", "#{1", "#?(:clj 1)", ":"}) {
     EXPECT_FALSE(ParseEdn(bad, value, error)) << bad;
-    EXPECT_NE(error.find("column"), std::string::npos) << error;
+    EXPECT_EQ(error.line, 1) << bad;
+    EXPECT_GE(error.column, 1) << bad;
   }
   std::string deep(200, '[');
   EXPECT_FALSE(ParseEdn(deep, value, error));
+}
+
+TEST(Edn, AnErrorNamesTheLineAndColumnWhereReadingFailed) {
+  EdnValue value;
+  InputError error;
+  ASSERT_FALSE(ParseEdn("{:a 1\n :b [2 3}", value, error));
+  EXPECT_EQ(error.line, 2);
+  EXPECT_EQ(error.column, 9);  // the brace that closes no vector
+  EXPECT_EQ(error.path, "");
+  EXPECT_EQ(error.ToString(), "2:9: " + error.rule);
+  ASSERT_FALSE(ParseEdn("{:a 1}\n\n  x", value, error));
+  EXPECT_EQ(error.ToString(), "3:3: unexpected text after the value");
 }
 
 TEST(EdnImport, KvHistoryAndCorruptLines) {

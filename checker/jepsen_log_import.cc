@@ -148,10 +148,10 @@ bool ParseOpLine(std::string_view rest, std::int64_t line_no, OpFields& out, Inp
     return false;
   }
   std::size_t pos = 0;
-  EdnError edn_error;
+  InputError edn_error;
   if (!ReadEdnValue(rest, pos, out.value, edn_error)) {
     error = Error(line_no, "value", "expected an EDN value, got \"" + std::string(rest) + "\" (" +
-                                        edn_error.message + ")");
+                                        edn_error.rule + ")");
     return false;
   }
   return true;  // what follows the value is the operation's error, if any

@@ -82,6 +82,16 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
   const Outcome files = Invoke(RunCommand, {"a.json", "b.json"});
   EXPECT_EQ(files.code, kExitBadInput);
   EXPECT_NE(files.err.find("b.json"), std::string::npos) << files.err;
+  const Outcome property = Invoke(FuzzCommand, {"--runs", "1", "--property", "no-bugs"});
+  EXPECT_EQ(property.code, kExitBadInput);
+  EXPECT_NE(property.err.find("leasesim fuzz: --property: unknown property \"no-bugs\" (known: all,"),
+            std::string::npos)
+      << property.err;
+  // A bad --faults list is refused before anything starts.
+  const Outcome faults = Invoke(LiveCommand, {"--faults", "kill:1@2,pause@3"});
+  EXPECT_EQ(faults.code, kExitBadInput);
+  EXPECT_NE(faults.err.find("leasesim live: --faults: fault \"pause@3\": needs +DURATION (seconds)"), std::string::npos)
+      << faults.err;
 }
 
 // An option bound where it is declared: its value lands in the variable,

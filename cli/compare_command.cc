@@ -1,7 +1,6 @@
 // leasesim compare BASE_DIR NEW_DIR: the command-line adapter of compare/
 // (docs/COMPARE.md). Its flags are declared in DeclareCompareFlags alone.
 
-#include <charconv>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/values.h"
 #include "compare/compare.h"
 #include "compare/render.h"
 #include "reports/summary_json.h"
@@ -53,15 +53,14 @@ std::optional<std::string> ReadCompareRequest(const CommandLine& args, CompareRe
   request.next = args.positional()[1];
   if (request.tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
   for (const std::string& text : request.tolerates) {
-    std::string error;
+    base::InputError error;
     const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(text, error);
-    if (!tolerance) return error;
+    if (!tolerance) return error.ToString();
     request.options.tolerances.push_back(*tolerance);
   }
   if (const auto& alpha = request.alpha) {
     double value = 0;
-    const auto [end, error] = std::from_chars(alpha->data(), alpha->data() + alpha->size(), value);
-    if (error != std::errc() || end != alpha->data() + alpha->size() || !(value > 0) || value > 0.5) {
+    if (!ParseNumber(*alpha, value) || !(value > 0) || value > 0.5) {
       return "--alpha must be a number in (0, 0.5] (got \"" + *alpha + "\")";
     }
     request.options.alpha = value;

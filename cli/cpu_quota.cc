@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "cli/values.h"
 
 namespace leasesim::cli {
 namespace {
@@ -21,8 +22,7 @@ constexpr int kAncestorsMax = 64;  // a bound on walking up a cgroup path
 std::optional<long long> Integer(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
   long long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (!ParseNumber(std::string(text), value)) return std::nullopt;
   return value;
 }
 

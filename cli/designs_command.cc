@@ -8,7 +8,9 @@
 #include <mutex>
 #include <ostream>
 #include <thread>
+#include <variant>
 
+#include "base/input_error.h"
 #include "base/program_name.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -137,12 +139,12 @@ int DesignsCommand(const std::vector<std::string>& argv, std::ostream& out, std:
       .Switch("-q,--quiet", "No progress line on a terminal", options.quiet)
       .Footer("Exit: 0 leasesim's own protocol clean, 1 it violated a property, 2 bad input or usage.");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  std::string error;
-  options.protocols = fuzz::DesignProtocols(SplitCommas(options.protocol_list), error);
-  if (!error.empty()) {
-    err << "leasesim designs: " << error << "\n";
+  auto protocols = fuzz::DesignProtocols(SplitCommas(options.protocol_list));
+  if (const auto* error = std::get_if<base::InputError>(&protocols)) {
+    err << "leasesim designs: " << error->ToString() << "\n";
     return kExitBadInput;
   }
+  options.protocols = std::get<std::vector<std::string>>(std::move(protocols));
   out << "leasesim designs: " << options.protocols.size() << " row(s), " << options.runs << " case(s) each, seed "
       << options.seed << "\n";
   out.flush();
@@ -151,6 +153,7 @@ int DesignsCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   progress.Clear();
   std::error_code made;
   std::filesystem::create_directories(options.out_dir, made);
+  std::string error;  // writing the files
   const std::vector<std::string> files = WriteCounterexamples(rows, options.out_dir, error);
   const std::string json_path = (std::filesystem::path(options.out_dir) / "designs.json").string();
   if (error.empty()) {

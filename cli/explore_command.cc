@@ -73,7 +73,7 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   if (!request.faults) return "--faults K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")";
   request.options.faults = *request.faults;
   auto loaded = runner::LoadScenarioFile(request.file);
-  if (auto* error = std::get_if<runner::ParseError>(&loaded)) return error->message;
+  if (auto* error = std::get_if<base::InputError>(&loaded)) return error->In(request.file);
   const auto& scenarios = std::get<runner::ScenarioFile>(loaded).scenarios;
   const auto it = std::find_if(scenarios.begin(), scenarios.end(), [&](const auto& s) { return s.name == name; });
   if (it == scenarios.end()) return request.file + " has no scenario named \"" + name + "\"";
@@ -85,7 +85,7 @@ std::optional<std::string> ReadRequest(const CommandLine& args, Request& request
   runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);
   if (request.menu_path) {
     auto parsed = runner::LoadMenuFile(*request.menu_path, request.scenario);
-    if (auto* error = std::get_if<runner::ParseError>(&parsed)) return error->message;
+    if (auto* error = std::get_if<base::InputError>(&parsed)) return error->In(*request.menu_path);
     menu = std::get<runner::ExploreMenu>(parsed);
   }
   request.menu = runner::BuildMenu(request.scenario, menu);

@@ -28,7 +28,7 @@ std::string ExploreFile() { return SourceDir() + "/scenarios/explore.json"; }
 
 runner::Scenario Load(const std::string& file, const std::string& name) {
   auto loaded = runner::LoadScenarioFile(file);
-  if (auto* error = std::get_if<runner::ParseError>(&loaded)) ADD_FAILURE() << error->message;
+  if (auto* error = std::get_if<base::InputError>(&loaded)) ADD_FAILURE() << error->ToString();
   for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(loaded).scenarios) {
     if (scenario.name == name) return scenario;
   }
@@ -51,8 +51,8 @@ void ExpectRoundTrips(const runner::Scenario& base, std::set<runner::FaultKind>&
     scenario.faults.push_back(item.fault);
     const std::string text = fuzz::ScenarioFileText({scenario});
     auto parsed = runner::ParseScenarioText("placement.json", text);
-    if (auto* error = std::get_if<runner::ParseError>(&parsed)) {
-      ADD_FAILURE() << item.label << ": " << error->message;
+    if (auto* error = std::get_if<base::InputError>(&parsed)) {
+      ADD_FAILURE() << item.label << ": " << error->ToString();
       continue;
     }
     const runner::Scenario& back = std::get<runner::ScenarioFile>(parsed).scenarios.at(0);

@@ -93,8 +93,8 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
   }
   options.protocol = protocol.name.value_or(core::Protocols().default_name());
   if (r.property) {
-    if (auto problem = fuzz::CheckPropertyName(*r.property)) {
-      err << "leasesim fuzz: " << *problem << "\n";
+    if (const auto problem = fuzz::CheckPropertyName(*r.property)) {
+      err << "leasesim fuzz: " << problem->ToString() << "\n";
       return kExitBadInput;
     }
     options.property = *r.property;
@@ -114,8 +114,8 @@ int ExpandCommand(const FuzzRequest& r, std::ostream& out, std::ostream& err) {
   }
   const std::uint64_t seed = *r.seed;
   auto loaded = runner::LoadScenarioFile(file);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+    err << "leasesim: " << error->In(file) << "\n";
     return kExitBadInput;
   }
   for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(loaded).scenarios) {

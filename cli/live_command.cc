@@ -110,8 +110,8 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!protocol.error.empty()) return bad(protocol.error);
   options.protocol = protocol.name.value_or("");
   if (request.faults) {
-    if (std::string error = live::ParseFaults(*request.faults, options.nodes, options.faults); !error.empty()) {
-      return bad(error);
+    if (const auto error = live::ParseFaults(*request.faults, options.nodes, options.faults)) {
+      return bad(error->ToString());
     }
   }
   options.command_line = "leasesim live";

@@ -29,14 +29,12 @@ std::string ReadShard(const std::string& directory, ShardOutput& shard) {
   std::string text;
   if (!reports::ReadWholeFile(summary_path, text)) return summary_path + ": cannot read";
   auto summary = reports::ParseSummaryJson(text);
-  if (std::holds_alternative<std::string>(summary)) return summary_path + ": " + std::get<std::string>(summary);
+  if (const auto* error = std::get_if<base::InputError>(&summary)) return error->In(summary_path);
   shard.summary = std::move(std::get<reports::SweepSummary>(summary));
   const std::string timelines_path = (std::filesystem::path(directory) / reports::kTimelinesFile).string();
   if (!reports::ReadWholeFile(timelines_path, text)) return timelines_path + ": cannot read";
   auto timelines = reports::ParseTimelinesJson(text);
-  if (std::holds_alternative<std::string>(timelines)) {
-    return timelines_path + ": " + std::get<std::string>(timelines);
-  }
+  if (const auto* error = std::get_if<base::InputError>(&timelines)) return error->In(timelines_path);
   shard.timelines = std::move(std::get<std::vector<reports::Timeline>>(timelines));
   return "";
 }

@@ -1,6 +1,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/hash_text.h"
 #include "base/units.h"
 #include "checker/history_io.h"
 #include "cli/command_line.h"
@@ -87,8 +88,8 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
   const std::string file_path = args.positional()[0];
   auto loaded = runner::LoadScenarioFile(file_path);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+    err << "leasesim: " << error->In(file_path) << "\n";
     return kExitBadInput;
   }
   runner::Scenario* scenario = nullptr;
@@ -109,7 +110,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   const runner::RunResult result =
       runner::RunScenario(*scenario, seed, {.retain_trace = r.trace_path.has_value(), .keep_history = true});
   out << "scenario " << result.scenario << " seed " << result.seed << " protocol " << scenario->protocol << "\n";
-  out << "trace " << sim::FormatHash(result.trace_hash) << " (" << result.trace_events << " events)\n";
+  out << "trace " << base::HashText(result.trace_hash) << " (" << result.trace_events << " events)\n";
   for (const auto& [name, value] : result.figures) out << "  " << name << " = " << value << "\n";
   for (const checker::LeadershipBelief& belief : result.history.beliefs) {
     out << "  leader n" << belief.node << " term " << belief.term << " from " << belief.from_ns / base::kNanosPerMilli

@@ -81,8 +81,8 @@ std::optional<std::string> ReadShard(Request& request) {
   if (shard_from_environment) shard = from_environment;
   if (!shard) return std::nullopt;
   auto parsed = reports::ParseShard(*shard);
-  if (std::holds_alternative<std::string>(parsed)) {
-    return std::string(shard_from_environment ? "LEASESIM_SHARD" : "--shard") + ": " + std::get<std::string>(parsed);
+  if (const auto* error = std::get_if<base::InputError>(&parsed)) {
+    return base::InputError{shard_from_environment ? "LEASESIM_SHARD" : "--shard", error->rule}.ToString();
   }
   request.options.shard = std::get<reports::Shard>(parsed);
   return std::nullopt;
@@ -215,8 +215,8 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitBadInput;
   }
   auto loaded = runner::LoadScenarioFile(request.file_path);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    err << "leasesim: " << std::get<runner::ParseError>(loaded).message << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+    err << "leasesim: " << error->In(request.file_path) << "\n";
     return kExitBadInput;
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);

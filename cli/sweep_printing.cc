@@ -3,6 +3,7 @@
 
 #include <ostream>
 
+#include "base/hash_text.h"
 #include "cli/commands.h"
 #include "runner/sweep.h"
 
@@ -21,7 +22,7 @@ void PrintScenarioLines(const reports::SweepTotals& sweep, std::ostream& out) {
 
 void PrintFailure(const runner::RunResult& result, const std::string& file_path, const std::string& protocol,
                   std::ostream& out) {
-  out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << sim::FormatHash(result.trace_hash)
+  out << "FAIL " << result.scenario << " seed " << result.seed << " (trace " << base::HashText(result.trace_hash)
       << ")\n";
   for (const checker::Violation& violation : result.unexpected) {
     out << "  " << violation.kind << ": " << violation.message << "\n";

@@ -189,7 +189,7 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   std::optional<timing::RegionsPlan> regions;
   if (r.regions) {
     auto loaded = timing::LoadRegions(*r.regions);
-    if (auto* error = std::get_if<std::string>(&loaded)) return Fail(err, "--regions: " + *error);
+    if (auto* error = std::get_if<base::InputError>(&loaded)) return Fail(err, "--regions: " + error->In(*r.regions));
     regions = std::get<timing::RegionsPlan>(loaded);
     r.targets.region_extra_rtt_ms = regions->extra_rtt_ms;
     r.targets.region_extra_what = regions->farthest;
@@ -207,8 +207,11 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   const timing::RegionsPlan* placement = regions ? &*regions : nullptr;
   const timing::WorldSet worlds = timing::VerifyWorlds(r.targets, derivation.timing, placement);
   const std::string text = worlds.file.dump(2) + "\n";
-  auto parsed = runner::ParseScenarioText(r.out.value_or("timing-worlds.json"), text);
-  if (auto* error = std::get_if<runner::ParseError>(&parsed)) return Fail(err, "internal: generated worlds: " + error->message);
+  const std::string worlds_name = r.out.value_or("timing-worlds.json");
+  auto parsed = runner::ParseScenarioText(worlds_name, text);
+  if (auto* error = std::get_if<base::InputError>(&parsed)) {
+    return Fail(err, "internal: generated worlds: " + error->In(worlds_name));
+  }
   if (r.out) {
     if (!WriteText(*r.out, text, err)) return kExitBadInput;
     out << "wrote " << *r.out << " (" << worlds.worlds.size() << " scenarios with this lease block); run it with: "

@@ -42,7 +42,7 @@ TEST(TimingCommand, TheIssueExampleIsDerivedAndWrittenAsARunnableScenarioFile) {
   EXPECT_NE(o.out.find("\"lease\": {\"duration_ms\":12600,"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("worst-case failover 14974 ms <= target 15000 ms"), std::string::npos) << o.out;
   auto loaded = runner::LoadScenarioFile(file.string());
-  ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(loaded)) << std::get<runner::ParseError>(loaded).message;
+  ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(loaded)) << std::get<base::InputError>(loaded).ToString();
   for (const runner::Scenario& s : std::get<runner::ScenarioFile>(loaded).scenarios) {
     EXPECT_EQ(s.timing.lease_duration, 12'600'000'000) << s.name;
     EXPECT_EQ(s.timing.request_timeout, 400'000'000) << s.name;

@@ -99,7 +99,7 @@ TEST(Compare, AShiftOnEverySeedIsARealRegressionWithItsSize) {
   EXPECT_EQ(c.ExitCode(), kExitWorse);
   EXPECT_EQ(c.newly_failing(), 0);
   // A tolerance wider than the shift lets it through; the row says so.
-  std::string error;
+  base::InputError error;
   const Comparison tolerated = MustCompare(base, next, {.tolerances = {*ParseTolerance("leaderless_ms=+200%", error)}});
   EXPECT_EQ(Row(tolerated, "leaderless_ms").verdict, FigureVerdict::kWithinTolerance);
   EXPECT_EQ(tolerated.ExitCode(), kExitNotWorse);

@@ -26,10 +26,10 @@ std::string Tolerance::ToString() const {
   return text + "%";
 }
 
-std::optional<Tolerance> ParseTolerance(const std::string& text, std::string& error) {
-  const std::string rule = "--tolerate \"" + text +
-                           "\": must be FIGURE=+N% (up to 3 decimals, at most 1000%) or FIGURE=+N (the figure's "
-                           "unit), FIGURE a name or a family with one * (demotions_*)";
+std::optional<Tolerance> ParseTolerance(const std::string& text, base::InputError& error) {
+  const base::InputError rule{"--tolerate", "\"" + text +
+                                                "\" must be FIGURE=+N% (up to 3 decimals, at most 1000%) or FIGURE=+N "
+                                                "(the figure's unit), FIGURE a name or a family with one * (demotions_*)"};
   const std::size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0) {
     error = rule;

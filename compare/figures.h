@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/figures.h"
+#include "base/input_error.h"
 
 namespace leasesim::compare {
 
@@ -48,8 +49,9 @@ struct Tolerance {
 inline constexpr std::int64_t kDefaultToleranceMilliPercent = 5000;
 
 // "leaderless_ms=+5%", "demotions_*=+0.5%", "store_ops=+200" -> a tolerance;
-// an error message naming the rule otherwise.
-std::optional<Tolerance> ParseTolerance(const std::string& text, std::string& error);
+// otherwise nothing, with `error` the one bad-input error: its path the flag
+// ("--tolerate"), its rule naming the text and the form it must take.
+std::optional<Tolerance> ParseTolerance(const std::string& text, base::InputError& error);
 
 // The tolerance for a figure: the last matching --tolerate (an exact name
 // wins over a family), or the default.

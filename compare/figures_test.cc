@@ -20,20 +20,20 @@ TEST(Figures, EveryFigureHasADirection) {
 }
 
 TEST(Tolerance, ParsesPercentAndAbsolute) {
-  std::string error;
+  base::InputError error;
   const auto percent = ParseTolerance("leaderless_ms=+5%", error);
-  ASSERT_TRUE(percent) << error;
+  ASSERT_TRUE(percent) << error.ToString();
   EXPECT_EQ(percent->pattern, "leaderless_ms");
   EXPECT_TRUE(percent->relative);
   EXPECT_EQ(percent->milli_percent, 5000);
   EXPECT_EQ(percent->ToString(), "+5%");
   const auto fraction = ParseTolerance("demotions_*=0.25%", error);
-  ASSERT_TRUE(fraction) << error;
+  ASSERT_TRUE(fraction) << error.ToString();
   EXPECT_EQ(fraction->milli_percent, 250);
   EXPECT_EQ(fraction->ToString(), "+0.25%");
   EXPECT_TRUE(fraction->Matches("demotions_deadline"));
   const auto absolute = ParseTolerance("store_ops=+200", error);
-  ASSERT_TRUE(absolute) << error;
+  ASSERT_TRUE(absolute) << error.ToString();
   EXPECT_FALSE(absolute->relative);
   EXPECT_EQ(absolute->absolute, 200);
 }
@@ -41,14 +41,15 @@ TEST(Tolerance, ParsesPercentAndAbsolute) {
 TEST(Tolerance, RejectsWhatItCannotRead) {
   for (const char* bad : {"leaderless_ms", "=5%", "x=", "x=+%", "x=five%", "x=1.2345%", "x=2000%", "x=-5%", "x=1.5",
                           "x=5.%", "a*b*=5%"}) {
-    std::string error;
+    base::InputError error;
     EXPECT_FALSE(ParseTolerance(bad, error)) << bad;
-    EXPECT_NE(error.find("FIGURE=+N%"), std::string::npos) << bad;
+    EXPECT_EQ(error.path, "--tolerate") << bad;
+    EXPECT_NE(error.rule.find("FIGURE=+N%"), std::string::npos) << bad;
   }
 }
 
 TEST(Tolerance, ExactNameWinsOverPrefixThenDefault) {
-  std::string error;
+  base::InputError error;
   const std::vector<Tolerance> given = {*ParseTolerance("demotions_deadline=+1%", error),
                                         *ParseTolerance("demotions_*=+50%", error)};
   EXPECT_EQ(ToleranceFor("demotions_deadline", given).milli_percent, 1000);

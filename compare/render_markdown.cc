@@ -3,8 +3,9 @@
 // lists are cut (the JSON has everything) so the comment stays readable.
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
+
+#include <absl/strings/str_format.h>
 
 #include "compare/render.h"
 
@@ -113,8 +114,7 @@ void FigureTable(const std::vector<const FigureRow*>& rows, bool paired, std::si
                          : row->info.direction == Direction::kHigherIsBetter ? "higher"
                                                                              : "neutral";
     const std::string relative = row->base.mean != 0 ? " (" + FormatValue(100 * row->relative, 0) + "%)" : " (from 0)";
-    char r[16];
-    std::snprintf(r, sizeof r, "%+.2f", row->rank_biserial);
+    const std::string r = absl::StrFormat("%+.2f", row->rank_biserial);
     out << "| " << Cell(row->scenario) << " | " << Code(row->figure) << " | " << better << " | "
         << Quantiles(row->base, row->never_value) << " | " << Quantiles(row->next, row->never_value) << " | "
         << FormatValue(row->shift, 0) << " | " << FormatValue(row->mean_change, 0) << relative << " | " << r << " | "

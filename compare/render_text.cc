@@ -1,9 +1,10 @@
 // The verdict words, the console text and the JSON of a comparison.
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_format.h>
 #include <nlohmann/json.hpp>
 
 #include "compare/render.h"
@@ -114,17 +115,13 @@ std::string RuleText(const Comparison& c) {
 
 std::string FormatValue(double value, std::int64_t never_value) {
   if (never_value != 0 && value >= static_cast<double>(never_value)) return "never";
-  char text[48];
   if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(value));
-  } else {
-    std::snprintf(text, sizeof text, "%.2f", value);
-    std::string s = text;
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    return s;
+    return absl::StrCat(static_cast<std::int64_t>(value));
   }
-  return text;
+  std::string s = absl::StrFormat("%.2f", value);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
 }
 
 std::string ConsoleText(const Comparison& c) {

@@ -19,7 +19,7 @@ std::variant<reports::SweepSummary, std::string> ReadSummary(const std::string& 
   std::string text;
   if (!reports::ReadWholeFile(path, text)) return path + ": cannot be read";
   auto parsed = reports::ParseSummaryJson(text);
-  if (std::holds_alternative<std::string>(parsed)) return path + ": " + std::get<std::string>(parsed);
+  if (const auto* error = std::get_if<base::InputError>(&parsed)) return error->In(path);
   return std::get<reports::SweepSummary>(std::move(parsed));
 }
 

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
+
+#include <absl/strings/str_format.h>
 
 namespace leasesim::compare {
 namespace {
@@ -226,9 +227,7 @@ std::vector<double> HolmAdjust(const std::vector<double>& p_values) {
 }
 
 std::string FormatP(double p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", p);
-  return text;
+  return absl::StrFormat("%.3g", p);
 }
 
 }  // namespace leasesim::compare

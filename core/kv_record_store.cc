@@ -24,35 +24,54 @@ std::uint64_t EightDigitLanes(std::uint64_t value) {
   return tens | (pairs - tens * 10) << 8;
 }
 
-// As std::to_chars writes it ("-" and no leading zeros), eight digits at a
-// time (EightDigitLanes): a write encodes four numbers of up to 19 digits,
-// where to_chars divides by 100 per two digits.
-void AppendNumber(std::string& out, std::int64_t number) {
-  if (number < 0) out.push_back('-');
+// What PutNumber may write past its number's end: each block is stored as
+// eight bytes, the first block's leading zeros shifted out.
+constexpr std::size_t kNumberSlack = 8;
+
+// A block below 10^8 as its digits without leading zeros ("0" for 0):
+// the digits shifted down past the zeros, eight bytes stored at once
+// (within the slack). Returns the end.
+char* PutLeadingDigits(char* at, std::uint64_t block) {
+  const std::uint64_t lanes = EightDigitLanes(block);
+  const std::size_t zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
+  const std::uint64_t text = (lanes + 0x3030'3030'3030'3030ULL) >> (8 * zeros);  // "00000000" + the digits
+  std::memcpy(at, &text, sizeof text);
+  return at + (8 - zeros);
+}
+
+// A block below 10^8 as eight digits, zero-padded.
+char* PutEightDigits(char* at, std::uint64_t block) {
+  const std::uint64_t text = EightDigitLanes(block) + 0x3030'3030'3030'3030ULL;
+  std::memcpy(at, &text, sizeof text);
+  return at + 8;
+}
+
+// Writes `number` at `at` as std::to_chars writes it ("-" and no leading
+// zeros; at most 20 characters), eight digits at a time
+// (EightDigitLanes): a write encodes four numbers of up to 19 digits, where
+// to_chars divides by 100 per two digits. Every store is of constant length
+// (inline, no memcpy call); the bytes past the number's end are overwritten
+// by what follows or cut (the caller leaves kNumberSlack bytes after each
+// number). Returns the end.
+char* PutNumber(char* at, std::int64_t number) {
+  if (number < 0) *at++ = '-';
   const std::uint64_t magnitude =
       number < 0 ? 0 - static_cast<std::uint64_t>(number) : static_cast<std::uint64_t>(number);
   constexpr std::uint64_t kBlock = 100'000'000;
-  const std::uint64_t blocks[3] = {magnitude / (kBlock * kBlock), magnitude / kBlock % kBlock, magnitude % kBlock};
-  const std::size_t first = magnitude >= kBlock * kBlock ? 0 : magnitude >= kBlock ? 1 : 2;
-  char digits[24];
-  std::size_t leading_zeros = 0;
-  for (std::size_t i = first; i < 3; ++i) {
-    const std::uint64_t lanes = EightDigitLanes(blocks[i]);
-    // The first block's zeros before its first nonzero digit (all but the last when it is 0).
-    if (i == first) leading_zeros = lanes == 0 ? 7 : static_cast<std::size_t>(std::countr_zero(lanes)) / 8;
-    const std::uint64_t text = lanes + 0x3030'3030'3030'3030ULL;  // "00000000" + the digits
-    std::memcpy(digits + 8 * i, &text, sizeof text);
-  }
-  const std::size_t start = 8 * first + leading_zeros;
-  // (Pointer and count: append(first, last) builds a temporary string, an
-  // allocation for the 17 to 19 digits of a wall-clock reading.)
-  out.append(digits + start, sizeof digits - start);
+  if (magnitude < kBlock) return PutLeadingDigits(at, magnitude);  // a term, a text's length
+  if (magnitude < kBlock * kBlock) return PutEightDigits(PutLeadingDigits(at, magnitude / kBlock), magnitude % kBlock);
+  // 17 to 19 digits (a wall-clock reading in nanoseconds).
+  at = PutLeadingDigits(at, magnitude / (kBlock * kBlock));
+  at = PutEightDigits(at, magnitude / kBlock % kBlock);
+  return PutEightDigits(at, magnitude % kBlock);
 }
 
-void AppendText(std::string& out, std::string_view text) {
-  AppendNumber(out, static_cast<std::int64_t>(text.size()));
-  out.push_back(':');
-  out.append(text);
+// Writes "<length>:<bytes>" at `at`; returns the end.
+char* PutText(char* at, std::string_view text) {
+  at = PutNumber(at, static_cast<std::int64_t>(text.size()));
+  *at++ = ':';
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
 }
 
 // Eight ASCII digits at `p` as their value; false when one is not a digit.
@@ -127,15 +146,13 @@ StoreStatus FailedCall(KvStatus status) {
 }
 
 // One key's entry as a read's answer: kOk with the record it holds, or
-// kUnavailable when it holds none. Built where it is returned, so the
-// decoded record moves once (every watch answer comes through here).
+// kUnavailable when it holds none. Decoded into the answer it returns (every
+// watch answer comes through here).
 StoreResult RecordIn(const KvEntry& entry) {
-  std::optional<LeaseRecord> record = DecodeLeaseRecord(entry.value);
-  if (!record) return StoreResult{StoreStatus::kUnavailable, {}};
   StoreResult read{StoreStatus::kOk, {}};
+  if (!DecodeLeaseRecordInto(entry.value, read.current.record)) return StoreResult{StoreStatus::kUnavailable, {}};
   read.current.found = true;
   read.current.version = entry.mod_revision;
-  read.current.record = std::move(*record);
   return read;
 }
 
@@ -208,15 +225,21 @@ std::optional<LeaseRecord> DecodeUncached(std::string_view value) {
 }  // namespace
 
 std::string EncodeLeaseRecord(const LeaseRecord& record) {
-  std::string out;
-  out.reserve(64 + record.holder.size() + record.preferred_successor.size());
+  // Written in place, then cut to length (one allocation, no append's
+  // checks): four numbers and two lengths of at most 20 characters, each
+  // with its separator, a space between the texts, and the texts.
+  constexpr std::size_t kNumberMax = 20;
+  std::string out(6 * (kNumberMax + 1) + 1 + record.holder.size() + record.preferred_successor.size() + kNumberSlack,
+                  ' ');
+  char* at = out.data();
   for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
-    AppendNumber(out, number);
-    out.push_back(' ');
+    at = PutNumber(at, number);
+    *at++ = ' ';
   }
-  AppendText(out, record.holder);
-  out.push_back(' ');
-  AppendText(out, record.preferred_successor);
+  at = PutText(at, record.holder);
+  *at++ = ' ';
+  at = PutText(at, record.preferred_successor);
+  out.resize(static_cast<std::size_t>(at - out.data()));
   LastCoded().Remember(out, record);
   return out;
 }
@@ -228,6 +251,18 @@ std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
   if (!record) return std::nullopt;
   last.Remember(value, *record);
   return record;
+}
+
+bool DecodeLeaseRecordInto(std::string_view value, LeaseRecord& record) {
+  LastRecordCoded& last = LastCoded();
+  if (last.remembered && std::string_view(last.value) == value) {
+    record = last.record;
+    return true;
+  }
+  std::optional<LeaseRecord> decoded = DecodeLeaseRecord(value);
+  if (!decoded) return false;
+  record = std::move(*decoded);
+  return true;
 }
 
 StoreResult KvRecordStore::Read(std::string_view key, Nanos timeout) {

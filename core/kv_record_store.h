@@ -48,6 +48,9 @@ namespace leasesim::core {
 std::string EncodeLeaseRecord(const LeaseRecord& record);
 // nullopt when `value` is not such an encoding (trailing bytes included).
 std::optional<LeaseRecord> DecodeLeaseRecord(std::string_view value);
+// DecodeLeaseRecord into `record` (left as it was when false): no optional
+// to fill and move out of, for a caller that has the record's place.
+bool DecodeLeaseRecordInto(std::string_view value, LeaseRecord& record);
 
 // The record store's answer to one of KvRecordStore's txns (the mapping
 // above): `written` is the record a create or CAS put, null for a read.

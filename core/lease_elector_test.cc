@@ -9,11 +9,13 @@
 
 #include "base/units.h"
 #include "core/events.h"
+#include "core/timing_test_values.h"
 
 namespace leasesim::core {
 namespace {
 
 using base::Millis;
+using test_values::SoundTiming;
 
 // Ends a test's otherwise endless protocol loop.
 struct StopTest {};
@@ -103,16 +105,6 @@ class FakeEnv : public Env, public EventSink {
   std::vector<std::string> metrics;  // "is_leader=1", ...
 };
 
-TimingConfig Timing() {
-  return TimingConfig{.lease_duration = Millis(10'000),
-                      .renew_interval = Millis(3'000),
-                      .renew_deadline = Millis(7'000),
-                      .retry = Millis(1'000),
-                      .request_timeout = Millis(1'000),
-                      .drift_bound_ppm = 1'000,
-                      .safety_margin = Millis(500)};
-}
-
 void RunUntilStopped(LeaseElector& elector) {
   try {
     elector.Run();
@@ -124,7 +116,7 @@ TEST(LeaseElector, FirstCandidateCreatesTermOneAndRenews) {
   FakeEnv env;
   env.stop_at = Millis(10'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   const VersionedRecord record = env.store_.Get("job");
   EXPECT_EQ(record.record.holder, "a#1");
@@ -144,7 +136,7 @@ TEST(LeaseElector, TakesOverOnlyAfterTheVersionStoodStillForTheHoldersDuration) 
     if (took_over_at < 0 && env.store_.Get("job").record.holder == "a#1") took_over_at = now;
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   const VersionedRecord record = env.store_.Get("job");
   EXPECT_EQ(record.record.holder, "a#1");
@@ -165,7 +157,7 @@ TEST(LeaseElector, ARenewingHolderIsNeverTakenOver) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(env.store_.Get("job").record.holder, "b#1");
   EXPECT_EQ(metrics.acquisitions, 0);
@@ -181,7 +173,7 @@ TEST(LeaseElector, ConflictDemotesAndCampaignsAgainAfterReReading) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kConflict), 1);
   EXPECT_FALSE(elector.ValidLease().has_value());
@@ -199,7 +191,7 @@ TEST(LeaseElector, EachChangeOfTheLeaderAndTermGaugesIsReported) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   const auto at = [&](const std::string& sample) { return std::find(env.metrics.begin(), env.metrics.end(), sample); };
   ASSERT_NE(at("term=1"), env.metrics.end());
@@ -220,7 +212,7 @@ TEST(LeaseElector, UnavailableStoreDemotesAtTheDeadlineMeasuredFromTheSend) {
     if (now >= Millis(1)) env.store_.unavailable = true;
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   // Acquired by the create sent at t=0: valid until 7 s, never renewed.
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kStoreUnavailable), 1);
@@ -237,7 +229,7 @@ TEST(LeaseElector, RenewalsThatTimeOutDemoteAtTheDeadlineAndNoLater) {
     if (now >= Millis(1)) env.store_.silent = true;
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kDeadline), 1);
   EXPECT_GE(metrics.renewals_failed_timeout, 1);
@@ -258,7 +250,7 @@ TEST(LeaseElector, ASuspendDetectedByTheBootClockDemotes) {
     }
   };
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   EXPECT_EQ(metrics.demotions_for(DemotionReason::kPauseDetected), 1);
 }
@@ -267,7 +259,7 @@ TEST(LeaseElector, ReleaseStopsSideEffectsThenFreesTheRecordInTheSameTerm) {
   FakeEnv env;
   env.stop_at = Millis(4'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
   const std::int64_t version = env.store_.Get("job").version;
@@ -289,7 +281,7 @@ TEST(LeaseElector, ReleaseNeverFreesAnotherHoldersLease) {
   FakeEnv env;
   env.stop_at = Millis(4'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
   // Someone else took the record meanwhile (our lease would have lapsed).
@@ -307,7 +299,7 @@ TEST(LeaseElector, APreferredSuccessorTakesOverAtOnceOthersWait) {
                                                       .preferred_successor = "b"}};
     env.stop_at = Millis(8'000);
     LeaseMetrics metrics;
-    LeaseElector elector(env, {.key = "job", .identity = std::string(name) + "#1", .node_name = name, .timing = Timing()},
+    LeaseElector elector(env, {.key = "job", .identity = std::string(name) + "#1", .node_name = name, .timing = SoundTiming()},
                          metrics);
     RunUntilStopped(elector);
     EXPECT_EQ(env.store_.Get("job").record.term, 5) << name;
@@ -326,7 +318,7 @@ TEST(LeaseElector, ValidLeaseRefusesRightAfterASuspendEvenBeforeTheRenewalLoopWa
   FakeEnv env;
   env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
   env.suspended_ns += Millis(30'000);  // the machine slept 30 s; CLOCK_MONOTONIC did not count it
@@ -339,7 +331,7 @@ TEST(LeaseElector, ASuspendShorterThanTheLeaseButBeyondThePauseBudgetDemotes) {
   FakeEnv env;
   env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   ASSERT_TRUE(elector.ValidLease().has_value());
   env.suspended_ns += Millis(800);  // past the 500 ms pause threshold, well inside the deadline
@@ -353,7 +345,7 @@ TEST(LeaseElector, SuspendsThatAddUpPastTheDeadlineEndTheLease) {
   FakeEnv env;
   env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   const std::optional<LeaseGrant> before = elector.ValidLease();
   ASSERT_TRUE(before.has_value());
@@ -376,7 +368,7 @@ TEST(LeaseElector, WallClockStepsNeitherFakeNorHideASuspend) {
   FakeEnv env;
   env.stop_at = Millis(1'000);
   LeaseMetrics metrics;
-  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = Timing()}, metrics);
+  LeaseElector elector(env, {.key = "job", .identity = "a#1", .node_name = "a", .timing = SoundTiming()}, metrics);
   RunUntilStopped(elector);
   env.wall_offset += Millis(60'000);
   EXPECT_TRUE(elector.ValidLease().has_value());
@@ -387,9 +379,9 @@ TEST(LeaseElector, WallClockStepsNeitherFakeNorHideASuspend) {
 }
 
 TEST(LeaseElector, ConfigValidationRejectsABareNodeNameAsIdentity) {
-  const auto errors = ValidateElectorConfig({.key = "job", .identity = "a", .node_name = "a", .timing = Timing()});
+  const auto errors = ValidateElectorConfig({.key = "job", .identity = "a", .node_name = "a", .timing = SoundTiming()});
   ASSERT_FALSE(errors.empty());
-  EXPECT_EQ(errors[0].field, "identity");
+  EXPECT_EQ(errors[0].path, "identity");
 }
 
 }  // namespace

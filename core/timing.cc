@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "base/units.h"
+
 namespace leasesim::core {
 namespace {
 
-constexpr std::int64_t kMillion = 1'000'000;
+// base::kPpmOne, signed for the drift arithmetic below.
+constexpr std::int64_t kMillion = base::kPpmOne;
 
 std::string Ms(Nanos ns) {
   // Exact when whole milliseconds, else three decimals.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/input_error.h"
 #include "core/lease_record.h"
 
 namespace leasesim::core {
@@ -25,11 +26,11 @@ struct TimingConfig {
   Nanos pause_budget = 0;      // the longest stop-the-world pause the deployment promises
 };
 
-// One broken rule: the field it is about and the rule in words with values.
-struct TimingError {
-  std::string field;
-  std::string rule;
-};
+// One broken rule: the one bad-input error (base/input_error.h), its `path`
+// the field ("renew_deadline"), its `rule` the rule in words with values.
+// An alias, not a type of its own, so a caller reports it as any other bad
+// input; base/ is installed with core (cmake/install.cmake).
+using TimingError = base::InputError;
 
 // Every broken rule, in a fixed order; empty when the configuration is sound.
 std::vector<TimingError> ValidateTiming(const TimingConfig& timing);

@@ -3,59 +3,62 @@
 #include <gtest/gtest.h>
 
 #include "base/units.h"
+#include "core/timing_test_values.h"
 
 namespace leasesim::core {
 namespace {
 
 using base::Millis;
 
-TimingConfig Sound() {
-  return TimingConfig{.lease_duration = Millis(10'000),
-                      .renew_interval = Millis(3'000),
-                      .renew_deadline = Millis(7'000),
-                      .retry = Millis(1'000),
-                      .request_timeout = Millis(1'000),
-                      .drift_bound_ppm = 1'000,
-                      .safety_margin = Millis(500)};
-}
+using test_values::SoundTiming;
 
 bool Names(const std::vector<TimingError>& errors, const std::string& field) {
   for (const TimingError& e : errors) {
-    if (e.field == field) return true;
+    if (e.path == field) return true;
   }
   return false;
 }
 
-TEST(Timing, SoundConfigPasses) { EXPECT_TRUE(ValidateTiming(Sound()).empty()); }
+TEST(Timing, SoundConfigPasses) { EXPECT_TRUE(ValidateTiming(SoundTiming()).empty()); }
+
+TEST(Timing, ABrokenRuleIsTheOneBadInputErrorNamingItsField) {
+  TimingConfig t = SoundTiming();
+  t.retry = 0;
+  const std::vector<TimingError> errors = ValidateTiming(t);
+  ASSERT_EQ(errors.size(), 1u);
+  const base::InputError& error = errors[0];  // the same type, not a copy of it
+  EXPECT_EQ(error.ToString(), "retry: must be positive (got 0 ms)");
+  EXPECT_EQ(error.In("timing.json"), "timing.json: retry: must be positive (got 0 ms)");
+}
 
 TEST(Timing, EachRuleIsNamed) {
-  TimingConfig t = Sound();
+  TimingConfig t = SoundTiming();
   t.renew_deadline = Millis(9'600);  // > 10000*(1-0.001) - 500 = 9490
   auto errors = ValidateTiming(t);
   ASSERT_TRUE(Names(errors, "renew_deadline"));
   EXPECT_NE(errors[0].rule.find("9490 ms"), std::string::npos) << errors[0].rule;
 
-  t = Sound();
+  t = SoundTiming();
   t.renew_interval = Millis(7'000);
   EXPECT_TRUE(Names(ValidateTiming(t), "renew_interval"));
 
-  t = Sound();
+  t = SoundTiming();
   t.request_timeout = Millis(3'000);
   EXPECT_TRUE(Names(ValidateTiming(t), "request_timeout"));
 
-  t = Sound();
+  t = SoundTiming();
   t.retry = Millis(4'000);
   EXPECT_TRUE(Names(ValidateTiming(t), "retry"));
 
-  t = Sound();
+  t = SoundTiming();
   t.lease_duration = -1;
   EXPECT_TRUE(Names(ValidateTiming(t), "lease_duration"));
 
-  t = Sound();
+  t = SoundTiming();
   t.drift_bound_ppm = 200'000;
   EXPECT_TRUE(Names(ValidateTiming(t), "drift_bound_ppm"));
 
-  t = Sound();
+  t = SoundTiming();
   t.pause_budget = Millis(3'000);  // > 9490 - 7000
   EXPECT_TRUE(Names(ValidateTiming(t), "pause_budget"));
 }

@@ -1,10 +1,9 @@
 #include "fuzz/designs.h"
 
 #include <cassert>
-#include <cstdio>
 #include <set>
-#include <sstream>
 
+#include <absl/strings/str_format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/protocol.h"
@@ -16,16 +15,14 @@ namespace {
 
 // "12/200 (6.0%)": violating cases of those run.
 std::string Rate(const DesignRow& row) {
-  char text[64];
   const int permille =
       row.cases == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(row.violating) * 1000 / row.cases);
-  std::snprintf(text, sizeof text, "%d/%d (%d.%d%%)", row.violating, row.cases, permille / 10, permille % 10);
-  return text;
+  return absl::StrFormat("%d/%d (%d.%d%%)", row.violating, row.cases, permille / 10, permille % 10);
 }
 
 }  // namespace
 
-std::vector<std::string> DesignProtocols(const std::vector<std::string>& only, std::string& error) {
+std::variant<std::vector<std::string>, base::InputError> DesignProtocols(const std::vector<std::string>& only) {
   std::vector<std::string> names{std::string(core::kLeasesimProtocol)};
   for (const core::Protocol* protocol : core::Protocols().All()) {
     if (!protocol->design.empty()) names.push_back(protocol->name);
@@ -38,8 +35,7 @@ std::vector<std::string> DesignProtocols(const std::vector<std::string>& only, s
     if (!known) {
       std::string all;
       for (const std::string& candidate : names) all += (all.empty() ? "" : ", ") + candidate;
-      error = "--protocols: \"" + name + "\" is not a design (designs: " + all + ")";
-      return {};
+      return base::InputError{"--protocols", "\"" + name + "\" is not a design (designs: " + all + ")"};
     }
     kept.push_back(name);
   }
@@ -91,21 +87,16 @@ DesignRow HuntDesign(const std::string& protocol, int runs, std::uint64_t seed, 
 }
 
 std::string FormatDesignTable(const std::vector<DesignRow>& rows, const std::vector<std::string>& counterexamples) {
-  std::ostringstream out;
-  char line[1024];
-  std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13s %s\n", "protocol", "token", "first (case)",
-                "kinds (first)", "violating", "stale applied", "counterexample");
-  out << line;
+  std::string out = absl::StrFormat("%-22s %-5s %-13s %-36s %-18s %-13s %s\n", "protocol", "token", "first (case)",
+                                    "kinds (first)", "violating", "stale applied", "counterexample");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const DesignRow& row = rows[i];
     const std::string first = row.first_violation > 0 ? std::to_string(row.first_violation) : "none";
     const std::string file = i < counterexamples.size() && !counterexamples[i].empty() ? counterexamples[i] : "-";
-    std::snprintf(line, sizeof line, "%-22s %-5s %-13s %-36s %-18s %-13d %s\n", row.protocol.c_str(),
-                  row.token ? "yes" : "no", first.c_str(), row.kinds.empty() ? "-" : JoinKinds(row.kinds).c_str(),
-                  Rate(row).c_str(), row.stale_applied, file.c_str());
-    out << line;
+    absl::StrAppendFormat(&out, "%-22s %-5s %-13s %-36s %-18s %-13d %s\n", row.protocol, row.token ? "yes" : "no",
+                          first, row.kinds.empty() ? "-" : JoinKinds(row.kinds), Rate(row), row.stale_applied, file);
   }
-  return out.str();
+  return out;
 }
 
 std::string DesignTableJson(const std::vector<DesignRow>& rows, const std::vector<std::string>& counterexamples,

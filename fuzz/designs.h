@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "base/input_error.h"
 #include "fuzz/shrink.h"
 #include "fuzz/zoo.h"
 
@@ -36,8 +38,9 @@ struct DesignRow {
 
 // The table's protocols: leasesim's own first, then every protocol with a
 // design, in the order registered; `only` (not empty) keeps those named.
-// An error when a name in `only` is not such a protocol.
-std::vector<std::string> DesignProtocols(const std::vector<std::string>& only, std::string& error);
+// The bad-input error (path "--protocols") when a name in `only` is not
+// such a protocol.
+std::variant<std::vector<std::string>, base::InputError> DesignProtocols(const std::vector<std::string>& only);
 
 // `runs` generated cases of session `seed` on `protocol`, every one run
 // (the rate needs them all); the first violating one shrunk when `shrink`.

@@ -38,11 +38,11 @@ bool HasKind(const runner::RunResult& result, std::initializer_list<const char*>
 
 const std::vector<std::string>& FuzzProperties() { return kProperties; }
 
-std::optional<std::string> CheckPropertyName(const std::string& property) {
+std::optional<base::InputError> CheckPropertyName(const std::string& property) {
   if (std::find(kProperties.begin(), kProperties.end(), property) != kProperties.end()) return std::nullopt;
   std::string names;
   for (const std::string& name : kProperties) names += (names.empty() ? "" : ", ") + name;
-  return "unknown property \"" + property + "\" (known: " + names + ")";
+  return base::InputError{"--property", "unknown property \"" + property + "\" (known: " + names + ")"};
 }
 
 bool Holds(const std::string& property, const runner::RunResult& result,

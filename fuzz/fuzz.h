@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/input_error.h"
 #include "fuzz/search.h"
 #include "runner/run.h"
 #include "runner/scenario.h"
@@ -46,8 +47,9 @@ struct FuzzOutcome {
   int shrink_runs = 0;              // runs the shrinker spent
 };
 
-// An error message when the property name is unknown.
-std::optional<std::string> CheckPropertyName(const std::string& property);
+// The bad-input error (path "--property", the names known) when the
+// property name is unknown.
+std::optional<base::InputError> CheckPropertyName(const std::string& property);
 
 // Whether a run (already made) satisfies the property; `rerun` is called for
 // the determinism property to make the second run.

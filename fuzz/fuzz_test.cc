@@ -25,8 +25,8 @@ runner::ScenarioFile LoadNemesisSuite() {
   const char* root = std::getenv("LEASESIM_SOURCE_DIR");
   const std::string path = std::string(root == nullptr ? "." : root) + "/scenarios/nemesis.json";
   auto loaded = runner::LoadScenarioFile(path);
-  if (std::holds_alternative<runner::ParseError>(loaded)) {
-    ADD_FAILURE() << std::get<runner::ParseError>(loaded).message;
+  if (std::holds_alternative<base::InputError>(loaded)) {
+    ADD_FAILURE() << std::get<base::InputError>(loaded).ToString();
     return {};
   }
   return std::get<runner::ScenarioFile>(loaded);
@@ -87,7 +87,7 @@ TEST(Nemesis, ExpandedScriptIsAnOrdinaryScenarioThatReplaysTheSameRun) {
   for (std::uint64_t seed : {3u, 17u}) {
     const std::string text = ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
     auto parsed = runner::ParseScenarioText("expanded.json", text);
-    ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(parsed)) << std::get<runner::ParseError>(parsed).message;
+    ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
     const runner::Scenario& replay = std::get<runner::ScenarioFile>(parsed).scenarios.at(0);
     EXPECT_EQ(runner::RunScenario(replay, seed).trace_hash, runner::RunScenario(scenario, seed).trace_hash);
   }
@@ -201,7 +201,7 @@ TEST(GenericSearch, EveryGeneratedCaseReplaysFromItsScenarioFile) {
     const runner::Scenario generated = FreshCase(5, index, "correct", seed);
     auto parsed = runner::ParseScenarioText("case.json", ScenarioFileText({generated}));
     ASSERT_TRUE(std::holds_alternative<runner::ScenarioFile>(parsed))
-        << index << ": " << std::get<runner::ParseError>(parsed).message;
+        << index << ": " << std::get<base::InputError>(parsed).ToString();
     const runner::Scenario& read = std::get<runner::ScenarioFile>(parsed).scenarios.at(0);
     EXPECT_EQ(runner::RunScenario(read, seed).trace_hash, runner::RunScenario(generated, seed).trace_hash) << index;
   }

@@ -25,7 +25,7 @@ using runner::Scenario;
 Scenario Parse(const std::string& text) {
   auto parsed = runner::ParseScenarioText("t.json", text);
   if (!std::holds_alternative<runner::ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<runner::ParseError>(parsed).message << "\n" << text;
+    ADD_FAILURE() << std::get<base::InputError>(parsed).ToString() << "\n" << text;
     return {};
   }
   return std::get<runner::ScenarioFile>(parsed).scenarios.at(0);

@@ -1,9 +1,10 @@
 #include "fuzz/zoo.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
-#include <sstream>
+#include <string_view>
+
+#include <absl/strings/str_format.h>
 
 #include "base/units.h"
 #include "core/protocol.h"
@@ -20,7 +21,7 @@ std::string JoinKinds(const std::vector<std::string>& kinds) {
 
 std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path) {
   auto parsed = runner::LoadScenarioFile(path);
-  if (std::holds_alternative<runner::ParseError>(parsed)) return std::get<runner::ParseError>(parsed).message;
+  if (const auto* error = std::get_if<base::InputError>(&parsed)) return error->In(path);
   std::vector<ZooEntry> entries;
   for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(parsed).scenarios) {
     const core::ProtocolRegistry::Lookup hunted = core::Protocols().Find(scenario.protocol);
@@ -133,43 +134,37 @@ ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed, const HuntWatcher& watc
 }
 
 std::string FormatGenericTable(const std::vector<ZooRow>& generic, const std::vector<ZooRow>& aimed) {
-  std::ostringstream out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", "variant", "caught", "generic cases", "aimed seeds",
-                "violation kinds (generic)");
-  out << line;
+  auto line = [](std::string_view variant, std::string_view caught, std::string_view cases, std::string_view seeds,
+                 std::string_view kinds) {
+    return absl::StrFormat("%-38s %-7s %-14s %-13s %s\n", variant, caught, cases, seeds, kinds);
+  };
+  std::string out = line("variant", "caught", "generic cases", "aimed seeds", "violation kinds (generic)");
   for (const ZooRow& row : generic) {
     std::string aimed_seeds = "-";
     for (const ZooRow& other : aimed) {
       if (other.variant == row.variant) aimed_seeds = other.caught ? std::to_string(other.first_seed) : ">" + std::to_string(other.seeds_run);
     }
     if (row.variant == "correct") {
-      std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", "correct (false alarms)",
-                    row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs).c_str(), "-",
-                    row.false_alarms == 0 ? "-" : row.false_alarm.c_str());
-      out << line;
+      out += line("correct (false alarms)", row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs), "-",
+                  row.false_alarms == 0 ? "-" : row.false_alarm);
       continue;
     }
     const std::string cases = row.caught ? std::to_string(row.first_seed) : ">" + std::to_string(row.seeds_run);
-    std::snprintf(line, sizeof line, "%-38s %-7s %-14s %-13s %s\n", row.variant.c_str(), row.caught ? "yes" : "NO",
-                  cases.c_str(), aimed_seeds.c_str(), row.caught ? JoinKinds(row.kinds).c_str() : "-");
-    out << line;
+    out += line(row.variant, row.caught ? "yes" : "NO", cases, aimed_seeds, row.caught ? JoinKinds(row.kinds) : "-");
   }
-  return out.str();
+  return out;
 }
 
 std::string FormatZooTable(const std::vector<ZooRow>& rows) {
-  std::ostringstream out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-38s %-7s %-6s %-44s %s\n", "variant", "caught", "seeds", "violation kinds",
-                "shrunk (faults, nodes, sim s)");
-  out << line;
+  auto line = [](std::string_view variant, std::string_view caught, std::string_view seeds, std::string_view kinds,
+                 std::string_view size) {
+    return absl::StrFormat("%-38s %-7s %-6s %-44s %s\n", variant, caught, seeds, kinds, size);
+  };
+  std::string out = line("variant", "caught", "seeds", "violation kinds", "shrunk (faults, nodes, sim s)");
   for (const ZooRow& row : rows) {
     if (row.variant == "correct") {
-      std::snprintf(line, sizeof line, "%-38s %-7s %-6s %-44s %s\n", "correct (false alarms)",
-                    row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs).c_str(),
-                    row.false_alarms == 0 ? "-" : row.false_alarm.c_str(), "-");
-      out << line;
+      out += line("correct (false alarms)", row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs),
+                  row.false_alarms == 0 ? "-" : row.false_alarm, "-");
       continue;
     }
     std::string size = "-";
@@ -177,12 +172,11 @@ std::string FormatZooTable(const std::vector<ZooRow>& rows) {
       size = std::to_string(row.shrink.scenario.faults.size()) + ", " + std::to_string(row.shrink.scenario.nodes) +
              ", " + std::to_string(row.shrink.scenario.duration / base::kNanosPerSecond);
     }
-    std::snprintf(line, sizeof line, "%-38s %-7s %-6s %-44s %s\n", row.variant.c_str(), row.caught ? "yes" : "NO",
-                  row.caught ? std::to_string(row.first_seed).c_str() : (">" + std::to_string(row.seeds_run)).c_str(),
-                  row.caught ? JoinKinds(row.kinds).c_str() : "-", size.c_str());
-    out << line;
+    out += line(row.variant, row.caught ? "yes" : "NO",
+                row.caught ? std::to_string(row.first_seed) : ">" + std::to_string(row.seeds_run),
+                row.caught ? JoinKinds(row.kinds) : "-", size);
   }
-  return out.str();
+  return out;
 }
 
 }  // namespace leasesim::fuzz

@@ -20,7 +20,7 @@ namespace {
 
 void ReadsBack(std::string_view text) {
   checker::EdnValue value;
-  std::string error;
+  checker::InputError error;
   if (!checker::ParseEdn(text, value, error)) return;
   const std::string printed = value.ToString();
   checker::EdnValue again;

@@ -14,8 +14,9 @@ using leasesim::fuzz_parsers::Require;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(AsText(data, size));
   const auto parsed = leasesim::runner::ParseScenarioText("fuzz.json", text);
-  if (const auto* error = std::get_if<leasesim::runner::ParseError>(&parsed)) {
-    Require(error->message.starts_with("fuzz.json"), "a scenario error names the file");
+  if (const auto* error = std::get_if<leasesim::base::InputError>(&parsed)) {
+    Require(!error->rule.empty(), "a scenario error says the rule it broke");
+    Require(error->In("fuzz.json").starts_with("fuzz.json"), "a scenario error names the file");
   }
   return 0;
 }

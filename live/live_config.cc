@@ -71,7 +71,7 @@ std::string ValidateEtcdSecurity(const LiveOptions& o) {
 
 std::optional<RunFailure> ValidateOptions(const LiveOptions& o) {
   for (const core::TimingError& error : core::ValidateTiming(TimingOf(o))) {
-    return RunFailure{2, "timing: " + error.field + " " + error.rule};
+    return RunFailure{2, "timing: " + error.path + " " + error.rule};
   }
   if (o.nodes < 1 || o.nodes > 9) return RunFailure{2, "--nodes must be in 1..9"};
   if (o.duration_ms < 1'000) return RunFailure{2, "--duration must be at least 1 s"};

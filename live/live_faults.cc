@@ -380,7 +380,7 @@ std::string Seconds(std::int64_t ns) {
   return absl::StrFormat("%.2f s", static_cast<double>(ns) / 1e9);
 }
 
-std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults) {
+std::optional<base::InputError> ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults) {
   faults.clear();
   std::stringstream items(text);
   std::string item;
@@ -388,14 +388,16 @@ std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFaul
     if (item.empty()) continue;
     LiveFault fault;
     if (std::string error = ParseItem(item, nodes, fault); !error.empty()) {
-      return "fault \"" + item + "\": " + error;
+      return base::InputError{"--faults", "fault \"" + item + "\": " + error};
     }
-    if (faults.size() == kMaxLiveFaults) return "more than " + std::to_string(kMaxLiveFaults) + " faults";
+    if (faults.size() == kMaxLiveFaults) {
+      return base::InputError{"--faults", "more than " + std::to_string(kMaxLiveFaults) + " faults"};
+    }
     faults.push_back(fault);
   }
   std::stable_sort(faults.begin(), faults.end(),
                    [](const LiveFault& a, const LiveFault& b) { return a.at_ms < b.at_ms; });
-  return {};
+  return std::nullopt;
 }
 
 }  // namespace leasesim::live

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/input_error.h"
 #include "base/units.h"
 #include "checker/fault_kind.h"
 
@@ -160,9 +161,10 @@ inline constexpr std::size_t kMaxLiveFaults = 1000;
 // Parses "KIND[=VALUE][:TARGET]@AT[+DURATION],..." (seconds, decimals
 // allowed), e.g. "pause:leader@6+8,kill:leader@16+3,etcd-stop:leader@24+4,
 // cut:2@30+4,delay=200:leader@36+4,delay-up=300~100:leader@40+4,stall:2@45+3".
-// Sorted by time. Returns an error
-// message naming the item and the rule, or empty on success.
-std::string ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults);
+// Sorted by time. On bad input, the one bad-input error: its path the flag
+// ("--faults"), its rule naming the item and what it breaks
+// ("fault \"pause@3\": needs +DURATION (seconds)"); nothing on success.
+std::optional<base::InputError> ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults);
 
 // "1.50 s".
 std::string Seconds(std::int64_t ns);

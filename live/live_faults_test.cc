@@ -2,24 +2,31 @@
 // injector striking and healing through it (against fake mechanisms, with
 // the time given, so no process or etcd is needed).
 
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "base/units.h"
 #include "live/fault_injector.h"
 #include "live/live_faults.h"
 
 namespace leasesim::live {
 namespace {
 
-constexpr std::int64_t kS = 1'000'000'000;
-constexpr std::int64_t kT0 = 1'000 * kS;  // CLOCK_MONOTONIC at the run's start
+constexpr std::int64_t kT0 = base::Seconds(1'000);  // CLOCK_MONOTONIC at the run's start
+
+// The error's text, or "" when the list parses.
+std::string FaultsError(const std::string& text, int nodes, std::vector<LiveFault>& faults) {
+  const std::optional<base::InputError> error = ParseFaults(text, nodes, faults);
+  return error ? error->ToString() : "";
+}
 
 TEST(LiveFaults, ParsesTheListFormat) {
   std::vector<LiveFault> faults;
-  ASSERT_EQ(ParseFaults("kill:2@16,pause:leader@6+8,etcd-stop:leader@24.5+4,cut:1@30+2,pause-mid-batch@3+9", 3, faults), "");
+  ASSERT_EQ(FaultsError("kill:2@16,pause:leader@6+8,etcd-stop:leader@24.5+4,cut:1@30+2,pause-mid-batch@3+9", 3, faults), "");
   ASSERT_EQ(faults.size(), 5u);
   EXPECT_EQ(faults[0].kind, LiveFaultKind::kPauseMidBatch);  // sorted by time
   EXPECT_TRUE(faults[0].leader);
@@ -35,35 +42,43 @@ TEST(LiveFaults, ParsesTheListFormat) {
 
 TEST(LiveFaults, RejectsMalformedItemsWithTheReason) {
   std::vector<LiveFault> faults;
-  EXPECT_NE(ParseFaults("pause:leader+8", 3, faults).find("missing @AT"), std::string::npos);
-  EXPECT_NE(ParseFaults("nap@3+1", 3, faults).find("unknown kind"), std::string::npos);
-  EXPECT_NE(ParseFaults("pause:4@3+1", 3, faults).find("out of range"), std::string::npos);
-  EXPECT_NE(ParseFaults("etcd-stop:4@3+1", 5, faults).find("out of range"), std::string::npos);
-  EXPECT_NE(ParseFaults("pause@x+1", 3, faults).find("AT must be"), std::string::npos);
-  EXPECT_NE(ParseFaults("pause@3", 3, faults).find("needs +DURATION"), std::string::npos);
-  EXPECT_NE(ParseFaults("pause:two@3+1", 3, faults).find("target must be"), std::string::npos);
+  EXPECT_NE(FaultsError("pause:leader+8", 3, faults).find("missing @AT"), std::string::npos);
+  EXPECT_NE(FaultsError("nap@3+1", 3, faults).find("unknown kind"), std::string::npos);
+  EXPECT_NE(FaultsError("pause:4@3+1", 3, faults).find("out of range"), std::string::npos);
+  EXPECT_NE(FaultsError("etcd-stop:4@3+1", 5, faults).find("out of range"), std::string::npos);
+  EXPECT_NE(FaultsError("pause@x+1", 3, faults).find("AT must be"), std::string::npos);
+  EXPECT_NE(FaultsError("pause@3", 3, faults).find("needs +DURATION"), std::string::npos);
+  EXPECT_NE(FaultsError("pause:two@3+1", 3, faults).find("target must be"), std::string::npos);
   std::string many;
   for (int i = 0; i <= 1000; ++i) many += "kill:1@" + std::to_string(i) + ",";
-  EXPECT_NE(ParseFaults(many, 3, faults).find("more than 1000 faults"), std::string::npos);
+  EXPECT_NE(FaultsError(many, 3, faults).find("more than 1000 faults"), std::string::npos);
+}
+
+TEST(LiveFaults, AnErrorNamesTheFlagTheItemAndItsRule) {
+  std::vector<LiveFault> faults;
+  const std::optional<base::InputError> error = ParseFaults("kill:1@2,pause@3", 3, faults);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->path, "--faults");
+  EXPECT_EQ(error->ToString(), "--faults: fault \"pause@3\": needs +DURATION (seconds)");
 }
 
 TEST(LiveFaults, DelayTakesMillisecondsPerChunk) {
   std::vector<LiveFault> faults;
-  ASSERT_EQ(ParseFaults("delay=250:2@4+6", 3, faults), "");
+  ASSERT_EQ(FaultsError("delay=250:2@4+6", 3, faults), "");
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].kind, LiveFaultKind::kDelay);
   EXPECT_EQ(faults[0].value_ms, 250);
   EXPECT_EQ(faults[0].target, 2);
   EXPECT_EQ(faults[0].duration_ms, 6'000);
-  EXPECT_NE(ParseFaults("delay:2@4+6", 3, faults).find("delay=MS[~JITTER] needs MS"), std::string::npos);
-  EXPECT_NE(ParseFaults("delay=0:2@4+6", 3, faults).find("1..10000"), std::string::npos);
-  EXPECT_NE(ParseFaults("delay=fast@4+6", 3, faults).find("whole number"), std::string::npos);
-  EXPECT_NE(ParseFaults("pause=5@4+6", 3, faults).find("pause takes no =VALUE"), std::string::npos);
+  EXPECT_NE(FaultsError("delay:2@4+6", 3, faults).find("delay=MS[~JITTER] needs MS"), std::string::npos);
+  EXPECT_NE(FaultsError("delay=0:2@4+6", 3, faults).find("1..10000"), std::string::npos);
+  EXPECT_NE(FaultsError("delay=fast@4+6", 3, faults).find("whole number"), std::string::npos);
+  EXPECT_NE(FaultsError("pause=5@4+6", 3, faults).find("pause takes no =VALUE"), std::string::npos);
 }
 
 TEST(LiveFaults, DelaysTakeAJitterAndADirectionAndStallTakesNoValue) {
   std::vector<LiveFault> faults;
-  ASSERT_EQ(ParseFaults("delay-up=300~100:leader@4+6,delay-down=50:1@5+1,delay=20~0:2@6+1,stall:3@7+2", 3, faults),
+  ASSERT_EQ(FaultsError("delay-up=300~100:leader@4+6,delay-down=50:1@5+1,delay=20~0:2@6+1,stall:3@7+2", 3, faults),
             "");
   ASSERT_EQ(faults.size(), 4u);
   EXPECT_EQ(faults[0].kind, LiveFaultKind::kDelayUp);
@@ -74,10 +89,10 @@ TEST(LiveFaults, DelaysTakeAJitterAndADirectionAndStallTakesNoValue) {
   EXPECT_EQ(faults[2].kind, LiveFaultKind::kDelay);
   EXPECT_EQ(faults[3].kind, LiveFaultKind::kStall);
   EXPECT_EQ(faults[3].target, 3);
-  EXPECT_NE(ParseFaults("delay-up=300~x:1@4+6", 3, faults).find("delay-up=MS[~JITTER] needs MS"), std::string::npos);
-  EXPECT_NE(ParseFaults("delay=300~10001:1@4+6", 3, faults).find("JITTER: 0..10000"), std::string::npos);
-  EXPECT_NE(ParseFaults("stall=5:1@4+6", 3, faults).find("stall takes no =VALUE"), std::string::npos);
-  EXPECT_NE(ParseFaults("stall:1@4", 3, faults).find("needs +DURATION"), std::string::npos);
+  EXPECT_NE(FaultsError("delay-up=300~x:1@4+6", 3, faults).find("delay-up=MS[~JITTER] needs MS"), std::string::npos);
+  EXPECT_NE(FaultsError("delay=300~10001:1@4+6", 3, faults).find("JITTER: 0..10000"), std::string::npos);
+  EXPECT_NE(FaultsError("stall=5:1@4+6", 3, faults).find("stall takes no =VALUE"), std::string::npos);
+  EXPECT_NE(FaultsError("stall:1@4", 3, faults).find("needs +DURATION"), std::string::npos);
 }
 
 TEST(LiveFaultTable, OneRowPerKindInOrderWithEveryHook) {
@@ -92,7 +107,7 @@ TEST(LiveFaultTable, OneRowPerKindInOrderWithEveryHook) {
     // Every row's name parses back to its kind.
     std::vector<LiveFault> faults;
     const std::string value = table[i].value != nullptr ? "=5" : "";
-    ASSERT_EQ(ParseFaults(std::string(table[i].name) + value + ":1@1+1", 3, faults), "") << table[i].name;
+    ASSERT_EQ(FaultsError(std::string(table[i].name) + value + ":1@1+1", 3, faults), "") << table[i].name;
     EXPECT_EQ(faults[0].kind, table[i].kind);
   }
 }
@@ -101,7 +116,7 @@ TEST(LiveFaultTable, OneRowPerKindInOrderWithEveryHook) {
 // the simulator and a live run share one vocabulary (checker/fault_kind.h).
 TEST(LiveFaultTable, TheSharedWordNamesTheFirstRowThatIsItsKind) {
   std::vector<LiveFault> faults;
-  ASSERT_EQ(ParseFaults("crash:2@1+3,replica_crash:leader@2+1,isolate_from_store:1@3+1,store_latency=200:1@4+1,"
+  ASSERT_EQ(FaultsError("crash:2@1+3,replica_crash:leader@2+1,isolate_from_store:1@3+1,store_latency=200:1@4+1,"
                         "clog:1@5+1,pause:1@6+1",
                         3, faults),
             "");
@@ -115,7 +130,7 @@ TEST(LiveFaultTable, TheSharedWordNamesTheFirstRowThatIsItsKind) {
   EXPECT_EQ(faults[4].kind, LiveFaultKind::kStall);
   EXPECT_EQ(faults[5].kind, LiveFaultKind::kPause);
   // A word no row is stays unknown, and the message lists the words there are.
-  const std::string unknown = ParseFaults("kv_crash:1@1+1", 3, faults);
+  const std::string unknown = FaultsError("kv_crash:1@1+1", 3, faults);
   EXPECT_NE(unknown.find("unknown kind \"kv_crash\""), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("or the kind one is: pause, crash, replica_crash, isolate_from_store, store_latency, clog"),
             std::string::npos)
@@ -173,15 +188,15 @@ class Injector : public ::testing::Test {
  protected:
   void Inject(const std::string& faults_text) {
     std::vector<LiveFault> faults;
-    ASSERT_EQ(ParseFaults(faults_text, 3, faults), "");
+    ASSERT_EQ(FaultsError(faults_text, 3, faults), "");
     injector_.Schedule(faults);
   }
-  void At(double seconds) { injector_.Tick(kT0 + static_cast<std::int64_t>(seconds * kS)); }
+  void At(double seconds) { injector_.Tick(kT0 + static_cast<std::int64_t>(seconds * base::kNanosPerSecond)); }
   const std::vector<checker::FaultRecord>& log() const { return injector_.log(); }
 
   FakeMechanisms m_;
   std::ostringstream out_;
-  FaultInjector injector_{m_, {.start_mono = kT0, .pause_budget_ms = 300, .arm_timeout_ns = 3 * kS}, out_};
+  FaultInjector injector_{m_, {.start_mono = kT0, .pause_budget_ms = 300, .arm_timeout_ns = base::Seconds(3)}, out_};
 };
 
 TEST_F(Injector, APauseOfTheLeaderStopsItAndContinuesTheSameIncarnation) {
@@ -194,8 +209,8 @@ TEST_F(Injector, APauseOfTheLeaderStopsItAndContinuesTheSameIncarnation) {
   ASSERT_EQ(log().size(), 1u);
   EXPECT_EQ(log()[0].kind, "pause");
   EXPECT_EQ(log()[0].nodes, std::vector<int>{2});
-  EXPECT_EQ(log()[0].start_ns, 1 * kS);
-  EXPECT_EQ(log()[0].end_ns, 3 * kS);
+  EXPECT_EQ(log()[0].start_ns, base::Seconds(1));
+  EXPECT_EQ(log()[0].end_ns, base::Seconds(3));
   EXPECT_FALSE(log()[0].within_assumptions);  // 2 s > the 300 ms pause budget
   ASSERT_EQ(injector_.takeouts().size(), 1u);
   EXPECT_EQ(injector_.takeouts()[0].victim, "n2#1");
@@ -228,8 +243,8 @@ TEST_F(Injector, AnArmedPauseIsRecordedWhenTheNodeStopsItself) {
   At(2);
   ASSERT_EQ(log().size(), 1u);
   EXPECT_EQ(log()[0].at_point, "before_ledger_write");
-  EXPECT_EQ(log()[0].start_ns, 2 * kS);
-  EXPECT_EQ(log()[0].end_ns, 10 * kS);
+  EXPECT_EQ(log()[0].start_ns, base::Seconds(2));
+  EXPECT_EQ(log()[0].end_ns, base::Seconds(10));
   At(10);
   EXPECT_EQ(m_.calls.back(), "continue 1 1");
 }

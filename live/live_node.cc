@@ -176,7 +176,7 @@ std::optional<int> BuildConfig(const Flags& flags, NodeConfig& c) {
   c.protocol = std::move(*found.protocol);
   if (const std::optional<int> code = BuildEtcdOptions(flags, c)) return code;
   for (const core::TimingError& error : core::ValidateTiming(c.timing)) {
-    std::cerr << "leasesim live-node: timing: " << error.field << " " << error.rule << "\n";
+    std::cerr << "leasesim live-node: timing: " << error.path << " " << error.rule << "\n";
     return kExitUsage;
   }
   return std::nullopt;

@@ -47,8 +47,8 @@ class LiveRun : public ::testing::Test {
     options.out_dir = out_dir_.string();
     options.node_binary = LEASESIM_LIVE_NODE_BINARY;
     options.etcd_binary = kEtcd;
-    const std::string error = ParseFaults(faults, options.nodes, options.faults);
-    EXPECT_EQ(error, "");
+    const std::optional<base::InputError> error = ParseFaults(faults, options.nodes, options.faults);
+    EXPECT_FALSE(error.has_value()) << error->ToString();
     std::ostringstream out, err;
     LiveResult result = RunLive(options, out, err);
     std::cout << out.str() << err.str();

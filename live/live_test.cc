@@ -98,7 +98,7 @@ TEST(LiveRunOptions, AFaultOnANodeBeyondTheRunIsRejectedBeforeAnythingStarts) {
   LiveOptions options;
   options.nodes = 2;
   options.out_dir = "/nonexistent/never-created";
-  ASSERT_EQ(ParseFaults("pause:3@1+1", 3, options.faults), "");
+  ASSERT_FALSE(ParseFaults("pause:3@1+1", 3, options.faults).has_value());
   std::ostringstream out, err;
   EXPECT_EQ(RunLive(options, out, err).exit_code, 2);
   EXPECT_NE(err.str().find("node 3 out of range 1..2"), std::string::npos) << err.str();

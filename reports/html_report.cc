@@ -1,10 +1,10 @@
 #include "reports/html_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 
+#include "base/hash_text.h"
 #include "reports/html_page.h"
 #include "reports/html_parts.h"
 #include "reports/markup.h"
@@ -14,6 +14,7 @@
 namespace leasesim::reports {
 namespace {
 
+using base::HashText;
 using html::Attr;
 using html::NodeList;
 using html::PageHead;
@@ -24,12 +25,6 @@ using html::TimeOrdered;
 
 constexpr std::size_t kFailingSeedsListed = 12;  // per scenario, in the table
 constexpr std::size_t kMoreFailuresListed = 200;
-
-std::string HashText(std::uint64_t hash) {
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
 
 bool Drawn(const std::vector<Timeline>& timelines, const std::string& scenario, std::uint64_t seed) {
   bool drawn = false;

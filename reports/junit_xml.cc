@@ -1,7 +1,6 @@
 #include "reports/junit_xml.h"
 
-#include <cstdio>
-
+#include "base/hash_text.h"
 #include "reports/markup.h"
 #include "reports/report_files.h"
 #include "reports/summary_json.h"
@@ -10,13 +9,9 @@
 namespace leasesim::reports {
 namespace {
 
-std::string Attr(const std::string& text) { return EscapeXml(text, /*attribute=*/true); }
+using base::HashText;
 
-std::string HashText(std::uint64_t hash) {
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
+std::string Attr(const std::string& text) { return EscapeXml(text, /*attribute=*/true); }
 
 std::string Property(const std::string& name, const std::string& value, const char* indent) {
   return std::string(indent) + "<property name=\"" + Attr(name) + "\" value=\"" + Attr(value) + "\"/>\n";

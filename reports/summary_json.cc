@@ -2,22 +2,20 @@
 
 #include <cassert>
 #include <charconv>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
+#include "base/hash_text.h"
+#include "base/input_error.h"
+
 namespace leasesim::reports {
 namespace {
 
+using base::HashText;
+using base::InputError;
 using Json = nlohmann::ordered_json;
-
-std::string HashText(std::uint64_t hash) {
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
 
 // Per-scenario totals, in the order of the sweep's scenarios.
 Json ScenarioTotalsJson(const SweepSummary& header, const SweepTotals& sweep) {
@@ -52,9 +50,9 @@ Json ScenarioTotalsJson(const SweepSummary& header, const SweepTotals& sweep) {
   return list;
 }
 
-// Throws std::string naming the problem.
+// Throws the bad-input error naming the problem.
 const Json& Need(const Json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) throw where + ": missing \"" + key + "\"";
+  if (!object.is_object() || !object.contains(key)) throw InputError{where, "missing \"" + std::string(key) + "\""};
   return object.at(key);
 }
 
@@ -64,7 +62,7 @@ T Get(const Json& object, const char* key, const std::string& where) {
   try {
     return value.get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw where + "." + key + ": wrong type";
+    throw InputError{where + "." + key, "wrong type"};
   }
 }
 
@@ -88,13 +86,13 @@ SuiteRequirements ParseSuite(const Json& json) {
   suite.probes = Get<std::vector<std::string>>(json, "require_probes", where);
   const std::string verdict = Get<std::string>(json, "verdict", where);
   if (verdict != "pending" && verdict != "ok" && verdict != "failed") {
-    throw where + ".verdict: must be \"pending\", \"ok\" or \"failed\" (got \"" + verdict + "\")";
+    throw InputError{where + ".verdict", "must be \"pending\", \"ok\" or \"failed\" (got \"" + verdict + "\")"};
   }
   suite.judged = verdict != "pending";
   if (suite.judged) {
     suite.fault_points_unmet = Get<std::vector<std::string>>(json, "fault_points_never_fired", where);
     suite.probes_unmet = Get<std::vector<std::string>>(json, "probes_never_reached", where);
-    if (suite.failed() != (verdict == "failed")) throw where + ".verdict: disagrees with the unmet lists";
+    if (suite.failed() != (verdict == "failed")) throw InputError{where + ".verdict", "disagrees with the unmet lists"};
   }
   return suite;
 }
@@ -188,7 +186,7 @@ namespace {
 // The per-scenario entries and the sweep's --protocol (throws a problem).
 void ParseScenarioEntries(const Json& json, SweepSummary& sweep) {
   const Json& scenarios = Need(json, "scenarios", "summary");
-  if (!scenarios.is_array()) throw std::string("summary.scenarios: must be a list");
+  if (!scenarios.is_array()) throw InputError{"summary.scenarios", "must be a list"};
   // "variant": the name summaries written before protocols were plug-ins used.
   if (json.contains("variant")) sweep.protocol = Get<std::string>(json, "variant", "summary");
   if (json.contains("protocol")) sweep.protocol = Get<std::string>(json, "protocol", "summary");
@@ -213,10 +211,10 @@ RunSummary ParseRun(const Json& entry, const std::string& where) {
   const std::string hash = Get<std::string>(entry, "trace_hash", where);
   const auto [end, error] = std::from_chars(hash.data(), hash.data() + hash.size(), run.trace_hash, 16);
   if (error != std::errc() || end != hash.data() + hash.size() || hash.size() != 16) {
-    throw where + ".trace_hash: not 16 hex digits";
+    throw InputError{where + ".trace_hash", "not 16 hex digits"};
   }
   const Json& violations = Need(entry, "violations", where);
-  if (!violations.is_array()) throw where + ".violations: must be a list";
+  if (!violations.is_array()) throw InputError{where + ".violations", "must be a list"};
   for (std::size_t v = 0; v < violations.size(); ++v) {
     const std::string vwhere = where + ".violations[" + std::to_string(v) + "]";
     run.violations.push_back(ViolationSummary{Get<std::string>(violations[v], "kind", vwhere),
@@ -226,9 +224,9 @@ RunSummary ParseRun(const Json& entry, const std::string& where) {
   }
   if (entry.contains("notes")) run.notes = Get<std::vector<std::string>>(entry, "notes", where);
   const Json& figures = Need(entry, "figures", where);
-  if (!figures.is_object()) throw where + ".figures: must be an object";
+  if (!figures.is_object()) throw InputError{where + ".figures", "must be an object"};
   for (const auto& [name, value] : figures.items()) {
-    if (!value.is_number_integer()) throw where + ".figures." + name + ": must be an integer";
+    if (!value.is_number_integer()) throw InputError{where + ".figures." + name, "must be an integer"};
     run.figures[name] = value.get<std::int64_t>();
   }
   if (entry.contains("replay")) run.replay_command = Get<std::string>(entry, "replay", where);
@@ -237,21 +235,21 @@ RunSummary ParseRun(const Json& entry, const std::string& where) {
 
 }  // namespace
 
-std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text) {
+std::variant<SweepSummary, InputError> ParseSummaryJson(const std::string& text) {
   Json json;
   try {
     json = Json::parse(text);
   } catch (const nlohmann::json::exception& error) {
-    return std::string("not JSON: ") + error.what();
+    return InputError{"", std::string("not JSON: ") + error.what()};
   }
   try {
     if (!json.is_object() || json.value("format", "") != "leasesim-summary") {
-      return std::string("not a leasesim summary (no \"format\": \"leasesim-summary\")");
+      return InputError{"", "not a leasesim summary (no \"format\": \"leasesim-summary\")"};
     }
     const int version = Get<int>(json, "version", "summary");
     if (version != kSummaryVersion) {
-      return "summary version " + std::to_string(version) + " (this leasesim reads version " +
-             std::to_string(kSummaryVersion) + ")";
+      return InputError{"", "summary version " + std::to_string(version) + " (this leasesim reads version " +
+                                std::to_string(kSummaryVersion) + ")"};
     }
     SweepSummary sweep;
     // Summaries from before these fields read as an unknown build and file.
@@ -264,22 +262,22 @@ std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text
     sweep.seeds = Get<std::string>(json, "seeds", "summary");
     if (json.contains("shard")) {
       auto shard = ParseShard(Get<std::string>(json, "shard", "summary"));
-      if (std::holds_alternative<std::string>(shard)) return "shard: " + std::get<std::string>(shard);
+      if (const InputError* error = std::get_if<InputError>(&shard)) return InputError{"shard", error->rule};
       sweep.shard = std::get<Shard>(shard);
     }
     ParseScenarioEntries(json, sweep);
     const Json& runs = Need(json, "runs", "summary");
-    if (!runs.is_array()) return std::string("summary.runs: must be a list");
+    if (!runs.is_array()) return InputError{"summary.runs", "must be a list"};
     for (std::size_t i = 0; i < runs.size(); ++i) sweep.runs.push_back(ParseRun(runs[i], "runs[" + std::to_string(i) + "]"));
     return sweep;
-  } catch (const std::string& problem) {
+  } catch (const InputError& problem) {
     return problem;
   }
 }
 
-std::variant<Shard, std::string> ParseShard(const std::string& text) {
+std::variant<Shard, InputError> ParseShard(const std::string& text) {
   const std::size_t slash = text.find('/');
-  const std::string rule = "\"" + text + "\" is not a shard K/N with 1 <= K <= N";
+  const InputError rule{"", "\"" + text + "\" is not a shard K/N with 1 <= K <= N"};
   if (slash == std::string::npos) return rule;
   Shard shard;
   const char* begin = text.data();

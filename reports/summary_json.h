@@ -5,6 +5,7 @@
 #include <string>
 #include <variant>
 
+#include "base/input_error.h"
 #include "reports/run_summary.h"
 #include "reports/sweep_totals.h"
 
@@ -29,11 +30,13 @@ std::string JoinSummary(const SummaryFrame& frame, const std::string& entries);
 
 // Reads a summary.json back (what `leasesim merge` combines). Every field
 // SummaryJson writes comes back, so SummaryJson(ParseSummaryJson(x)) == x.
-// On a malformed file, the message names what is wrong.
-std::variant<SweepSummary, std::string> ParseSummaryJson(const std::string& text);
+// On a malformed file, the bad-input error names the field and what is wrong
+// with it; the caller names the file (error.In(path)).
+std::variant<SweepSummary, base::InputError> ParseSummaryJson(const std::string& text);
 
-// Shard text "K/N" -> Shard; an error message otherwise.
-std::variant<Shard, std::string> ParseShard(const std::string& text);
+// Shard text "K/N" -> Shard; otherwise the bad-input error, its rule saying
+// what a shard is (no path: the caller knows the flag or the field).
+std::variant<Shard, base::InputError> ParseShard(const std::string& text);
 std::string FormatShard(const Shard& shard);
 
 // Writes `content` to `path` via a temporary file and rename, so a reader

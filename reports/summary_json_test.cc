@@ -50,7 +50,7 @@ TEST(SummaryJson, ParsesBackToTheSameBytes) {
   sweep.shard = Shard{2, 3};
   const std::string text = SummaryJson(sweep);
   auto parsed = ParseSummaryJson(text);
-  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<base::InputError>(parsed).ToString();
   const SweepSummary& back = std::get<SweepSummary>(parsed);
   EXPECT_EQ(back.shard, (Shard{2, 3}));
   EXPECT_EQ(back.scenarios, sweep.scenarios);
@@ -75,7 +75,7 @@ TEST(SummaryJson, RecordsVersionDigestAndSuiteRequirements) {
     EXPECT_EQ(json["suite"]["verdict"], judged ? "failed" : "pending");
     EXPECT_EQ(json["suite"].contains("fault_points_never_fired"), judged);
     auto parsed = ParseSummaryJson(text);
-    ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+    ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<base::InputError>(parsed).ToString();
     const SweepSummary& back = std::get<SweepSummary>(parsed);
     EXPECT_EQ(back.suite.judged, judged);
     EXPECT_EQ(back.suite.failed(), judged);
@@ -99,7 +99,7 @@ TEST(SummaryJson, CarriesTheVariantAndDigestsBothWays) {
   EXPECT_EQ(json["scenarios"][0]["scenario_digest"], std::string(64, 'c'));
   EXPECT_FALSE(json["scenarios"][1].contains("scenario_digest"));
   auto parsed = ParseSummaryJson(text);
-  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<std::string>(parsed);
+  ASSERT_TRUE(std::holds_alternative<SweepSummary>(parsed)) << std::get<base::InputError>(parsed).ToString();
   const SweepSummary& back = std::get<SweepSummary>(parsed);
   EXPECT_EQ(back.protocol, sweep.protocol);
   EXPECT_EQ(back.file_digest, sweep.file_digest);
@@ -110,16 +110,17 @@ TEST(SummaryJson, CarriesTheVariantAndDigestsBothWays) {
 }
 
 TEST(SummaryJson, RejectsWhatItDidNotWrite) {
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson("not json")));
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSummaryJson(R"({"format": "other"})")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSummaryJson("not json")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSummaryJson(R"({"format": "other"})")));
   auto old = ParseSummaryJson(R"({"format": "leasesim-summary", "version": 1})");
-  ASSERT_TRUE(std::holds_alternative<std::string>(old));
-  EXPECT_NE(std::get<std::string>(old).find("version 1"), std::string::npos);
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(old));
+  EXPECT_NE(std::get<base::InputError>(old).rule.find("version 1"), std::string::npos);
   auto broken = ParseSummaryJson(
       R"({"format": "leasesim-summary", "version": 2, "scenario_file": "f", "seeds": "1", "scenarios": [],
           "runs": [{"scenario": "a", "seed": 1, "ok": true, "trace_hash": "xyz", "violations": [], "figures": {}}]})");
-  ASSERT_TRUE(std::holds_alternative<std::string>(broken));
-  EXPECT_NE(std::get<std::string>(broken).find("runs[0].trace_hash"), std::string::npos);
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(broken));
+  EXPECT_EQ(std::get<base::InputError>(broken).path, "runs[0].trace_hash");
+  EXPECT_EQ(std::get<base::InputError>(broken).ToString(), "runs[0].trace_hash: not 16 hex digits");
 }
 
 TEST(Shard, ParsesKOverN) {
@@ -128,7 +129,7 @@ TEST(Shard, ParsesKOverN) {
   EXPECT_EQ(std::get<Shard>(shard), (Shard{2, 5}));
   EXPECT_EQ(FormatShard(Shard{2, 5}), "2/5");
   for (const char* bad : {"", "1", "0/2", "3/2", "1/0", "a/b", "1/2/3", "/2", "1/", "-1/2", "1 /2"}) {
-    EXPECT_TRUE(std::holds_alternative<std::string>(ParseShard(bad))) << bad;
+    EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseShard(bad))) << bad;
   }
 }
 

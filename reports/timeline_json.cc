@@ -1,9 +1,11 @@
 #include "reports/timeline_json.h"
 
 #include <charconv>
-#include <cstdio>
 
 #include <nlohmann/json.hpp>
+
+#include "base/hash_text.h"
+#include "base/input_error.h"
 
 namespace leasesim::reports {
 namespace {
@@ -15,9 +17,7 @@ Json ToJson(const Timeline& t) {
   json["scenario"] = t.scenario;
   json["seed"] = t.seed;
   json["ok"] = t.ok;
-  char hash[20];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(t.trace_hash));
-  json["trace_hash"] = hash;
+  json["trace_hash"] = base::HashText(t.trace_hash);
   json["node_count"] = t.node_count;
   json["end_ns"] = t.end_ns;
   json["replay"] = t.replay_command;
@@ -63,7 +63,7 @@ Timeline FromJson(const Json& json) {
   t.ok = json.at("ok").get<bool>();
   const std::string hash = json.at("trace_hash").get<std::string>();
   const auto [end, error] = std::from_chars(hash.data(), hash.data() + hash.size(), t.trace_hash, 16);
-  if (error != std::errc() || end != hash.data() + hash.size()) throw std::string("trace_hash: not hex");
+  if (error != std::errc() || end != hash.data() + hash.size()) throw base::InputError{"trace_hash", "not hex"};
   t.node_count = json.at("node_count").get<int>();
   t.end_ns = json.at("end_ns").get<std::int64_t>();
   t.replay_command = json.at("replay").get<std::string>();
@@ -108,30 +108,31 @@ std::string TimelinesJson(const std::vector<Timeline>& timelines) {
   return json.dump(1) + "\n";
 }
 
-std::variant<std::vector<Timeline>, std::string> ParseTimelinesJson(const std::string& text) {
+std::variant<std::vector<Timeline>, base::InputError> ParseTimelinesJson(const std::string& text) {
   try {
     const Json json = Json::parse(text);
     if (!json.is_object() || json.value("format", "") != "leasesim-timelines") {
-      return std::string("not a leasesim timelines file (no \"format\": \"leasesim-timelines\")");
+      return base::InputError{"", "not a leasesim timelines file (no \"format\": \"leasesim-timelines\")"};
     }
     if (json.value("version", 0) != kTimelinesVersion) {
-      return "timelines version " + json.value("version", Json()).dump() + " (this leasesim reads version " +
-             std::to_string(kTimelinesVersion) + ")";
+      return base::InputError{"", "timelines version " + json.value("version", Json()).dump() +
+                                      " (this leasesim reads version " + std::to_string(kTimelinesVersion) + ")"};
     }
     std::vector<Timeline> timelines;
     const Json& list = json.at("timelines");
     for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string where = "timelines[" + std::to_string(i) + "]";
       try {
         timelines.push_back(FromJson(list[i]));
-      } catch (const std::string& problem) {
-        return "timelines[" + std::to_string(i) + "]." + problem;
+      } catch (const base::InputError& problem) {
+        return base::InputError{where + "." + problem.path, problem.rule};
       } catch (const nlohmann::json::exception& error) {
-        return "timelines[" + std::to_string(i) + "]: " + error.what();
+        return base::InputError{where, error.what()};
       }
     }
     return timelines;
   } catch (const nlohmann::json::exception& error) {
-    return std::string("malformed timelines file: ") + error.what();
+    return base::InputError{"", std::string("malformed timelines file: ") + error.what()};
   }
 }
 

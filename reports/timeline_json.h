@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
+
 #include "reports/timeline.h"
 
 namespace leasesim::reports {
@@ -15,6 +17,8 @@ namespace leasesim::reports {
 inline constexpr int kTimelinesVersion = 1;
 
 std::string TimelinesJson(const std::vector<Timeline>& timelines);
-std::variant<std::vector<Timeline>, std::string> ParseTimelinesJson(const std::string& text);
+// Reads a timelines.json back; on a malformed file the bad-input error names
+// the field and the rule, and the caller names the file (error.In(path)).
+std::variant<std::vector<Timeline>, base::InputError> ParseTimelinesJson(const std::string& text);
 
 }  // namespace leasesim::reports

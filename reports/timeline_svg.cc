@@ -5,12 +5,15 @@
 #include <vector>
 
 #include "base/units.h"
+#include "checker/fault_kind.h"
 #include "reports/html_parts.h"
 #include "reports/markup.h"
 
 namespace leasesim::reports {
 namespace {
 
+using checker::FaultKind;
+using checker::IsFaultKind;
 using html::Attr;
 using html::NodeList;
 using html::RunId;
@@ -131,11 +134,11 @@ std::vector<FaultShape> FaultShapes(const Timeline& t) {
   std::vector<FaultShape> shapes;
   for (std::size_t i = 0; i < t.faults.size(); ++i) {
     const TimelineFault& fault = t.faults[i];
-    if (fault.kind == "crash" && !fault.nodes.empty()) {
+    if (IsFaultKind(fault.kind, FaultKind::kCrash) && !fault.nodes.empty()) {
       std::int64_t until = t.end_ns;
       for (std::size_t j = i + 1; j < t.faults.size(); ++j) {
         const TimelineFault& later = t.faults[j];
-        if (later.kind == "restart" && later.nodes == fault.nodes && later.start_ns >= fault.start_ns) {
+        if (IsFaultKind(later.kind, FaultKind::kRestart) && later.nodes == fault.nodes && later.start_ns >= fault.start_ns) {
           until = later.start_ns;
           break;
         }
@@ -149,7 +152,7 @@ std::vector<FaultShape> FaultShapes(const Timeline& t) {
     }
     // A clock step or a restart happens at one instant, whatever span the
     // record gives it (a step stays in effect to the end of the run).
-    const bool instant = fault.kind == "clock_step" || fault.kind == "restart" || fault.end_ns <= fault.start_ns;
+    const bool instant = IsFaultKind(fault.kind, FaultKind::kClockStep) || IsFaultKind(fault.kind, FaultKind::kRestart) || fault.end_ns <= fault.start_ns;
     shapes.push_back({&fault, fault.start_ns, instant ? fault.start_ns : fault.end_ns, instant});
   }
   return shapes;
@@ -160,7 +163,7 @@ std::string FaultTitle(const TimelineFault& fault, const FaultShape& shape) {
   if (!fault.nodes.empty()) title += " " + NodeList(fault.nodes);
   if (shape.instant) {
     title += " at " + FormatSeconds(fault.start_ns);
-  } else if (fault.kind == "crash") {
+  } else if (IsFaultKind(fault.kind, FaultKind::kCrash)) {
     title += ": down " + Span(shape.start_ns, shape.end_ns);
   } else {
     title += ": " + Span(shape.start_ns, shape.end_ns);
@@ -374,7 +377,7 @@ void SvgCanvas::Faults() {
       }
       svg += "<text class=\"fault-label\" x=\"" + Coord(x0 + 25) + "\" y=\"" +
              Int(shape.instant ? y + 10 : y + kLaneHeight - 3) + "\">" +
-             Text(fault.kind == "crash" ? "crashed" : fault.kind) + "</text>";
+             Text(IsFaultKind(fault.kind, FaultKind::kCrash) ? "crashed" : fault.kind) + "</text>";
     }
     svg += "</g>\n";
   }

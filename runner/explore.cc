@@ -341,12 +341,11 @@ ExploreMenu DefaultMenu(const Scenario& scenario) {
   return menu;
 }
 
-std::variant<ExploreMenu, ParseError> ParseMenuText(const std::string& path, const std::string& text,
-                                                    const Scenario& scenario) {
+std::variant<ExploreMenu, InputError> ParseMenuText(const std::string& text, const Scenario& scenario) {
   // The one strict reader (base/strict_json.h): a repeated key is refused,
   // since the parser would silently drop what was written first.
   std::variant<Json, InputError> parsed = base::ParseStrictJson(text);
-  if (const InputError* error = std::get_if<InputError>(&parsed)) return ParseError{error->In(path)};
+  if (const InputError* error = std::get_if<InputError>(&parsed)) return *error;
   try {
     const Json& json = std::get<Json>(parsed);
     ObjectReader reader(json, "");
@@ -358,18 +357,18 @@ std::variant<ExploreMenu, ParseError> ParseMenuText(const std::string& path, con
     }
     return menu;
   } catch (const InputError& error) {
-    return ParseError{error.In(path)};
+    return error;
   } catch (const Json::exception& error) {
-    return ParseError{path + ": " + error.what()};
+    return InputError{"", error.what()};
   }
 }
 
-std::variant<ExploreMenu, ParseError> LoadMenuFile(const std::string& path, const Scenario& scenario) {
+std::variant<ExploreMenu, InputError> LoadMenuFile(const std::string& path, const Scenario& scenario) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return ParseError{path + ": cannot be read"};
+  if (!in) return InputError{"", "cannot be read"};
   std::ostringstream text;
   text << in.rdbuf();
-  return ParseMenuText(path, text.str(), scenario);
+  return ParseMenuText(text.str(), scenario);
 }
 
 std::optional<std::string> ExploreRefusal(const Scenario& scenario) {

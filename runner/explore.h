@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
 #include "checker/verdict.h"
 #include "runner/scenario.h"
 #include "runner/scenario_parser.h"
@@ -58,10 +59,10 @@ ExploreMenu DefaultMenu(const Scenario& scenario);
 
 // A menu file: a JSON object whose fields (all optional) are "kinds",
 // "points", "arrivals", "lease_remaining_below_ms", "durations", "targets",
-// "times_ms" and "arm_at_ms". An error names the file, the field and the rule.
-std::variant<ExploreMenu, ParseError> ParseMenuText(const std::string& path, const std::string& text,
-                                                    const Scenario& scenario);
-std::variant<ExploreMenu, ParseError> LoadMenuFile(const std::string& path, const Scenario& scenario);
+// "times_ms" and "arm_at_ms". An error is the one bad-input error naming the
+// field and the rule; a caller names the file (error.In(file)).
+std::variant<ExploreMenu, base::InputError> ParseMenuText(const std::string& text, const Scenario& scenario);
+std::variant<ExploreMenu, base::InputError> LoadMenuFile(const std::string& path, const Scenario& scenario);
 
 // Why `scenario` cannot be explored (it draws nemesis faults of its own), or nothing.
 std::optional<std::string> ExploreRefusal(const Scenario& scenario);

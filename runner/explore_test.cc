@@ -18,7 +18,7 @@ std::string SourceDir() {
 
 Scenario TwoNodes() {
   auto loaded = LoadScenarioFile(SourceDir() + "/scenarios/explore.json");
-  if (auto* error = std::get_if<ParseError>(&loaded)) ADD_FAILURE() << error->message;
+  if (auto* error = std::get_if<base::InputError>(&loaded)) ADD_FAILURE() << error->ToString();
   for (const Scenario& scenario : std::get<ScenarioFile>(loaded).scenarios) {
     if (scenario.name == "two-nodes") return scenario;
   }
@@ -27,15 +27,15 @@ Scenario TwoNodes() {
 }
 
 ExploreMenu Menu(const Scenario& scenario, const std::string& text) {
-  auto parsed = ParseMenuText("menu.json", text, scenario);
-  if (auto* error = std::get_if<ParseError>(&parsed)) ADD_FAILURE() << error->message;
+  auto parsed = ParseMenuText(text, scenario);
+  if (auto* error = std::get_if<base::InputError>(&parsed)) ADD_FAILURE() << error->ToString();
   return std::get<ExploreMenu>(parsed);
 }
 
 std::string MenuError(const std::string& text) {
-  auto parsed = ParseMenuText("menu.json", text, TwoNodes());
+  auto parsed = ParseMenuText(text, TwoNodes());
   if (std::holds_alternative<ExploreMenu>(parsed)) return "accepted";
-  return std::get<ParseError>(parsed).message;
+  return std::get<base::InputError>(parsed).In("menu.json");
 }
 
 std::vector<std::vector<std::size_t>> AllPlacements(std::size_t items, int k_max) {

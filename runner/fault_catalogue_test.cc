@@ -17,17 +17,9 @@
 namespace leasesim::runner {
 namespace {
 
+using testing::ParsedScenario;
 using testing::ReplicatedScenarioJson;
 using testing::ScenarioJson;
-
-Scenario Parse(const std::string& text) {
-  auto parsed = ParseScenarioText("t.json", text);
-  if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<ScenarioFile>(parsed).scenarios.at(0);
-}
 
 TEST(Catalogue, OneEntryPerKindInOrderWithUniqueNames) {
   ASSERT_EQ(FaultCatalogue().size(), static_cast<std::size_t>(kFaultKindCount));
@@ -90,9 +82,9 @@ std::vector<Fault> DrawOnly(Scenario scenario, std::string_view kind) {
 }
 
 TEST(Generator, EveryKindCanBeDrawnAndEveryArmableOneArmed) {
-  const Scenario plain = Parse(ScenarioJson());
-  const Scenario replicated = Parse(ReplicatedScenarioJson());
-  const Scenario with_kv = Parse(ScenarioJson(R"("kv": {"servers": 3})"));
+  const Scenario plain = ParsedScenario(ScenarioJson());
+  const Scenario replicated = ParsedScenario(ReplicatedScenarioJson());
+  const Scenario with_kv = ParsedScenario(ScenarioJson(R"("kv": {"servers": 3})"));
   std::set<FaultKind> drawn;
   std::set<FaultKind> armed;
   for (std::string_view kind : NemesisKinds()) {
@@ -120,7 +112,7 @@ TEST(Generator, EveryKindCanBeDrawnAndEveryArmableOneArmed) {
 // store's replies held back at a renewal or acquisition, the cut striking
 // as that reply arrives. Never with clogs off the user's list.
 TEST(Generator, SomeCutsFollowAGrayFailureOnsetTimedByTheProtocol) {
-  Scenario scenario = Parse(ScenarioJson());
+  Scenario scenario = ParsedScenario(ScenarioJson());
   int onsets = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 4, .within_assumptions = true,
@@ -145,7 +137,7 @@ TEST(Generator, SomeCutsFollowAGrayFailureOnsetTimedByTheProtocol) {
 // Faults in the field come together: some strike in bursts, at the same
 // instant or armed at the same fault point as the fault before them.
 TEST(Generator, SomeFaultsComeInBursts) {
-  Scenario scenario = Parse(ScenarioJson());
+  Scenario scenario = ParsedScenario(ScenarioJson());
   int together = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 8, .within_assumptions = false,
@@ -164,7 +156,7 @@ TEST(Generator, SomeFaultsComeInBursts) {
 // to arrive at a fault point with almost no lease left; none goes past the
 // budget while the run stays within the assumptions.
 TEST(Generator, SomePausesLastJustUnderTheBudgetAndStrikeAsTheLeaseRunsOut) {
-  Scenario scenario = Parse(ScenarioJson());
+  Scenario scenario = ParsedScenario(ScenarioJson());
   scenario.timing.pause_budget = 2000 * sim::kNanosPerMilli;
   int edges = 0;
   int at_budget = 0;
@@ -197,7 +189,7 @@ TEST(Generator, DriftAtTheEdgeTakesTheBoundAgainstTheRole) {
 }
 
 TEST(Generator, WithoutTimedStrikesOnlyPausesSuspendsAndCrashesAreAimed) {
-  Scenario scenario = Parse(ScenarioJson());
+  Scenario scenario = ParsedScenario(ScenarioJson());
   scenario.nemesis = NemesisConfig{.enabled = true, .faults_max = 8, .within_assumptions = false};
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     for (const Fault& fault : GenerateNemesisFaults(scenario, seed)) {
@@ -231,7 +223,7 @@ TEST(Catalogue, EveryKindIsInTheCiSuite) {
   const char* root = std::getenv("LEASESIM_SOURCE_DIR");
   ASSERT_NE(root, nullptr);
   auto parsed = LoadScenarioFile(std::string(root) + "/scenarios/ci.json");
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
   std::set<FaultKind> used;
   for (const Scenario& scenario : std::get<ScenarioFile>(parsed).scenarios) {
     for (const Fault& fault : scenario.faults) used.insert(fault.kind);

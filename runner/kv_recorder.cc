@@ -83,18 +83,15 @@ std::int64_t KvRecorder::VersionAt(std::int64_t mod_revision) const {
 }
 
 void KvRecorder::ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn) {
-  std::optional<RecordCall> call = AsRecordCall(txn, record_key_);
-  if (!call) return;
   Projected& projected = projected_.back();
-  projected.kind = call->kind;
-  projected.expected_mod_revision = call->expected_mod_revision;
-  projected.written = std::move(call->value);
+  if (!AsRecordCall(txn, record_key_, projected)) return;
   // A CAS on a mod revision the record never had compares a version it never had.
-  const std::int64_t expected = call->kind == backends::StoreOpKind::kCas ? VersionAt(call->expected_mod_revision) : 0;
+  const std::int64_t expected =
+      projected.kind == backends::StoreOpKind::kCas ? VersionAt(projected.expected_mod_revision) : 0;
   // The process's identity as it is (no copy), or a name made for a nameless one.
   const std::string nameless = process.empty() ? "n" + std::to_string(node) : std::string();
   const std::string_view who = process.empty() ? std::string_view(nameless) : process;
-  projected.store_op = records_->StoreInvoked(node, who, call->kind, record_key_, expected, projected.written);
+  projected.store_op = records_->StoreInvoked(node, who, projected.kind, record_key_, expected, projected.value);
 }
 
 void KvRecorder::LearnVersion(std::int64_t mod_revision, std::int64_t version) {
@@ -172,7 +169,7 @@ void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply)
   assert(static_cast<std::size_t>(index) < projected_.size());
   if (const Projected& call = projected_[static_cast<std::size_t>(index)]; call.store_op >= 0) {
     const bool write = call.kind != backends::StoreOpKind::kRead;
-    core::StoreResult result = core::RecordResultOf(reply.txn, write ? &call.written : nullptr);
+    core::StoreResult result = core::RecordResultOf(reply.txn, write ? &call.value : nullptr);
     // The record store's versions: the key's own, not its mod revision.
     if (result.current.found) result.current.version = VersionAt(result.current.version);
     records_->StoreCompleted(call.store_op, result);
@@ -258,9 +255,10 @@ std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& strea
     // A change not answered before: what a read of the record returns now.
     core::StoreResult read{core::StoreStatus::kOk, {}};  // absent: found false, version 0
     if (current != nullptr) {
-      std::optional<core::LeaseRecord> record = core::DecodeLeaseRecord(current->value);
-      if (!record) return -1;  // another writer's value on the key: no record read
-      read.current = core::VersionedRecord{true, VersionAt(mod_revision), std::move(*record)};
+      // (Not a record: another writer's value on the key, no record read.)
+      if (!core::DecodeLeaseRecordInto(current->value, read.current.record)) return -1;
+      read.current.found = true;
+      read.current.version = VersionAt(mod_revision);
     }
     stream_results_.push_back(std::move(read));
     last_read_mod_revision_ = mod_revision;

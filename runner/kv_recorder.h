@@ -32,6 +32,7 @@
 #include "backends/sim_kv_server.h"
 #include "backends/sim_observer.h"
 #include "checker/history.h"
+#include "runner/record_projection.h"
 #include "sim/world.h"
 
 namespace leasesim::runner {
@@ -75,12 +76,10 @@ class KvRecorder final : public backends::KvObserver {
   void Applied(std::int64_t op, const backends::KvReply& reply, PlaceOf place_of);
   template <typename PlaceOf>
   void Expired(const backends::KvExpiry& expiry, PlaceOf place_of);
-  // A KV call that is also a record-store call.
-  struct Projected {
+  // A KV call that is also a record-store call (RecordCall: its kind, the
+  // compared mod revision, the record written).
+  struct Projected : RecordCall {
     std::int64_t store_op = -1;  // the record store op's id; -1: not a record call
-    backends::StoreOpKind kind = backends::StoreOpKind::kRead;
-    std::int64_t expected_mod_revision = 0;
-    core::LeaseRecord written;
   };
   void ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn);
   // Learns the record's versions from what the store applied.

@@ -8,6 +8,7 @@
 namespace leasesim::runner {
 namespace {
 
+using testing::ScenarioErrorOf;
 using testing::ScenarioJson;
 
 // A registered protocol that needs five Redis-like stores, as Redlock does;
@@ -29,7 +30,7 @@ class ProtocolStores : public ::testing::Test {
 
   static Scenario ParseOne(const std::string& fields) {
     auto parsed = ParseScenarioText("s.json", ScenarioJson(fields));
-    EXPECT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+    EXPECT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
     return std::get<ScenarioFile>(parsed).scenarios.at(0);
   }
 
@@ -75,40 +76,35 @@ TEST_F(ProtocolStores, AModelsFieldsAreOverriddenOneByOne) {
 
 TEST_F(ProtocolStores, AnUnknownModelIsNamed) {
   auto parsed = ParseScenarioText("s.json", ScenarioJson(R"("kv": {"servers": 1, "model": "consul"})"));
-  ASSERT_TRUE(std::holds_alternative<ParseError>(parsed));
-  EXPECT_NE(std::get<ParseError>(parsed).message.find("scenarios[0].kv.model: must be"), std::string::npos)
-      << std::get<ParseError>(parsed).message;
-}
-
-std::string KvParseErrorOf(const std::string& text) {
-  auto parsed = ParseScenarioText("s.json", text);
-  return std::holds_alternative<ParseError>(parsed) ? std::get<ParseError>(parsed).message : "";
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(parsed));
+  EXPECT_NE(std::get<base::InputError>(parsed).ToString().find("scenarios[0].kv.model: must be"), std::string::npos)
+      << std::get<base::InputError>(parsed).ToString();
 }
 
 // "kv": {"replicated": true}: the one KV store is the replicated store's;
 // it has no host of its own, so the kv_* faults cannot name one.
 TEST_F(ProtocolStores, AKvStoreOnTheReplicatedStoreHasNoHostOfItsOwn) {
   auto parsed = ParseScenarioText("s.json", testing::ReplicatedScenarioJson(R"("kv": {"replicated": true})"));
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
   const Scenario& s = std::get<ScenarioFile>(parsed).scenarios.at(0);
   EXPECT_TRUE(s.kv.replicated);
   EXPECT_EQ(s.kv.servers, 1);
   EXPECT_EQ(s.kv.hosts(), 0);
-  const std::string kv_fault = KvParseErrorOf(testing::ReplicatedScenarioJson(
+  const std::string kv_fault = ScenarioErrorOf(testing::ReplicatedScenarioJson(
       R"("kv": {"replicated": true}, "faults": [{"at_ms": 1000, "kind": "kv_pause", "kv": "kv", "duration_ms": 10}])"));
   EXPECT_NE(kv_fault.find("faults[0].kv: the KV store is on the replicated store"), std::string::npos) << kv_fault;
 }
 
 TEST_F(ProtocolStores, AKvStoreOnTheReplicatedStoreNeedsOneAndNoServerKnobs) {
-  const std::string single = KvParseErrorOf(ScenarioJson(R"("kv": {"replicated": true})"));
+  const std::string single = ScenarioErrorOf(ScenarioJson(R"("kv": {"replicated": true})"));
   EXPECT_NE(single.find("scenarios[0].kv.replicated: needs \"store\": {\"kind\": \"replicated\"}"),
             std::string::npos)
       << single;
   const std::string two =
-      KvParseErrorOf(testing::ReplicatedScenarioJson(R"("kv": {"replicated": true, "servers": 2})"));
+      ScenarioErrorOf(testing::ReplicatedScenarioJson(R"("kv": {"replicated": true, "servers": 2})"));
   EXPECT_NE(two.find("scenarios[0].kv.servers: must be 1 with \"replicated\""), std::string::npos) << two;
   const std::string knob =
-      KvParseErrorOf(testing::ReplicatedScenarioJson(R"("kv": {"replicated": true, "model": "zookeeper"})"));
+      ScenarioErrorOf(testing::ReplicatedScenarioJson(R"("kv": {"replicated": true, "model": "zookeeper"})"));
   EXPECT_NE(knob.find("scenarios[0].kv.model: is a single KV server's"), std::string::npos) << knob;
 }
 
@@ -116,10 +112,10 @@ TEST_F(ProtocolStores, AKvStoreOnTheReplicatedStoreNeedsOneAndNoServerKnobs) {
 // it on that store; one needing Redis stores keeps servers of its own.
 TEST_F(ProtocolStores, OneEtcdInAReplicatedWorldIsTheReplicatedStore) {
   auto parsed = ParseScenarioText("s.json", testing::ReplicatedScenarioJson(R"("protocol": "needs-one-etcd")"));
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
   EXPECT_TRUE(std::get<ScenarioFile>(parsed).scenarios.at(0).kv.replicated);
   auto redis = ParseScenarioText("s.json", testing::ReplicatedScenarioJson(R"("protocol": "needs-five-redis")"));
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(redis)) << std::get<ParseError>(redis).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(redis)) << std::get<base::InputError>(redis).ToString();
   EXPECT_FALSE(std::get<ScenarioFile>(redis).scenarios.at(0).kv.replicated);
   EXPECT_EQ(std::get<ScenarioFile>(redis).scenarios.at(0).kv.hosts(), 5);
   EXPECT_FALSE(ParseOne(R"("protocol": "needs-one-etcd")").kv.replicated);  // a single store server: its own etcd

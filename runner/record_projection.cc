@@ -14,29 +14,29 @@ bool IsRangeOf(const core::KvRequestOp& op, std::string_view key) {
 
 }  // namespace
 
-std::optional<RecordCall> AsRecordCall(const core::KvTxn& txn, std::string_view key) {
+bool AsRecordCall(const core::KvTxn& txn, std::string_view key, RecordCall& call) {
   if (txn.compares.empty()) {
     // Read: a txn holding one range of the key.
-    if (txn.success.size() != 1 || !txn.failure.empty() || !IsRangeOf(txn.success[0], key)) return std::nullopt;
-    return RecordCall{};
+    if (txn.success.size() != 1 || !txn.failure.empty() || !IsRangeOf(txn.success[0], key)) return false;
+    call.kind = backends::StoreOpKind::kRead;
+    call.expected_mod_revision = 0;
+    return true;
   }
   // Create / CAS: one compare on the key, then {put key}, else {range key}.
-  if (txn.compares.size() != 1 || txn.success.size() != 1 || txn.failure.size() != 1) return std::nullopt;
+  if (txn.compares.size() != 1 || txn.success.size() != 1 || txn.failure.size() != 1) return false;
   const core::KvCompare& compare = txn.compares[0];
   const core::KvRequestOp& put = txn.success[0];
   const bool shape = compare.key == key && compare.result == core::KvCompareResult::kEqual &&
                      put.kind == core::KvRequestOp::Kind::kPut && put.keys.key == key &&
                      put.lease == core::kNoLease && IsRangeOf(txn.failure[0], key);
-  if (!shape) return std::nullopt;
-  std::optional<core::LeaseRecord> value = core::DecodeLeaseRecord(put.value);
-  if (!value) return std::nullopt;
-  if (compare.target == core::KvCompareTarget::kCreateRevision && compare.number == 0) {
-    return RecordCall{backends::StoreOpKind::kCreate, 0, std::move(*value)};
-  }
-  if (compare.target == core::KvCompareTarget::kModRevision && compare.number > 0) {
-    return RecordCall{backends::StoreOpKind::kCas, compare.number, std::move(*value)};
-  }
-  return std::nullopt;
+  if (!shape) return false;
+  const bool create = compare.target == core::KvCompareTarget::kCreateRevision && compare.number == 0;
+  const bool cas = compare.target == core::KvCompareTarget::kModRevision && compare.number > 0;
+  if (!create && !cas) return false;
+  if (!core::DecodeLeaseRecordInto(put.value, call.value)) return false;
+  call.kind = create ? backends::StoreOpKind::kCreate : backends::StoreOpKind::kCas;
+  call.expected_mod_revision = create ? 0 : compare.number;
+  return true;
 }
 
 }  // namespace leasesim::runner

@@ -15,7 +15,6 @@
 // projected versions are the record store's own (1, 2, 3, ...).
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 #include "backends/sim_observer.h"
@@ -31,8 +30,11 @@ struct RecordCall {
   core::LeaseRecord value;                 // kCreate, kCas: the record put
 };
 
-// `txn` as a call on the record under `key`, or nullopt when it is not one
-// (another key, another shape, or a value that is no lease record).
-std::optional<RecordCall> AsRecordCall(const core::KvTxn& txn, std::string_view key);
+// Whether `txn` is a call on the record under `key` (not: another key,
+// another shape, or a value that is no lease record). When it is, `call`
+// holds it, the record a create or CAS puts decoded in place (no copy to
+// move out: every write of the record comes through here); when not,
+// `call` is as it was.
+bool AsRecordCall(const core::KvTxn& txn, std::string_view key, RecordCall& call);
 
 }  // namespace leasesim::runner

@@ -23,7 +23,7 @@ const Scenario& RegionsScenario(const std::string& name) {
     const std::string path = std::string(root == nullptr ? "." : root) + "/scenarios/regions.json";
     auto parsed = LoadScenarioFile(path);
     if (!std::holds_alternative<ScenarioFile>(parsed)) {
-      ADD_FAILURE() << std::get<ParseError>(parsed).message;
+      ADD_FAILURE() << std::get<base::InputError>(parsed).ToString();
       return ScenarioFile{};
     }
     return std::get<ScenarioFile>(parsed);
@@ -96,7 +96,7 @@ TEST(ReplicatedRun, AStoreWithoutAQuorumIsAFaultUntilTheQuorumReturns) {
       {"at_ms": 12000, "kind": "replica_crash", "replica": 2},
       {"at_ms": 20000, "kind": "replica_restart", "replica": 2},
       {"at_ms": 30000, "kind": "replica_restart", "replica": 1}])"));
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
   const RunResult result = RunScenario(std::get<ScenarioFile>(parsed).scenarios.at(0), 1, {.keep_history = true});
   std::vector<std::pair<checker::TimeNs, checker::TimeNs>> lost;
   for (const checker::FaultRecord& fault : result.history.faults) {
@@ -116,7 +116,7 @@ TEST(ReplicatedRun, TheParserRefusesStoreFaultsThatDoNotFit) {
   const std::string replicated = R"("store": {"kind": "replicated", "replicas": 3, "latency_ms": {"base": 1, "jitter": 1}})";
   auto error_of = [](const std::string& text) {
     auto parsed = ParseScenarioText("t.json", text);
-    return std::holds_alternative<ParseError>(parsed) ? std::get<ParseError>(parsed).message : std::string();
+    return std::holds_alternative<base::InputError>(parsed) ? std::get<base::InputError>(parsed).ToString() : std::string();
   };
   // A replica fault needs a replicated store.
   EXPECT_NE(error_of(testing::ScenarioJson(R"("faults": [{"at_ms": 1000, "kind": "replica_crash", "replica": 1}])"))

@@ -9,19 +9,11 @@
 namespace leasesim::runner {
 namespace {
 
+using testing::ParsedScenario;
 using testing::ScenarioJson;
 
-Scenario Parse(const std::string& text) {
-  auto parsed = ParseScenarioText("t.json", text);
-  if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<ScenarioFile>(parsed).scenarios.at(0);
-}
-
 TEST(Run, SteadyStateHasOneLeaderAndSettlesEveryWindowOnce) {
-  const Scenario scenario = Parse(ScenarioJson());
+  const Scenario scenario = ParsedScenario(ScenarioJson());
   const RunResult result = RunScenario(scenario, 1, {.keep_history = true});
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
   EXPECT_EQ(result.figures.at("leader_terms"), 1);
@@ -32,7 +24,7 @@ TEST(Run, SteadyStateHasOneLeaderAndSettlesEveryWindowOnce) {
 }
 
 TEST(Run, LeaderCrashLeadsToATakeoverWithAHigherTerm) {
-  const Scenario scenario = Parse(ScenarioJson(R"("faults": [{"at_ms": 20000, "kind": "crash", "node": "leader"}])"));
+  const Scenario scenario = ParsedScenario(ScenarioJson(R"("faults": [{"at_ms": 20000, "kind": "crash", "node": "leader"}])"));
   const RunResult result = RunScenario(scenario, 3, {.keep_history = true});
   EXPECT_TRUE(result.ok());
   ASSERT_GE(result.history.beliefs.size(), 2u);
@@ -47,13 +39,13 @@ TEST(Run, LeaderCrashLeadsToATakeoverWithAHigherTerm) {
 }
 
 TEST(Run, ReplayGivesTheSameTraceHash) {
-  const Scenario scenario = Parse(ScenarioJson(R"("faults": [{"at_ms": 20000, "kind": "crash", "node": "leader"}])"));
+  const Scenario scenario = ParsedScenario(ScenarioJson(R"("faults": [{"at_ms": 20000, "kind": "crash", "node": "leader"}])"));
   EXPECT_EQ(RunScenario(scenario, 42).trace_hash, RunScenario(scenario, 42).trace_hash);
   EXPECT_NE(RunScenario(scenario, 42).trace_hash, RunScenario(scenario, 43).trace_hash);
 }
 
 RC_GTEST_PROP(Run, AnySeedRunTwiceGivesTheSameTraceHash, (std::uint64_t seed)) {
-  static const Scenario scenario = Parse(ScenarioJson(
+  static const Scenario scenario = ParsedScenario(ScenarioJson(
       R"("faults": [{"at_ms": 8000, "kind": "crash", "node": "leader"}, {"at_ms": 9000, "kind": "restart", "node": 1},
                     {"at_ms": 9000, "kind": "restart", "node": 2}, {"at_ms": 9000, "kind": "restart", "node": 3}])",
       3, 30000));

@@ -79,7 +79,7 @@ const std::map<std::string, std::string>& TimingFieldNames() {
 
 void ThrowIfUnsound(const ObjectReader& reader, const core::TimingConfig& timing) {
   const std::vector<core::TimingError> errors = core::ValidateTiming(timing);
-  if (!errors.empty()) throw InputError{reader.PathOf(TimingFieldNames().at(errors.front().field)), errors.front().rule};
+  if (!errors.empty()) throw InputError{reader.PathOf(TimingFieldNames().at(errors.front().path)), errors.front().rule};
 }
 
 // lease.by_node: per-node overrides of the lease timing (e.g. a node with a longer lease).
@@ -320,11 +320,11 @@ Scenario ParseScenario(const Json& json, const std::string& path) {
 
 }  // namespace
 
-std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path, const std::string& text) {
+std::variant<ScenarioFile, InputError> ParseScenarioText(const std::string& path, const std::string& text) {
   // The one strict reader (base/strict_json.h): not JSON, or a key repeated
   // in one object (which would silently drop what the user wrote first).
   std::variant<Json, InputError> parsed = base::ParseStrictJson(text);
-  if (const InputError* error = std::get_if<InputError>(&parsed)) return ParseError{error->In(path)};
+  if (const InputError* error = std::get_if<InputError>(&parsed)) return *error;
   const Json json = std::get<Json>(std::move(parsed));
   try {
     ObjectReader top(json, "");
@@ -349,15 +349,15 @@ std::variant<ScenarioFile, ParseError> ParseScenarioText(const std::string& path
     top.Finish();
     return file;
   } catch (const InputError& error) {
-    return ParseError{error.In(path)};
+    return error;
   } catch (const Json::exception& error) {
-    return ParseError{path + ": " + error.what()};
+    return InputError{"", error.what()};
   }
 }
 
-std::variant<ScenarioFile, ParseError> LoadScenarioFile(const std::string& path) {
+std::variant<ScenarioFile, InputError> LoadScenarioFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return ParseError{path + ": cannot be read"};
+  if (!in) return InputError{"", "cannot be read"};
   std::ostringstream text;
   text << in.rdbuf();
   return ParseScenarioText(path, text.str());

@@ -12,12 +12,12 @@ using testing::ScenarioJson;
 std::string ErrorOf(const std::string& text) {
   auto parsed = ParseScenarioText("s.json", text);
   if (std::holds_alternative<ScenarioFile>(parsed)) return "";
-  return std::get<ParseError>(parsed).message;
+  return std::get<base::InputError>(parsed).In("s.json");
 }
 
 TEST(ScenarioParser, ReadsASoundScenarioIntoIntegerUnits) {
   auto parsed = ParseScenarioText("s.json", ScenarioJson(R"("faults": [{"at_ms": 5000, "kind": "crash", "node": "leader"}])"));
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
   const Scenario& s = std::get<ScenarioFile>(parsed).scenarios.at(0);
   EXPECT_EQ(s.nodes, 3);
   EXPECT_EQ(s.timing.lease_duration, 10'000 * sim::kNanosPerMilli);
@@ -35,6 +35,20 @@ TEST(ScenarioParser, MalformedJsonNamesLineAndColumn) {
 TEST(ScenarioParser, UnknownFieldIsNamedWithItsPath) {
   const std::string error = ErrorOf(ScenarioJson(R"("nodez": 3)"));
   EXPECT_NE(error.find("scenarios[0].nodez: is not a known field"), std::string::npos) << error;
+}
+
+// The one bad-input error: the field's path and the rule apart (what
+// `check --json` and the tests read), the file named only when printed.
+TEST(ScenarioParser, AnErrorHoldsTheFieldAndTheRuleApart) {
+  auto parsed = ParseScenarioText("s.json", ScenarioJson(R"("nodez": 3)"));
+  const base::InputError* error = std::get_if<base::InputError>(&parsed);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->path, "scenarios[0].nodez");
+  EXPECT_TRUE(error->rule.starts_with("is not a known field")) << error->rule;
+  EXPECT_EQ(error->In("s.json"), "s.json: scenarios[0].nodez: " + error->rule);
+  auto unread = LoadScenarioFile("/nonexistent/s.json");
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(unread));
+  EXPECT_EQ(std::get<base::InputError>(unread).In("/nonexistent/s.json"), "/nonexistent/s.json: cannot be read");
 }
 
 TEST(ScenarioParser, MissingFieldIsNamed) {
@@ -83,7 +97,7 @@ TEST(ScenarioParser, ShippedSuiteParses) {
   const char* root = std::getenv("LEASESIM_SOURCE_DIR");
   ASSERT_NE(root, nullptr);
   auto parsed = LoadScenarioFile(std::string(root) + "/scenarios/ci.json");
-  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<ParseError>(parsed).message;
+  ASSERT_TRUE(std::holds_alternative<ScenarioFile>(parsed)) << std::get<base::InputError>(parsed).ToString();
   EXPECT_GE(std::get<ScenarioFile>(parsed).scenarios.size(), 3u);
 }
 

@@ -3,28 +3,31 @@
 #include <algorithm>
 #include <cassert>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "backends/raft_invariants.h"
+#include "base/prng.h"
+#include "base/units.h"
 #include "checker/kv_store_model.h"
 #include "core/kv_record_store.h"
 #include "checker/store_checks.h"
 #include "runner/kv_recorder.h"
 #include "runner/recorder.h"
 #include "sim/network.h"
-#include "base/prng.h"
 #include "sim/world.h"
 
 namespace leasesim::runner {
 namespace {
 
+using base::kNanosPerMilli;
+using base::Millis;
 using sim::Nanos;
 
-constexpr Nanos kMs = sim::kNanosPerMilli;
 // After the traffic and the faults: every fault healed, calls in flight end
 // (their timeout is below this), the replicas catch up.
 constexpr Nanos kQuiet = sim::Seconds(3);
-constexpr Nanos kCallTimeout = 1500 * kMs;
+constexpr Nanos kCallTimeout = Millis(1500);
 // The record clients' one lease record (outside the KV clients' keys, k1, k2, ...).
 constexpr char kRecordKey[] = "lease";
 
@@ -41,13 +44,17 @@ enum class StoreFault {
   kSlowPeer,         // a replica's peer messages, in and out, delayed (etcd's DelayPeerNetwork)
   kFailpoint,        // a replica dies at a point of its raft loop (etcd's gofail panics)
   kDiskStall,        // a replica's fsyncs slow down (etcd's raftBeforeSave sleep)
+  kLeaderChurn,      // whoever leads dies before its appends leave, and boots again soon (a crash loop)
+  kPauseMany,        // a majority or all of the replicas paused together, resumed at one instant
+  kLinkClog,         // one peer link held for several elections, then delivered at once
 };
-constexpr int kStoreFaultKinds = 12;
+constexpr int kStoreFaultKinds = 15;
 
 const char* FaultName(StoreFault fault) {
   static const char* const kNames[kStoreFaultKinds] = {
-      "leader_partition", "partition",   "one_way",    "clog",      "crash",     "power_loss",
-      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint", "disk_stall"};
+      "leader_partition", "partition",   "one_way",    "clog",      "crash",        "power_loss",
+      "pause",            "clock_drift", "client_cut", "slow_peer", "failpoint",    "disk_stall",
+      "leader_churn",     "pause_many",  "link_clog"};
   return kNames[static_cast<int>(fault)];
 }
 
@@ -84,8 +91,14 @@ class StoreFuzzRun {
   // Cuts the replica's messages to every other replica (out) and theirs to it (in).
   void CutOff(int target, bool out, bool in, Nanos duration);
   void PartitionMinority(Nanos duration);
+  // The faults on the cluster as a whole (leader_churn, pause_many, link_clog).
+  void StrikeCluster(StoreFault fault, Nanos duration);
+  void LeaderChurn(Nanos duration);
+  void PauseMany();
+  void ClogLink();
   void Block(sim::HostId from, sim::HostId to, Nanos duration);
   void Judge(StoreFuzzResult& result);
+  void DropUnpersisted(std::vector<checker::KvStoreOp>& ops);
 
   StoreFuzzOptions options_;
   std::uint64_t seed_;
@@ -112,11 +125,11 @@ StoreFuzzRun::StoreFuzzRun(std::uint64_t seed, const StoreFuzzOptions& options)
   assert(options_.keys >= 1);
   AddClients();
   sim::NetworkConfig net;
-  net.latency = {.base_ns = 1 * kMs, .jitter_ns = 3 * kMs, .tail_ppm = 10'000, .tail_ns = 60 * kMs};
+  net.latency = {.base_ns = Millis(1), .jitter_ns = Millis(3), .tail_ppm = 10'000, .tail_ns = Millis(60)};
   net.loss_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 20'000));
   net.duplicate_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 10'000));
   net.reorder_ppm = static_cast<std::uint32_t>(plan_.UniformRange(0, 20'000));
-  net.reorder_delay_ns_max = 30 * kMs;
+  net.reorder_delay_ns_max = Millis(30);
   network_ = std::make_unique<sim::Network>(world_, world_.MakePrng("network"), net);
   recorder_ = std::make_unique<Recorder>(world_, client_hosts_);
   kv_recorder_ = std::make_unique<KvRecorder>(world_, "store");
@@ -154,8 +167,8 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
   config.service = {.base_ns = 200'000, .jitter_ns = 800'000};
   DrawTiming(config);
   DrawPeerLinks(config);
-  config.client_attempt_timeout = 200 * kMs;
-  config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(1 * kMs, 8 * kMs);
+  config.client_attempt_timeout = Millis(200);
+  config.fsync = options_.fsync >= 0 ? options_.fsync : plan_.UniformRange(Millis(1), Millis(8));
   config.reply_before_fsync = options_.reply_before_fsync;
   // Half the runs catch a lagging follower up a few entries at a time, so an
   // acknowledgement can cover entries of an older term alone (what Raft's
@@ -173,13 +186,13 @@ backends::ReplicatedStoreConfig StoreFuzzRun::DrawStore() {
 void StoreFuzzRun::DrawTiming(backends::ReplicatedStoreConfig& config) {
   base::Prng timing = world_.MakePrng("store-fuzz/timing");
   if (timing.ChancePpm(500'000)) {
-    config.election_timeout_min = 300 * kMs;
-    config.election_timeout_max = 600 * kMs;
-    config.heartbeat = 50 * kMs;
+    config.election_timeout_min = Millis(300);
+    config.election_timeout_max = Millis(600);
+    config.heartbeat = Millis(50);
     return;
   }
-  config.election_timeout_min = timing.UniformRange(100, 400) * kMs;
-  config.election_timeout_max = config.election_timeout_min + timing.UniformRange(20 * kMs, config.election_timeout_min);
+  config.election_timeout_min = timing.UniformRange(100, 400) * kNanosPerMilli;
+  config.election_timeout_max = config.election_timeout_min + timing.UniformRange(Millis(20), config.election_timeout_min);
   config.heartbeat = config.election_timeout_min / 6;
 }
 
@@ -192,9 +205,9 @@ void StoreFuzzRun::DrawPeerLinks(backends::ReplicatedStoreConfig& config) {
   base::Prng links = world_.MakePrng("store-fuzz/peer-links");
   if (links.ChancePpm(333'333)) return;
   config.peer.extra.tail_ppm = static_cast<std::uint32_t>(links.UniformRange(5'000, 50'000));
-  config.peer.extra.tail_ns = links.UniformRange(200, 2000) * kMs;
+  config.peer.extra.tail_ns = links.UniformRange(200, 2000) * kNanosPerMilli;
   config.peer.redeliver_ppm = static_cast<std::uint32_t>(links.UniformRange(0, 30'000));
-  config.peer.redeliver_delay_max_ns = 1000 * kMs;
+  config.peer.redeliver_delay_max_ns = Millis(1000);
 }
 
 void StoreFuzzRun::AddClients() {
@@ -222,7 +235,7 @@ void StoreFuzzRun::ClientLoop(int client) {
   core::StoreClient& store = *record_stores_[static_cast<std::size_t>(client - 1)];
   std::pair<std::int64_t, std::int64_t> seen{0, 0};  // the version seen last, and the one before
   while (world_.now() < options_.duration) {
-    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
+    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, Millis(30)));
     const core::StoreResult result = RecordCall(client, prng, store, seen);
     switch (result.status) {
       case core::StoreStatus::kOk:
@@ -266,7 +279,7 @@ void StoreFuzzRun::KvClientLoop(int client) {
   base::Prng prng = world_.MakePrng("store-fuzz/kv-client/" + std::to_string(client));
   core::KvLeaseId lease = core::kNoLease;
   while (world_.now() < options_.duration) {
-    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, 30 * kMs));
+    world_.SleepUntilLocal(world_.MonotonicNow(host) + prng.UniformRange(0, Millis(30)));
     KvCall(client, prng, lease);
   }
 }
@@ -275,7 +288,7 @@ void StoreFuzzRun::KvCall(int client, base::Prng& prng, core::KvLeaseId& lease) 
   core::KvClient& kv = *kv_clients_[static_cast<std::size_t>(client - 1)];
   const std::int64_t kind = prng.UniformRange(0, 99);
   if (kind < 5) {
-    const core::KvLeaseResult granted = kv.LeaseGrant(prng.UniformRange(300, 2000) * kMs, kCallTimeout);
+    const core::KvLeaseResult granted = kv.LeaseGrant(prng.UniformRange(300, 2000) * kNanosPerMilli, kCallTimeout);
     CountKv(granted.status);
     if (granted.status == core::KvStatus::kOk) lease = granted.id;
     return;
@@ -350,12 +363,12 @@ void StoreFuzzRun::CountKv(core::KvStatus status) {
 // during an election) until the traffic ends, each healed within 0.2-4 s
 // and by the end of the traffic at the latest.
 void StoreFuzzRun::PlanFaults() {
-  const Nanos gap_max = plan_.ChancePpm(333'333) ? 800 * kMs : 2500 * kMs;
-  const Nanos gap_min = gap_max == 800 * kMs ? 100 * kMs : 200 * kMs;
-  Nanos at = plan_.UniformRange(200 * kMs, 1500 * kMs);
+  const Nanos gap_max = plan_.ChancePpm(333'333) ? Millis(800) : Millis(2500);
+  const Nanos gap_min = gap_max == Millis(800) ? Millis(100) : Millis(200);
+  Nanos at = plan_.UniformRange(Millis(200), Millis(1500));
   while (at < options_.duration) {
     const auto fault = static_cast<StoreFault>(plan_.UniformRange(0, kStoreFaultKinds - 1));
-    const Nanos duration = std::min(plan_.UniformRange(200 * kMs, 4000 * kMs), options_.duration - at);
+    const Nanos duration = std::min(plan_.UniformRange(Millis(200), Millis(4000)), options_.duration - at);
     world_.At(at, [this, fault, duration] { Strike(fault, duration); });
     at += plan_.UniformRange(gap_min, gap_max);
   }
@@ -401,8 +414,83 @@ void StoreFuzzRun::Strike(StoreFault fault, Nanos duration) {
       Block(host, client, duration);
       break;
     }
+    case StoreFault::kLeaderChurn:
+    case StoreFault::kPauseMany:
+    case StoreFault::kLinkClog: StrikeCluster(fault, duration); break;
     default: StrikeReplica(fault, target, duration); break;
   }
+}
+
+void StoreFuzzRun::StrikeCluster(StoreFault fault, Nanos duration) {
+  switch (fault) {
+    case StoreFault::kLeaderChurn: LeaderChurn(duration); break;
+    case StoreFault::kPauseMany: PauseMany(); break;
+    case StoreFault::kLinkClog: ClogLink(); break;
+    default: assert(false && "not a cluster fault"); break;
+  }
+}
+
+// Leader churn, as a member that panics at etcd's raftBeforeLeaderSend
+// failpoint under a supervisor that restarts it: for the fault's duration
+// every replica dies at a leader step that appended entries, before the
+// appends leave, and boots again 100-1000 ms later (still armed). Half the
+// faults strike the first such step (gofail's plain panic): each new
+// leader's no-op is left on its own disk alone, the next leader, of a higher
+// term, writes other entries at the same indexes, and the first comes back
+// with a log of an older term — the order of leader changes Raft's Figure 8
+// is about. The other half strike each such step with a 2-20% chance
+// (gofail's `N%` term): a leader lives for a few writes, replicating some,
+// truncating its followers' stale tails, and dies with others unsent, so
+// leaderships are short and the replies of one arrive in the next.
+void StoreFuzzRun::LeaderChurn(Nanos duration) {
+  ++counts_["failpoint_before_leader_send"];
+  const Nanos until = world_.now() + duration;
+  const Nanos restart_after = plan_.UniformRange(100, 1000) * kNanosPerMilli;
+  const bool first_step = plan_.ChancePpm(500'000);
+  const auto chance = static_cast<std::uint32_t>(first_step ? base::kPpmOne : plan_.UniformRange(20'000, 200'000));
+  for (int replica = 1; replica <= store_->replicas(); ++replica) {
+    store_->ArmFailpoint(replica, backends::RaftFailpoint::kBeforeLeaderSend, until, restart_after, chance);
+  }
+}
+
+// Jepsen's pause nemesis on a majority or on all nodes (a hypervisor or a
+// shared disk stalling several members at once): the replicas are paused for
+// one to three election timeouts and resumed at the same instant, so their
+// overdue election timers fire together: concurrent pre-votes and
+// candidacies in one term, split votes, and vote replies of a failed round
+// still in flight when the next one starts.
+void StoreFuzzRun::PauseMany() {
+  const int n = store_->replicas();
+  const int count = plan_.ChancePpm(500'000) ? n : n / 2 + 1;
+  std::vector<int> order;
+  for (int replica = 1; replica <= n; ++replica) order.push_back(replica);
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
+  const Nanos timeout = store_->config().election_timeout_max;
+  const Nanos resume = std::min(world_.now() + plan_.UniformRange(timeout, 3 * timeout), options_.duration);
+  for (int i = 0; i < count; ++i) {
+    const sim::HostId host = store_->host(order[static_cast<std::size_t>(i)]);
+    world_.Pause(host);
+    world_.At(resume, [this, host] { world_.Unpause(host); });
+  }
+}
+
+// A clogged peer link (a stalled TCP stream between two members, its bytes
+// delivered in a burst when it recovers): one direction of one link, or
+// both, held 1-6 s — several election timeouts — while the rest of the
+// cluster goes on, then delivered at once: vote and append replies of terms
+// long past reach a replica that has moved on through several elections.
+void StoreFuzzRun::ClogLink() {
+  const int n = store_->replicas();
+  if (n < 2) return;
+  // Half the time a link into the store leader: a follower's replies to it
+  // (acknowledgements, votes) are the ones held.
+  const std::optional<int> leader = store_->Leader();
+  int to = leader && plan_.ChancePpm(500'000) ? *leader : static_cast<int>(plan_.UniformRange(1, n));
+  int from = static_cast<int>(plan_.UniformRange(1, n - 1));
+  if (from >= to) ++from;
+  const Nanos until = std::min(world_.now() + plan_.UniformRange(1000, 6000) * kNanosPerMilli, options_.duration);
+  network_->ClogUntil(store_->host(from), store_->host(to), until);
+  if (plan_.ChancePpm(330'000)) network_->ClogUntil(store_->host(to), store_->host(from), until);
 }
 
 void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
@@ -419,18 +507,18 @@ void StoreFuzzRun::StrikeReplica(StoreFault fault, int target, Nanos duration) {
       break;
     }
     case StoreFault::kSlowPeer: {
-      const Nanos base = plan_.UniformRange(20, 200) * kMs;
-      store_->DelayPeer(target, {.base_ns = base, .jitter_ns = 2 * base, .tail_ppm = 100'000, .tail_ns = 1000 * kMs},
+      const Nanos base = plan_.UniformRange(20, 200) * kNanosPerMilli;
+      store_->DelayPeer(target, {.base_ns = base, .jitter_ns = 2 * base, .tail_ppm = 100'000, .tail_ns = Millis(1000)},
                         heal);
       break;
     }
     case StoreFault::kFailpoint: {
-      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 3));
+      const auto point = static_cast<backends::RaftFailpoint>(plan_.UniformRange(0, 4));
       ++counts_[std::string("failpoint_") + backends::kRaftFailpointNames.CName(point)];
       store_->ArmFailpoint(target, point, heal);
       break;
     }
-    case StoreFault::kDiskStall: store_->StallDisk(target, plan_.UniformRange(20, 500) * kMs, heal); break;
+    case StoreFault::kDiskStall: store_->StallDisk(target, plan_.UniformRange(20, 500) * kNanosPerMilli, heal); break;
     default: assert(false && "not a replica fault"); break;
   }
   // A replica the fault killed (a failpoint may never strike) boots again when healed.
@@ -455,7 +543,16 @@ void StoreFuzzRun::PartitionMinority(Nanos duration) {
   std::vector<sim::HostId> order;
   for (int replica = 1; replica <= n; ++replica) order.push_back(store_->host(replica));
   for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[plan_.UniformBelow(i + 1)]);
-  const auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  auto minority = static_cast<std::size_t>(plan_.UniformRange(1, (n - 1) / 2));
+  // Half the time the store leader's side is the minority, as large as a
+  // minority gets (its zone cut off, Jepsen's majorities-ring minority with
+  // the primary): it goes on appending the writes its clients send, and its
+  // followers there acknowledge entries the majority side never sees.
+  const std::optional<int> leader = store_->Leader();
+  if (leader && plan_.ChancePpm(500'000)) {
+    std::swap(order[0], *std::find(order.begin(), order.end(), store_->host(*leader)));
+    minority = static_cast<std::size_t>((n - 1) / 2);
+  }
   for (std::size_t a = 0; a < minority; ++a) {
     for (std::size_t b = minority; b < order.size(); ++b) {
       Block(order[a], order[b], duration);
@@ -484,6 +581,24 @@ StoreFuzzResult StoreFuzzRun::Run() {
   return result;
 }
 
+// As etcd's robustness suite patches a history with the requests its WAL
+// persisted (tests/robustness/validate/patch_history.go,
+// patchLinearizableOperations: a failed put that was never persisted is
+// dropped): a KV call of unknown outcome that the store never applied had
+// no effect and is marked failed, so the linearizability search need not
+// try it at every point after its call. The store reports every entry's
+// first application (a replica applying another entry at an index already
+// applied breaks state machine safety, which the invariants report).
+// Keep-alives never enter the log and stay as they are.
+void StoreFuzzRun::DropUnpersisted(std::vector<checker::KvStoreOp>& ops) {
+  for (checker::KvStoreOp& op : ops) {
+    if (op.outcome != checker::Outcome::kUnknown || op.applied_seq >= 0) continue;
+    if (op.kind == checker::KvStoreOp::Kind::kLeaseKeepAlive) continue;
+    op.outcome = checker::Outcome::kFail;
+    ++counts_["kv_unknown_never_applied"];
+  }
+}
+
 void StoreFuzzRun::Judge(StoreFuzzResult& result) {
   const backends::RaftInvariants& invariants = store_->invariants();
   for (const std::string& violation : invariants.violations()) result.problems.push_back("raft: " + violation);
@@ -496,7 +611,8 @@ void StoreFuzzRun::Judge(StoreFuzzResult& result) {
     result.problems.push_back(violation.kind + ": " + violation.message);
   }
   result.linearizability_unknown = verdict.linearizability_unknown;
-  const std::vector<checker::KvStoreOp> kv_ops = kv_recorder_->TakeOps();
+  std::vector<checker::KvStoreOp> kv_ops = kv_recorder_->TakeOps();
+  DropUnpersisted(kv_ops);
   const checker::LinResult kv = checker::CheckKvStore(kv_ops, check.lin);
   if (kv.verdict == checker::LinVerdict::kNotLinearizable) {
     result.problems.push_back("not_linearizable (kv): " + kv.explanation);

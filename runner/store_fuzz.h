@@ -13,8 +13,13 @@
 // of store-leader partitions, one-way cuts, clogs, slow peer links, replica
 // crashes, power losses (the un-fsynced tail of the disk is lost, as
 // LazyFS's clear-cache loses it), deaths at failpoints of the raft loop
-// (before or after the fsync, after applying, before sending), slow fsyncs,
-// pauses and clock drift on replicas, all healed before a quiet end. A run is judged twice: by the checker's linearizability of the
+// (before or after the fsync, after applying, before sending, a leader
+// before sending what it appended), slow fsyncs, pauses and clock drift on
+// replicas, and faults of the cluster as a whole: leader churn (whoever
+// leads dies before its new entries leave, in a crash loop), a majority or
+// all paused and resumed at one instant (split votes), and one peer link
+// clogged for several elections; all healed before a quiet end. A run is
+// judged twice: by the checker's linearizability of the
 // clients' histories (the KV one by checker/kv_store_model.h, expiries
 // included), and by Raft's own invariants, checked as the replicas run
 // (backends/raft_invariants.h). Same seed, same run.

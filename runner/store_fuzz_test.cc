@@ -44,7 +44,7 @@ TEST(StoreFuzz, SeedsKeepEveryRaftInvariantAndStayLinearizable) {
   for (const std::string& kind : StoreFuzzFaultKinds()) EXPECT_TRUE(struck.contains(kind)) << kind;
   EXPECT_GT(applied, static_cast<std::int64_t>(kCiSeeds) * 100);
   // Each failpoint of the raft loop was armed somewhere.
-  for (const char* point : {"before_save", "after_save", "after_apply", "before_send"}) {
+  for (const char* point : {"before_save", "after_save", "after_apply", "before_send", "before_leader_send"}) {
     EXPECT_TRUE(struck.contains(std::string("failpoint_") + point)) << point;
   }
   EXPECT_GT(unknown, 0) << "faults should leave some calls with an unknown outcome";

@@ -1,5 +1,6 @@
 #include "runner/sweep.h"
 
+#include <cassert>
 #include <cctype>
 #include <condition_variable>
 #include <deque>
@@ -9,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "base/hash_text.h"
 #include "base/program_name.h"
 #include "runner/suite_judge.h"
 #include "runner/sweep_divergence.h"
@@ -50,19 +52,19 @@ checker::Violation ExplainMismatch(const RunFunction& run, const Scenario& scena
                                    std::uint64_t first_hash, const RunResult& second) {
   checker::Violation violation;
   violation.kind = "nondeterminism";
-  std::string message = "two runs of the same scenario and seed gave trace hashes " + sim::FormatHash(first_hash) +
-                        " and " + sim::FormatHash(second.trace_hash);
+  std::string message = "two runs of the same scenario and seed gave trace hashes " + base::HashText(first_hash) +
+                        " and " + base::HashText(second.trace_hash);
   const RunResult third = run(scenario, seed, {.retain_trace = true, .keep_history = false});
   if (third.trace_hash != second.trace_hash) {
     if (const auto divergence = FirstDivergence(second.trace, third.trace)) {
       message += "; rerun with traces retained, the first divergent " + DescribeDivergence(*divergence);
       violation.at_ns = divergence->time;
     } else {
-      message += "; rerun with traces retained gave hash " + sim::FormatHash(third.trace_hash) +
+      message += "; rerun with traces retained gave hash " + base::HashText(third.trace_hash) +
                  " but identical retained traces (the hash covers steps the trace does not keep)";
     }
   } else {
-    message += "; two reruns with traces retained agreed (" + sim::FormatHash(third.trace_hash) +
+    message += "; two reruns with traces retained agreed (" + base::HashText(third.trace_hash) +
                "), so the difference is between runs with and without trace retention or is intermittent";
   }
   violation.message = std::move(message);
@@ -137,50 +139,153 @@ reports::RunSummary Summarize(const RunResult& result, const std::string& file, 
   return summary;
 }
 
+namespace {
+
+// One run a sweep owes: a scenario at a seed.
+struct SweepJob {
+  const Scenario* scenario;
+  std::uint64_t seed;
+};
+
+// --protocol: every scenario runs `protocol` (copies kept in `copies`, in
+// file order); with none given, the scenarios as they are.
+std::vector<const Scenario*> WithProtocol(const std::vector<const Scenario*>& scenarios, const std::string& protocol,
+                                          std::vector<Scenario>& copies) {
+  if (protocol.empty()) return scenarios;
+  copies.reserve(scenarios.size());
+  std::vector<const Scenario*> chosen;
+  chosen.reserve(scenarios.size());
+  for (const Scenario* scenario : scenarios) {
+    copies.push_back(*scenario);
+    SetScenarioProtocol(copies.back(), protocol);
+    chosen.push_back(&copies.back());  // no reallocation: reserved above
+  }
+  return chosen;
+}
+
+// The runs of `shard`, in sweep order (every seed of a scenario before the next scenario).
+std::vector<SweepJob> ShardJobs(const std::vector<const Scenario*>& scenarios, const std::vector<std::uint64_t>& seeds,
+                                const reports::Shard& shard) {
+  std::vector<SweepJob> jobs;
+  std::size_t index = 0;
+  for (const Scenario* scenario : scenarios) {
+    for (std::uint64_t seed : seeds) {
+      if (InShard(index++, shard)) jobs.push_back({scenario, seed});
+    }
+  }
+  return jobs;
+}
+
+// What the sweep's workers and its emitting thread share, under `mutex`.
+struct SharedRuns {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next_job = 0;
+  std::size_t next_emit = 0;
+  std::size_t completed = 0;
+  std::size_t completed_failed = 0;
+  std::deque<std::optional<Done>> ready;  // ready[i] is job next_emit + i
+  std::exception_ptr failure;
+  bool stopping = false;  // --fail-fast: no new runs start
+};
+
+// One worker: takes runs in sweep order, never more than `window` ahead of
+// the next one to emit, until none is left or the sweep stops.
+void WorkOnRuns(SharedRuns& shared, const std::vector<SweepJob>& jobs, std::size_t window,
+                const std::function<Done(const SweepJob&)>& run_one) {
+  for (;;) {
+    std::size_t mine = 0;
+    {
+      std::unique_lock lock(shared.mutex);
+      shared.changed.wait(lock, [&] {
+        return shared.next_job >= jobs.size() || shared.next_job < shared.next_emit + window || shared.failure ||
+               shared.stopping;
+      });
+      if (shared.next_job >= jobs.size() || shared.failure || shared.stopping) return;
+      mine = shared.next_job++;
+    }
+    std::optional<Done> done;
+    try {
+      done = run_one(jobs[mine]);
+    } catch (...) {
+      std::lock_guard lock(shared.mutex);
+      if (!shared.failure) shared.failure = std::current_exception();
+      shared.changed.notify_all();
+      return;
+    }
+    std::lock_guard lock(shared.mutex);
+    ++shared.completed;
+    shared.completed_failed += done->result.ok() ? 0 : 1;
+    const std::size_t slot = mine - shared.next_emit;
+    if (shared.ready.size() <= slot) shared.ready.resize(slot + 1);
+    shared.ready[slot] = std::move(done);
+    shared.changed.notify_all();
+  }
+}
+
+// Runs `jobs` on `workers` threads (at least two) and hands each finished run
+// to `emit` in sweep order, with `progress` counted as runs finish; once
+// `emit` says false no new run starts. Finished runs wait until every earlier
+// one has been emitted; the window a worker may run ahead bounds what waits.
+// A run that throws stops the sweep and the exception is rethrown here.
+void RunOnWorkers(const std::vector<SweepJob>& jobs, std::size_t workers,
+                  const std::function<Done(const SweepJob&)>& run_one, SweepProgress& progress,
+                  const std::function<void(const SweepProgress&)>& on_progress,
+                  const std::function<bool(Done&)>& emit) {
+  assert(workers >= 2);
+  const std::size_t window = 16 * workers;
+  SharedRuns shared;
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (std::size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] { WorkOnRuns(shared, jobs, window, run_one); });
+  }
+  {
+    std::unique_lock lock(shared.mutex);
+    while (shared.next_emit < jobs.size()) {
+      shared.changed.wait(lock, [&] { return shared.failure || shared.completed != progress.done; });
+      if (shared.failure) break;
+      progress.done = shared.completed;
+      progress.failed = shared.completed_failed;
+      std::vector<Done> batch;
+      while (!shared.ready.empty() && shared.ready.front().has_value()) {
+        batch.push_back(std::move(*shared.ready.front()));
+        shared.ready.pop_front();
+        ++shared.next_emit;
+      }
+      shared.changed.notify_all();  // the window moved
+      lock.unlock();
+      if (on_progress) on_progress(progress);
+      bool go_on = true;
+      for (Done& done : batch) go_on = go_on && emit(done);
+      lock.lock();
+      if (!go_on) {
+        shared.stopping = true;
+        shared.changed.notify_all();
+        break;
+      }
+    }
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (shared.failure) std::rethrow_exception(shared.failure);
+}
+
+}  // namespace
+
 SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario*>& scenarios,
                       const std::vector<std::uint64_t>& seeds, const std::string& seeds_text,
                       const SweepOptions& options, const std::function<void(const RunResult&)>& on_run,
                       const std::function<void(const SweepProgress&)>& on_progress) {
   SweepOutcome outcome;
   outcome.summary = SweepHeader(file, scenarios, seeds_text, options);
-  // Only the whole sweep judges the suite-level requirements; a shard
-  // records them for `leasesim merge`.
   // Runs handed to options.on_summary are not kept: the suite is judged on
   // the largest value each figure took.
   std::map<std::string, std::int64_t> maxima;
-  auto finish = [&] {
-    if (!options.shard.whole() || !outcome.summary.stopped.empty()) return;
-    if (options.on_summary) {
-      JudgeSuite(outcome.summary, {&maxima});
-    } else {
-      JudgeSuite(outcome.summary);
-    }
-  };
-  // --protocol: every scenario runs the given protocol (copies, in file order).
-  std::vector<Scenario> overridden;
-  std::vector<const Scenario*> chosen = scenarios;
-  if (!options.protocol.empty()) {
-    overridden.reserve(scenarios.size());
-    for (const Scenario* scenario : scenarios) {
-      overridden.push_back(*scenario);
-      SetScenarioProtocol(overridden.back(), options.protocol);
-    }
-    for (std::size_t i = 0; i < overridden.size(); ++i) chosen[i] = &overridden[i];
-  }
-
-  // This shard's runs, in sweep order.
-  struct Job {
-    const Scenario* scenario;
-    std::uint64_t seed;
-  };
-  std::vector<Job> jobs;
-  std::size_t index = 0;
-  for (const Scenario* scenario : chosen) {
-    for (std::uint64_t seed : seeds) {
-      if (InShard(index++, options.shard)) jobs.push_back({scenario, seed});
-    }
-  }
+  std::vector<Scenario> overridden;  // outlives the jobs that point into it
+  const std::vector<SweepJob> jobs =
+      ShardJobs(WithProtocol(scenarios, options.protocol, overridden), seeds, options.shard);
   const RunFunction run = options.run ? options.run : RunFunction(&RunScenario);
+  auto run_one = [&](const SweepJob& job) { return RunOne(run, *job.scenario, job.seed, file.path, options); };
   SweepProgress progress{.total = jobs.size()};
 
   // Takes finished runs in sweep order; false once --fail-fast stops.
@@ -210,91 +315,25 @@ SweepOutcome RunSweep(const ScenarioFile& file, const std::vector<const Scenario
 
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());
   if (workers <= 1) {
-    for (const Job& job : jobs) {
-      Done done = RunOne(run, *job.scenario, job.seed, file.path, options);
+    for (const SweepJob& job : jobs) {
+      Done done = run_one(job);
       ++progress.done;
       progress.failed += done.result.ok() ? 0 : 1;
       if (on_progress) on_progress(progress);
       if (!emit(done)) break;
     }
-    finish();
-    return outcome;
+  } else {
+    RunOnWorkers(jobs, workers, run_one, progress, on_progress, emit);
   }
-
-  // Workers take runs in sweep order; finished runs wait in `ready` until
-  // every earlier one has been emitted. A worker does not start a run more
-  // than `window` ahead of the next one to emit, bounding what waits.
-  const std::size_t window = 16 * workers;
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::size_t next_job = 0;
-  std::size_t next_emit = 0;
-  std::size_t completed = 0;
-  std::size_t completed_failed = 0;
-  std::deque<std::optional<Done>> ready;  // ready[i] is job next_emit + i
-  std::exception_ptr failure;
-  bool stopping = false;  // --fail-fast: no new runs start
-  auto work = [&] {
-    for (;;) {
-      std::size_t mine = 0;
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] {
-          return next_job >= jobs.size() || next_job < next_emit + window || failure || stopping;
-        });
-        if (next_job >= jobs.size() || failure || stopping) return;
-        mine = next_job++;
-      }
-      std::optional<Done> done;
-      try {
-        done = RunOne(run, *jobs[mine].scenario, jobs[mine].seed, file.path, options);
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!failure) failure = std::current_exception();
-        changed.notify_all();
-        return;
-      }
-      std::lock_guard lock(mutex);
-      ++completed;
-      completed_failed += done->result.ok() ? 0 : 1;
-      const std::size_t slot = mine - next_emit;
-      if (ready.size() <= slot) ready.resize(slot + 1);
-      ready[slot] = std::move(done);
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(workers);
-  for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(work);
-  {
-    std::unique_lock lock(mutex);
-    while (next_emit < jobs.size()) {
-      changed.wait(lock, [&] { return failure || completed != progress.done; });
-      if (failure) break;
-      progress.done = completed;
-      progress.failed = completed_failed;
-      std::vector<Done> batch;
-      while (!ready.empty() && ready.front().has_value()) {
-        batch.push_back(std::move(*ready.front()));
-        ready.pop_front();
-        ++next_emit;
-      }
-      changed.notify_all();  // the window moved
-      lock.unlock();
-      if (on_progress) on_progress(progress);
-      bool go_on = true;
-      for (Done& done : batch) go_on = go_on && emit(done);
-      lock.lock();
-      if (!go_on) {
-        stopping = true;
-        changed.notify_all();
-        break;
-      }
+  // Only the whole sweep judges the suite-level requirements; a shard
+  // records them for `leasesim merge`.
+  if (options.shard.whole() && outcome.summary.stopped.empty()) {
+    if (options.on_summary) {
+      JudgeSuite(outcome.summary, {&maxima});
+    } else {
+      JudgeSuite(outcome.summary);
     }
   }
-  for (std::thread& thread : threads) thread.join();
-  if (failure) std::rethrow_exception(failure);
-  finish();
   return outcome;
 }
 

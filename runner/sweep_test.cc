@@ -35,7 +35,7 @@ ScenarioFile TwoScenarios() {
                            "]}";
   auto parsed = ParseScenarioText("two.json", text);
   if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<ParseError>(parsed).message;
+    ADD_FAILURE() << std::get<base::InputError>(parsed).ToString();
     return {};
   }
   return std::get<ScenarioFile>(parsed);

@@ -6,6 +6,8 @@
 #include <string>
 #include <variant>
 
+#include <gtest/gtest.h>
+
 #include "runner/run.h"
 #include "runner/scenario_parser.h"
 
@@ -62,11 +64,28 @@ inline std::string ReplicatedScenarioJson(const std::string& extra = "") {
 inline Scenario FirstScenario(const std::string& text, std::string& error) {
   auto parsed = ParseScenarioText("t.json", text);
   if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    error = std::get<ParseError>(parsed).message;
+    error = std::get<base::InputError>(parsed).ToString();
     return {};
   }
   error.clear();
   return std::get<ScenarioFile>(parsed).scenarios.at(0);
+}
+
+// The first scenario of `text`, which must parse: a test failure naming
+// the error (and an empty scenario) when it does not.
+inline Scenario ParsedScenario(const std::string& text) {
+  std::string error;
+  Scenario scenario = FirstScenario(text, error);
+  if (!error.empty()) ADD_FAILURE() << error;
+  return scenario;
+}
+
+// Why `text` does not parse (the error as printed, without a file name),
+// or "" when it does.
+inline std::string ScenarioErrorOf(const std::string& text) {
+  std::string error;
+  FirstScenario(text, error);
+  return error;
 }
 
 // The kinds of every violation a run's verdict has, expected ones included.

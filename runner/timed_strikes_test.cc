@@ -15,24 +15,11 @@
 namespace leasesim::runner {
 namespace {
 
+using testing::ParsedScenario;
+using testing::ScenarioErrorOf;
 using testing::ScenarioJson;
 
 using base::Millis;
-
-Scenario Parse(const std::string& text) {
-  auto parsed = ParseScenarioText("t.json", text);
-  if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<ScenarioFile>(parsed).scenarios.at(0);
-}
-
-std::string ErrorOf(const std::string& text) {
-  auto parsed = ParseScenarioText("s.json", text);
-  if (std::holds_alternative<ScenarioFile>(parsed)) return "";
-  return std::get<ParseError>(parsed).message;
-}
 
 // The fault records of one kind.
 std::vector<checker::FaultRecord> Records(const RunResult& result, const std::string& kind) {
@@ -67,7 +54,7 @@ int LeaderHostAt(const RunResult& result, Nanos t) {
 }
 
 RunResult RunArmedPause(int arrival) {
-  const Scenario scenario = Parse(ScenarioJson(R"("faults": [{"at_ms": 15000, "kind": "pause", "node": "leader",
+  const Scenario scenario = ParsedScenario(ScenarioJson(R"("faults": [{"at_ms": 15000, "kind": "pause", "node": "leader",
       "duration_ms": 100, "at_point": "before_renew", "arrival": )" + std::to_string(arrival) + "}]"));
   return RunScenario(scenario, 5, kKeep);
 }
@@ -90,7 +77,7 @@ TEST(TimedStrikes, ArrivalKStrikesOnTheKthArrivalAfterArming) {
 }
 
 TEST(TimedStrikes, AnArmedFaultThatNeverQualifiesIsLoggedAsNeverStruck) {
-  const Scenario scenario = Parse(ScenarioJson(R"("faults": [{"at_ms": 15000, "kind": "pause", "node": "leader",
+  const Scenario scenario = ParsedScenario(ScenarioJson(R"("faults": [{"at_ms": 15000, "kind": "pause", "node": "leader",
       "duration_ms": 100, "at_point": "before_renew", "arrival": 1000}])"));
   const RunResult result = RunScenario(scenario, 5, {.keep_history = true});
   const std::vector<checker::FaultRecord> pauses = Records(result, "pause");
@@ -104,7 +91,7 @@ TEST(TimedStrikes, AnArmedFaultThatNeverQualifiesIsLoggedAsNeverStruck) {
 // about 4 s left at each before_renew.
 RunResult RunShortLeaseStrike(bool cut_off) {
   const std::string cut = cut_off ? R"({"at_ms": 20000, "kind": "isolate_from_store", "node": "leader", "duration_ms": 30000},)" : "";
-  const Scenario scenario = Parse(ScenarioJson(R"("faults": [)" + cut + R"(
+  const Scenario scenario = ParsedScenario(ScenarioJson(R"("faults": [)" + cut + R"(
       {"at_ms": 15000, "kind": "store_latency", "extra_ms": 50, "duration_ms": 100,
        "at_point": "before_renew", "node": "leader", "lease_remaining_below_ms": 2500}])"));
   return RunScenario(scenario, 7, kKeep);
@@ -131,7 +118,7 @@ TEST(TimedStrikes, LeaseRemainingBelowStrikesOnlyWhenTheLeaseIsShort) {
 }
 
 TEST(TimedStrikes, AnyKindArmedAtAPointStrikesWhenTheLeaderGetsThere) {
-  const Scenario scenario = Parse(ScenarioJson(R"("faults": [{"at_ms": 15000, "kind": "partition_oneway",
+  const Scenario scenario = ParsedScenario(ScenarioJson(R"("faults": [{"at_ms": 15000, "kind": "partition_oneway",
       "from": ["store"], "to": ["leader"], "duration_ms": 2000, "at_point": "before_renew"}])"));
   const RunResult result = RunScenario(scenario, 5, kKeep);
   const std::vector<checker::FaultRecord> cuts = Records(result, "partition_oneway");
@@ -149,8 +136,8 @@ std::string BuggifyScenario(const std::string& buggify) {
 }
 
 TEST(Buggify, OnChangesTheTraceAndRecordsPausesAtPoints) {
-  const RunResult off = RunScenario(Parse(BuggifyScenario("")), 3, {.keep_history = true});
-  const RunResult on = RunScenario(Parse(BuggifyScenario(R"("buggify": {"probability": 0.2, "delay_ms_max": 300})")), 3,
+  const RunResult off = RunScenario(ParsedScenario(BuggifyScenario("")), 3, {.keep_history = true});
+  const RunResult on = RunScenario(ParsedScenario(BuggifyScenario(R"("buggify": {"probability": 0.2, "delay_ms_max": 300})")), 3,
                                    {.keep_history = true});
   EXPECT_NE(on.trace_hash, off.trace_hash);
   EXPECT_TRUE(Records(off, "pause").empty());
@@ -163,14 +150,14 @@ TEST(Buggify, OnChangesTheTraceAndRecordsPausesAtPoints) {
     EXPECT_LE(hiccup.end_ns - hiccup.start_ns, Millis(300));
     EXPECT_FALSE(hiccup.within_assumptions);  // this scenario promises no pause budget
   }
-  EXPECT_EQ(on.trace_hash, RunScenario(Parse(BuggifyScenario(R"("buggify": {"probability": 0.2, "delay_ms_max": 300})")),
+  EXPECT_EQ(on.trace_hash, RunScenario(ParsedScenario(BuggifyScenario(R"("buggify": {"probability": 0.2, "delay_ms_max": 300})")),
                                        3).trace_hash);
 }
 
 TEST(Buggify, HiccupsWithinThePauseBudgetAreWithinTheAssumptions) {
   std::string text = BuggifyScenario(R"("buggify": {"probability": 0.2, "delay_ms_max": 3000})");
   text.replace(text.find("\"safety_margin_ms\": 500}"), 24, "\"safety_margin_ms\": 500, \"pause_budget_ms\": 2000}");
-  const RunResult result = RunScenario(Parse(text), 3, {.keep_history = true});
+  const RunResult result = RunScenario(ParsedScenario(text), 3, {.keep_history = true});
   int within = 0;
   int beyond = 0;
   // Back-to-back stops of a node are one stop as it sees it: judged by the
@@ -189,15 +176,15 @@ TEST(Buggify, HiccupsWithinThePauseBudgetAreWithinTheAssumptions) {
 }
 
 TEST(Buggify, OffLeavesTheTraceIdentical) {
-  const std::uint64_t without = RunScenario(Parse(BuggifyScenario("")), 3).trace_hash;
-  const std::uint64_t zero = RunScenario(Parse(BuggifyScenario(R"("buggify": {"probability": 0, "delay_ms_max": 300})")), 3)
+  const std::uint64_t without = RunScenario(ParsedScenario(BuggifyScenario("")), 3).trace_hash;
+  const std::uint64_t zero = RunScenario(ParsedScenario(BuggifyScenario(R"("buggify": {"probability": 0, "delay_ms_max": 300})")), 3)
                                  .trace_hash;
   EXPECT_EQ(without, zero);
 }
 
 TEST(TimedStrikes, NewFieldsAreParsedStrictly) {
   auto fault = [](const std::string& body) {
-    return ErrorOf(ScenarioJson(R"("faults": [{"at_ms": 5000, )" + body + "}]"));
+    return ScenarioErrorOf(ScenarioJson(R"("faults": [{"at_ms": 5000, )" + body + "}]"));
   };
   EXPECT_NE(fault(R"("kind": "pause", "node": 1, "duration_ms": 5, "arrival": 2)")
                 .find("faults[0].arrival: needs at_point"), std::string::npos);
@@ -213,7 +200,7 @@ TEST(TimedStrikes, NewFieldsAreParsedStrictly) {
                 .find("faults[0].node: a store_latency fault takes a node only with at_point"), std::string::npos);
   EXPECT_NE(fault(R"("kind": "store_latency", "extra_ms": 5, "duration_ms": 5, "at_point": "nowhere")")
                 .find("faults[0].at_point: unknown fault point \"nowhere\" (known: "), std::string::npos);
-  auto buggify = [](const std::string& body) { return ErrorOf(ScenarioJson(R"("buggify": {)" + body + "}")); };
+  auto buggify = [](const std::string& body) { return ScenarioErrorOf(ScenarioJson(R"("buggify": {)" + body + "}")); };
   EXPECT_NE(buggify(R"("probability": 1.5, "delay_ms_max": 10)").find("buggify.probability: must be a probability"),
             std::string::npos);
   EXPECT_NE(buggify(R"("probability": 0.1)").find("buggify.delay_ms_max: is required"), std::string::npos);

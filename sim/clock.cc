@@ -2,13 +2,16 @@
 
 #include <cassert>
 
+#include "base/units.h"
+
 namespace leasesim::sim {
 namespace {
 
 // 128-bit intermediates keep scaled time exact without overflow.
 __extension__ using Int128 = __int128;
 
-constexpr std::int64_t kMillion = 1'000'000;
+// base::kPpmOne, signed for the drift arithmetic below.
+constexpr std::int64_t kMillion = base::kPpmOne;
 
 Nanos Magnitude(Nanos value) { return value < 0 ? -value : value; }
 

@@ -1,9 +1,9 @@
 #include "sim/trace.h"
 
 #include <cassert>
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
+
+#include <absl/strings/str_format.h>
 
 namespace leasesim::sim {
 namespace {
@@ -25,11 +25,9 @@ bool operator==(const TraceEvent& x, const TraceEvent& y) {
 }
 
 std::string TraceEvent::ToJson() const {
-  char buffer[256];
-  std::snprintf(buffer, sizeof buffer,
-                "{\"t_ns\":%" PRId64 ",\"host\":%d,\"kind\":\"%s\",\"a\":%" PRId64 ",\"b\":%" PRId64 "}",
-                time, host, kind, a, b);
-  return buffer;
+  // Off the hashing path: only `replay --trace` and a divergence message
+  // write events out.
+  return absl::StrFormat(R"({"t_ns":%d,"host":%d,"kind":"%s","a":%d,"b":%d})", time, host, kind, a, b);
 }
 
 Trace::Trace(bool retain_events) : retain_(retain_events), slow_(retain_events || kSlowdownRounds > 0) {}
@@ -45,12 +43,6 @@ void Trace::RecordSlowly(Nanos time, std::int32_t host, TraceKind kind, std::int
     for (int i = 0; i < kSlowdownRounds; ++i) waste = Mix(waste, static_cast<std::uint64_t>(i));
     [[maybe_unused]] volatile std::uint64_t sink = waste;
   }
-}
-
-std::string FormatHash(std::uint64_t hash) {
-  char buffer[20];
-  std::snprintf(buffer, sizeof buffer, "%016" PRIx64, hash);
-  return buffer;
 }
 
 }  // namespace leasesim::sim

@@ -96,6 +96,4 @@ class Trace {
   std::vector<TraceEvent> events_;
 };
 
-std::string FormatHash(std::uint64_t hash);
-
 }  // namespace leasesim::sim

@@ -43,5 +43,12 @@ TEST(Trace, RetainedEventsHashAsUnretainedOnes) {
   EXPECT_EQ(kept.events()[1], (TraceEvent{7, -1, "fault", 3, -4}));
 }
 
+TEST(Trace, AnEventIsOneJsonLineWithEveryFieldAsAnInteger) {
+  // `replay --trace` writes these lines; their bytes are the format.
+  EXPECT_EQ((TraceEvent{7, -1, "fault", 3, -4}).ToJson(), R"({"t_ns":7,"host":-1,"kind":"fault","a":3,"b":-4})");
+  EXPECT_EQ((TraceEvent{9'223'372'036'854'775'807, 2, "boot", -9'223'372'036'854'775'807 - 1, 0}).ToJson(),
+            R"({"t_ns":9223372036854775807,"host":2,"kind":"boot","a":-9223372036854775808,"b":0})");
+}
+
 }  // namespace
 }  // namespace leasesim::sim

@@ -9,20 +9,14 @@
 #include "base/units.h"
 #include "timing/derive.h"
 #include "timing/explain.h"
+#include "timing/targets_test_values.h"
 
 namespace leasesim::timing {
 namespace {
 
 using base::Millis;
 
-Targets IssueTargets() {
-  Targets t;
-  t.failover_target_ms = 15'000;
-  t.store_p99_ms = 200;
-  t.pause_budget_ms = 500;
-  t.drift_bound_ppm = 500;
-  return t;
-}
+using test_values::IssueTargets;
 
 // The margins the derivation states, on top of core::ValidateTiming.
 void ExpectMargins(const Targets& t, const core::TimingConfig& c, const std::string& label) {

@@ -34,9 +34,9 @@ void Measure(const runner::RegionsSpec& spec, RegionsPlan& plan) {
 
 }  // namespace
 
-std::variant<RegionsPlan, std::string> ParseRegionsText(const std::string& path, const std::string& text) {
+std::variant<RegionsPlan, base::InputError> ParseRegionsText(const std::string& text) {
   auto parsed = base::ParseStrictJson(text);
-  if (auto* error = std::get_if<base::InputError>(&parsed)) return error->In(path);
+  if (auto* error = std::get_if<base::InputError>(&parsed)) return *error;
   const base::Json& json = std::get<base::Json>(parsed);
   RegionsPlan plan;
   try {
@@ -57,18 +57,18 @@ std::variant<RegionsPlan, std::string> ParseRegionsText(const std::string& path,
     plan.nodes = scenario.nodes;
     Measure(scenario.replicated.regions, plan);
   } catch (const base::InputError& error) {
-    return error.In(path);
+    return error;
   }
   return plan;
 }
 
-std::variant<RegionsPlan, std::string> LoadRegions(const std::string& path) {
+std::variant<RegionsPlan, base::InputError> LoadRegions(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return path + ": cannot be read";
+  if (!in) return base::InputError{"", "cannot be read"};
   std::ostringstream text;
   text << in.rdbuf();
-  if (text.str().size() > kRegionsFileBytesMax) return path + ": is larger than 1 MiB";
-  return ParseRegionsText(path, text.str());
+  if (text.str().size() > kRegionsFileBytesMax) return base::InputError{"", "is larger than 1 MiB"};
+  return ParseRegionsText(text.str());
 }
 
 }  // namespace leasesim::timing

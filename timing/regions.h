@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_error.h"
+
 namespace leasesim::timing {
 
 // A regions file, read and measured.
@@ -25,8 +27,9 @@ struct RegionsPlan {
 inline constexpr int kRegionNodesMin = 2;  // a failover needs someone to fail over to
 inline constexpr int kRegionNodesMax = 9;
 
-// The plan, or an error naming the file, the field and the rule.
-std::variant<RegionsPlan, std::string> LoadRegions(const std::string& path);
-std::variant<RegionsPlan, std::string> ParseRegionsText(const std::string& path, const std::string& text);
+// The plan, or the one bad-input error naming the field and the rule; the
+// caller names the file (error.In(path)), as for a scenario file.
+std::variant<RegionsPlan, base::InputError> LoadRegions(const std::string& path);
+std::variant<RegionsPlan, base::InputError> ParseRegionsText(const std::string& text);
 
 }  // namespace leasesim::timing

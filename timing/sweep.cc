@@ -54,9 +54,9 @@ SweepRow RunRow(const Targets& targets, std::int64_t duration, bool derived, con
   auto parsed = runner::ParseScenarioText(name, worlds.file.dump(2));
   // The worlds are generated from a timing ValidateTiming accepted; a parse
   // error here is a bug in worlds.cc, not bad input.
-  if (auto* error = std::get_if<runner::ParseError>(&parsed)) {
+  if (auto* error = std::get_if<base::InputError>(&parsed)) {
     row.valid = false;
-    row.plan.below_margins = "generated worlds refused: " + error->message;
+    row.plan.below_margins = "generated worlds refused: " + error->In(name);
     return row;
   }
   const CallThresholds thresholds{targets.EffectiveP99(), targets.EffectiveP999(),

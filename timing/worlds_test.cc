@@ -16,24 +16,18 @@
 #include "timing/sweep.h"
 #include "timing/verify.h"
 #include "timing/worlds.h"
+#include "timing/targets_test_values.h"
 
 namespace leasesim::timing {
 namespace {
 
 using base::Millis;
 
-Targets IssueTargets() {
-  Targets t;
-  t.failover_target_ms = 15'000;
-  t.store_p99_ms = 200;
-  t.pause_budget_ms = 500;
-  t.drift_bound_ppm = 500;
-  return t;
-}
+using test_values::IssueTargets;
 
 runner::ScenarioFile Parse(const WorldSet& set) {
   auto parsed = runner::ParseScenarioText("worlds.json", set.file.dump(2));
-  if (auto* error = std::get_if<runner::ParseError>(&parsed)) ADD_FAILURE() << error->message;
+  if (auto* error = std::get_if<base::InputError>(&parsed)) ADD_FAILURE() << error->ToString();
   return std::get<runner::ScenarioFile>(parsed);
 }
 
@@ -189,20 +183,21 @@ TEST(Regions, TheFarthestNodesRoundTripIsAddedAndMissingFieldsAreNamed) {
   const std::string text = R"({"names": ["us", "ap"], "within_ms": {"base": 1, "jitter": 1},
     "between": [{"regions": ["us", "ap"], "latency_ms": {"base": 80, "jitter": 10}}],
     "nodes": ["us", "ap", "ap"], "store": "us"})";
-  auto parsed = ParseRegionsText("r.json", text);
-  ASSERT_TRUE(std::holds_alternative<RegionsPlan>(parsed)) << std::get<std::string>(parsed);
+  auto parsed = ParseRegionsText(text);
+  ASSERT_TRUE(std::holds_alternative<RegionsPlan>(parsed)) << std::get<base::InputError>(parsed).ToString();
   const RegionsPlan& plan = std::get<RegionsPlan>(parsed);
   EXPECT_EQ(plan.nodes, 3);
   EXPECT_EQ(plan.local_rtt_ms, 4);
   EXPECT_EQ(plan.extra_rtt_ms, 176);  // (80 + 10) x 2 - 4
   EXPECT_EQ(plan.json["ledger"], "us");
-  auto missing = ParseRegionsText("r.json", R"({"names": ["us"], "within_ms": {"base": 1}, "nodes": ["us", "us"]})");
-  ASSERT_TRUE(std::holds_alternative<std::string>(missing));
-  EXPECT_EQ(std::get<std::string>(missing), "r.json: store: is required: the region of the store");
-  auto unknown = ParseRegionsText("r.json", R"({"names": ["us"], "within_ms": {"base": 1}, "nodes": ["us", "eu"],
+  auto missing = ParseRegionsText(R"({"names": ["us"], "within_ms": {"base": 1}, "nodes": ["us", "us"]})");
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(missing));
+  EXPECT_EQ(std::get<base::InputError>(missing).path, "store");
+  EXPECT_EQ(std::get<base::InputError>(missing).In("r.json"), "r.json: store: is required: the region of the store");
+  auto unknown = ParseRegionsText(R"({"names": ["us"], "within_ms": {"base": 1}, "nodes": ["us", "eu"],
     "store": "us"})");
-  ASSERT_TRUE(std::holds_alternative<std::string>(unknown));
-  EXPECT_NE(std::get<std::string>(unknown).find("nodes[1]"), std::string::npos);
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(unknown));
+  EXPECT_NE(std::get<base::InputError>(unknown).ToString().find("nodes[1]"), std::string::npos);
   // The worlds run in that placement.
   Targets t = IssueTargets();
   t.region_extra_rtt_ms = plan.extra_rtt_ms;

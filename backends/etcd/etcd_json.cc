@@ -1,9 +1,9 @@
 #include "backends/etcd/etcd_json.h"
 
 #include <charconv>
-#include <cstdio>
 
 #include <absl/strings/escaping.h>
+#include <absl/strings/str_format.h>
 #include <nlohmann/json.hpp>
 
 #include "backends/etcd/gateway_json.h"
@@ -269,9 +269,7 @@ std::optional<core::VersionedRecord> ToVersionedRecord(const std::vector<KeyValu
 }
 
 std::string Padded(std::int64_t number) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%020lld", static_cast<long long>(number));
-  return text;
+  return absl::StrFormat("%020d", number);
 }
 
 std::optional<std::int64_t> ParsePadded(std::string_view text) {

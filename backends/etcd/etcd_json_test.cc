@@ -4,11 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/etcd/etcd_ledger.h"
+#include "backends/etcd/etcd_test_values.h"
 #include "backends/etcd/etcd_store.h"
 
 namespace leasesim::etcd {
 namespace {
 
+using test_values::Batch;
 using Json = nlohmann::json;
 
 core::LeaseRecord Record(std::string holder, std::int64_t term) {
@@ -176,15 +178,6 @@ TEST(EtcdStore, InterpretsReads) {
   // A value that is not a lease record is not silently taken for absent.
   Json garbage = {{"header", {{"revision", "5"}}}, {"kvs", Json::array({Kv("k", "xyz", 1)})}};
   EXPECT_EQ(InterpretRead(Answer(garbage.dump())).status, core::StoreStatus::kUnavailable);
-}
-
-core::SettlementBatch Batch(std::int64_t token, std::int64_t window) {
-  core::SettlementBatch batch;
-  batch.token = token;
-  batch.window = window;
-  batch.idempotency_key = "settlement/window-" + std::to_string(window);
-  batch.items = {{window, 0, 100}, {window, 1, 101}};
-  return batch;
 }
 
 TEST(EtcdLedger, CommitTxnComparesFenceThenKeyAndKeepsTheFenceRising) {

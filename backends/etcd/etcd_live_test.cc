@@ -20,6 +20,7 @@
 #include "backends/etcd/etcd_http.h"
 #include "backends/etcd/etcd_kv.h"
 #include "backends/etcd/etcd_ledger.h"
+#include "backends/etcd/etcd_test_values.h"
 #include "backends/etcd/etcd_store.h"
 #include "backends/etcd/one_etcd_test_util.h"
 #include "backends/etcd/real_env.h"
@@ -29,6 +30,7 @@
 namespace leasesim::etcd {
 namespace {
 
+using test_values::Batch;
 using base::Millis;
 
 // The fixture: one fresh etcd member per test, and an HTTP client of it.
@@ -71,15 +73,6 @@ TEST_F(EtcdLive, CreateIfAbsentThenCasOnThePerKeyVersion) {
   store.Create("lease/other", Held("x", 1), t);
   EXPECT_EQ(store.CompareAndSet("lease/job", 2, Held("c", 3), t).current.version, 3);
   EXPECT_EQ(store.CompareAndSet("lease/absent", 0, Held("c", 3), t).status, core::StoreStatus::kConflict);
-}
-
-core::SettlementBatch Batch(std::int64_t token, std::int64_t window) {
-  core::SettlementBatch batch;
-  batch.token = token;
-  batch.window = window;
-  batch.idempotency_key = "settlement/window-" + std::to_string(window);
-  batch.items = {{window, 0, 100}, {window, 1, 101}};
-  return batch;
 }
 
 TEST_F(EtcdLive, LedgerFencesDeduplicatesAndAppliesWholeBatches) {

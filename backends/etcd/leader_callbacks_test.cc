@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/etcd/memory_backends_test_util.h"
+#include "backends/etcd/etcd_test_values.h"
 #include "backends/etcd/real_env.h"
 #include "base/units.h"
 #include "core/leader_election.h"
@@ -22,18 +23,8 @@
 namespace leasesim::etcd {
 namespace {
 
+using test_values::FastTiming;
 using base::Millis;
-
-core::TimingConfig FastTiming() {
-  return core::TimingConfig{.lease_duration = Millis(400),
-                            .renew_interval = Millis(50),
-                            .renew_deadline = Millis(250),
-                            .retry = Millis(40),
-                            .request_timeout = Millis(40),
-                            .drift_bound_ppm = 1000,
-                            .safety_margin = Millis(50),
-                            .pause_budget = 0};
-}
 
 // Swallows protocol events: these tests judge the callbacks, not the events.
 class NullSink final : public core::EventSink {

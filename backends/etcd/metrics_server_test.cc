@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/etcd/lease_exposition.h"
+#include "backends/etcd/etcd_test_values.h"
 #include "backends/etcd/lease_health.h"
 #include "backends/etcd/memory_backends_test_util.h"
 #include "backends/etcd/prometheus_text.h"
@@ -26,6 +27,7 @@
 namespace leasesim::etcd {
 namespace {
 
+using test_values::FastTiming;
 using base::Millis;
 using base::kNanosPerMilli;
 
@@ -34,17 +36,6 @@ class NullSink final : public core::EventSink {
  public:
   void Emit(const core::LeaseEvent&) override {}
 };
-
-core::TimingConfig FastTiming() {
-  return core::TimingConfig{.lease_duration = Millis(400),
-                            .renew_interval = Millis(50),
-                            .renew_deadline = Millis(250),
-                            .retry = Millis(40),
-                            .request_timeout = Millis(40),
-                            .drift_bound_ppm = 1000,
-                            .safety_margin = Millis(50),
-                            .pause_budget = 0};
-}
 
 core::SettlementConfig FastSettlement(core::Nanos wall_now) {
   return core::SettlementConfig{.period = Millis(20),

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/etcd/etcd_test_values.h"
 #include "backends/etcd/lease_exposition.h"
 #include "backends/etcd/memory_backends_test_util.h"
 #include "base/units.h"
@@ -104,14 +105,7 @@ TEST(RealEnv, TheUnchangedCoreLeadsRenewsAndSettlesOnRealThreads) {
   MemoryStore store;
   MemoryLedger ledger;
   CountingSink sink;
-  core::TimingConfig timing{.lease_duration = Millis(400),
-                            .renew_interval = Millis(50),
-                            .renew_deadline = Millis(250),
-                            .retry = Millis(40),
-                            .request_timeout = Millis(40),
-                            .drift_bound_ppm = 1000,
-                            .safety_margin = Millis(50),
-                            .pause_budget = 0};
+  core::TimingConfig timing = test_values::FastTiming();
   ASSERT_TRUE(core::ValidateTiming(timing).empty());
   RealEnv env(store, ledger, sink);
   core::SettlementConfig settlement{.period = Millis(20),

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include <absl/strings/str_format.h>
+
+#include "base/units.h"
 #include "core/kv_store.h"
 #include "designs/common/design_job.h"
 #include "designs/common/design_protocol.h"
@@ -23,36 +25,34 @@
 namespace leasesim::designs {
 namespace {
 
+using base::kNanosPerMilli;
+using base::kNanosPerSecond;
 using core::Env;
 using core::KvStatus;
 using core::NodeSetup;
 
-constexpr Nanos kSecond = 1'000'000'000;
-constexpr Nanos kMillisecond = 1'000'000;
 // lease.go: sendKeepAliveLoop and deadlineLoop both tick every 500 ms.
-constexpr Nanos kKeepAliveTick = 500 * kMillisecond;
+constexpr Nanos kKeepAliveTick = 500 * kNanosPerMilli;
 // lease.go: defaultTTL (5 s), the first keep-alive's deadline when the
 // client has no dial timeout.
-constexpr Nanos kFirstKeepAliveTimeout = 5 * kSecond;
+constexpr Nanos kFirstKeepAliveTimeout = 5 * kNanosPerSecond;
 // lessor.go: a TTL below minLeaseTTL (3/2 election timeouts: 1.5 s with
 // etcd's default 100 ms heartbeat and 10-tick election, whole seconds: 2)
 // is raised to it.
 constexpr std::int64_t kMinTtlSeconds = 2;
 // How long one watch long-poll waits before it is sent again (an etcd
 // watch has no timeout; this only bounds the simulated call).
-constexpr Nanos kWatchPoll = kSecond;
+constexpr Nanos kWatchPoll = kNanosPerSecond;
 
 // concurrency.WithTTL takes whole seconds: the scenario's lease rounded up,
 // at least the server's minimum (docs/DESIGNS.md, "Timing").
 Nanos SessionTtl(const core::TimingConfig& timing) {
-  const std::int64_t seconds = (timing.lease_duration + kSecond - 1) / kSecond;
-  return std::max(seconds, kMinTtlSeconds) * kSecond;
+  const std::int64_t seconds = (timing.lease_duration + kNanosPerSecond - 1) / kNanosPerSecond;
+  return std::max(seconds, kMinTtlSeconds) * kNanosPerSecond;
 }
 
 std::string Hex(std::int64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(value));
-  return text;
+  return absl::StrFormat("%x", static_cast<std::uint64_t>(value));
 }
 
 // One session: its lease and the client-side keep-alive state of lease.go.
@@ -148,7 +148,7 @@ class EtcdElectionNode final : public core::ProtocolNode {
       }
       if (alive.status != KvStatus::kOk) continue;  // no answer: sent again next tick
       const Nanos now = env_.MonotonicNow();
-      session->next_keep_alive = now + alive.ttl / kSecond * kSecond / 3;
+      session->next_keep_alive = now + alive.ttl / kNanosPerSecond * kNanosPerSecond / 3;
       session->deadline = now + alive.ttl;
     }
   }

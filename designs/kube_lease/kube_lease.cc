@@ -4,12 +4,12 @@
 #include <cassert>
 #include <charconv>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "base/units.h"
 #include "core/kv_store.h"
 #include "designs/common/design_job.h"
 #include "designs/common/design_protocol.h"
@@ -25,14 +25,14 @@
 namespace leasesim::designs {
 namespace {
 
+using base::kNanosPerSecond;
+using base::kNeverNanos;
 using core::Env;
 using core::KvStatus;
 using core::KvTxn;
 using core::KvTxnResult;
 using core::NodeSetup;
 
-constexpr Nanos kSecond = 1'000'000'000;
-constexpr Nanos kForever = std::numeric_limits<Nanos>::max();
 // leaderelection.go: JitterFactor = 1.2, the acquire loop's jitter.
 constexpr std::int64_t kJitterPermille = 1'200;
 
@@ -157,7 +157,7 @@ class KubeLeaseNode final : public core::ProtocolNode {
   // acquire(): JitterUntil(tryAcquireOrRenew, RetryPeriod, 1.2, sliding).
   bool Acquire() {
     while (!stopping_) {
-      if (TryAcquireOrRenew(kForever)) return !stopping_;
+      if (TryAcquireOrRenew(kNeverNanos)) return !stopping_;
       const Nanos jitter = config_.retry_period * static_cast<Nanos>(env_.Random() % 1'000) / 1'000 *
                            kJitterPermille / 1'000;
       env_.SleepUntil(env_.MonotonicNow() + config_.retry_period + jitter);
@@ -188,14 +188,14 @@ class KubeLeaseNode final : public core::ProtocolNode {
   // A call's timeout: the request timeout, cut to what is left of the
   // context (the renew round's RenewDeadline); 0 when nothing is left.
   Nanos CallTimeout(Nanos context_deadline) {
-    if (context_deadline == kForever) return config_.request_timeout;
+    if (context_deadline == kNeverNanos) return config_.request_timeout;
     return std::max<Nanos>(0, std::min(config_.request_timeout, context_deadline - env_.MonotonicNow()));
   }
 
   LeaseSpec Desired() {
     const Nanos wall = env_.WallNow();
     return LeaseSpec{.holder = setup_.identity,
-                     .duration_seconds = config_.lease_duration / kSecond,  // int(LeaseDuration / time.Second)
+                     .duration_seconds = config_.lease_duration / kNanosPerSecond,  // int(LeaseDuration / time.Second)
                      .acquire_wall = wall,
                      .renew_wall = wall};
   }
@@ -303,7 +303,7 @@ class KubeLeaseNode final : public core::ProtocolNode {
   // this node observed it change, on its own clock (the holder's duration,
   // as current client-go judges it: kubernetes issue 47671 was a candidate
   // judging by its own).
-  bool IsLeaseValid(Nanos now) const { return observed_time_ + observed_.duration_seconds * kSecond > now; }
+  bool IsLeaseValid(Nanos now) const { return observed_time_ + observed_.duration_seconds * kNanosPerSecond > now; }
 
   // IsLeader(): the observed record names this elector. Nothing else: it
   // stays true after the renew loop gave up until a read shows another

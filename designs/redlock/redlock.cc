@@ -9,25 +9,26 @@
 #include <utility>
 #include <vector>
 
+#include "base/units.h"
 #include "core/events.h"
 #include "designs/common/design_job.h"
 
 namespace leasesim::designs {
 namespace {
 
+using base::kNanosPerMilli;
 using core::Env;
 using core::EventKind;
 using core::KvLeaseId;
 using core::Nanos;
 using core::NodeSetup;
 
-constexpr Nanos kMs = 1'000'000;
 // node-redlock (src/index.ts, defaultSettings): retryDelay 200 ms with
 // retryJitter 100 ms either way; automaticExtensionThreshold 500 ms (`using`
 // extends the lock this long before its expiration).
-constexpr Nanos kRetryDelay = 200 * kMs;
-constexpr Nanos kRetryJitter = 100 * kMs;
-constexpr Nanos kExtensionThreshold = 500 * kMs;
+constexpr Nanos kRetryDelay = 200 * kNanosPerMilli;
+constexpr Nanos kRetryJitter = 100 * kNanosPerMilli;
+constexpr Nanos kExtensionThreshold = 500 * kNanosPerMilli;
 // The term's low bits: the node's number, so two nodes starting in the
 // same millisecond still differ (see TermOf).
 constexpr std::int64_t kNodeSlots = 1024;
@@ -53,7 +54,7 @@ class RedlockNode final : public core::ProtocolNode {
         ttl_(setup_.timing.lease_duration),
         // The description's drift: "ttl * 1% + 2 ms" (node-redlock: round(driftFactor
         // 0.01 * duration) + 2, the 2 ms for Redis's 1 ms expiry precision).
-        drift_(ttl_ / 100 + 2 * kMs),
+        drift_(ttl_ / 100 + 2 * kNanosPerMilli),
         node_number_(NodeNumber(setup_.node_name)),
         leases_(static_cast<std::size_t>(servers_), core::kNoLease),
         job_(env, setup_.settlement, setup_.identity) {
@@ -224,7 +225,7 @@ class RedlockNode final : public core::ProtocolNode {
   // could know: its start on its own wall clock, in ms, and its node's
   // number. Unique per acquisition; ordered like the acquisitions only
   // while the clients' wall clocks agree (designs/redlock/README.md).
-  std::int64_t TermOf(Nanos start_wall) const { return (start_wall / kMs) * kNodeSlots + node_number_; }
+  std::int64_t TermOf(Nanos start_wall) const { return (start_wall / kNanosPerMilli) * kNodeSlots + node_number_; }
 
   void SleepRetryDelay() {
     const Nanos jitter = static_cast<Nanos>(env_.Random() % static_cast<std::uint64_t>(2 * kRetryJitter + 1));

@@ -8,12 +8,14 @@
 #include <string>
 #include <utility>
 
+#include "base/units.h"
 #include "core/events.h"
 #include "designs/common/design_job.h"
 
 namespace leasesim::designs {
 namespace {
 
+using base::kNanosPerMilli;
 using core::Env;
 using core::EventKind;
 using core::KvLeaseId;
@@ -21,10 +23,9 @@ using core::KvStatus;
 using core::Nanos;
 using core::NodeSetup;
 
-constexpr Nanos kMs = 1'000'000;
 // ClientCnxn.startConnect: after a failed connection attempt the client
 // sleeps a random time below 1 s before the next.
-constexpr Nanos kReconnectDelayMax = 1000 * kMs;
+constexpr Nanos kReconnectDelayMax = 1000 * kNanosPerMilli;
 
 // The client's connection state, as Curator's ConnectionStateManager posts
 // it from the ZooKeeper client's events.
@@ -244,7 +245,7 @@ class ZkElectionNode final : public core::ProtocolNode {
   void WaitForDeletion(const std::string& predecessor, std::int64_t from_revision) {
     while (!stopping_ && latch_losses_ == losses_) {
       const core::KvWatchResult news =
-          Store().Watch(core::KvKeys::Single(predecessor), from_revision, std::max<Nanos>(session_timeout_ / 3, kMs));
+          Store().Watch(core::KvKeys::Single(predecessor), from_revision, std::max<Nanos>(session_timeout_ / 3, kNanosPerMilli));
       if (news.status == KvStatus::kCompacted || news.status == KvStatus::kUnavailable) return;
       for (const core::KvWatchEvent& event : news.events) {
         if (event.type == core::KvWatchEvent::Type::kDelete) return;

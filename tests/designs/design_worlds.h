@@ -36,7 +36,7 @@ inline std::string World(const std::string& protocol, const std::string& request
 inline std::vector<runner::Scenario> Parse(const std::string& path, const std::string& text) {
   auto parsed = runner::ParseScenarioText(path, text);
   if (!std::holds_alternative<runner::ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<runner::ParseError>(parsed).message;
+    ADD_FAILURE() << std::get<base::InputError>(parsed).ToString();
     return {};
   }
   return std::get<runner::ScenarioFile>(parsed).scenarios;

@@ -33,8 +33,8 @@ const std::map<std::string, std::string>& WrittenFigures() {
   static const std::map<std::string, std::string> written = [] {
     std::map<std::string, std::string> figures;
     auto loaded = runner::LoadScenarioFile(SourceDir() + "/scenarios/ci.json");
-    if (const auto* error = std::get_if<runner::ParseError>(&loaded)) {
-      ADD_FAILURE() << error->message;
+    if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+      ADD_FAILURE() << error->ToString();
       return figures;
     }
     const runner::RunFunction measuring = timing::MeasuringRun({.p99_ms = 50, .p999_ms = 200, .timeout_ms = 1000});

@@ -25,6 +25,8 @@
 namespace leasesim::runner {
 namespace {
 
+using testing::ParsedScenario;
+
 // The node's Env with one change: store() is the record store over KV
 // store 0.
 class RecordOnKvEnv final : public core::Env {
@@ -78,15 +80,6 @@ void RegisterOnKv() {
         return std::make_unique<LeasesimOnKv>(env, setup);
       },
   });
-}
-
-Scenario Parse(const std::string& text) {
-  auto parsed = ParseScenarioText("t.json", text);
-  if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<ScenarioFile>(parsed).scenarios.at(0);
 }
 
 std::string Messages(const RunResult& result) {
@@ -148,7 +141,7 @@ TEST(KvCore, LeasesimsProtocolRunsOnTheKvStoreThroughFaults) {
       3, 100000);
   for (const char* loss : {"0.001", "0.030"}) {
     text.replace(text.find("\"loss\": "), 13, std::string("\"loss\": ") + loss);
-    const Scenario scenario = Parse(text);
+    const Scenario scenario = ParsedScenario(text);
     ASSERT_EQ(scenario.network.loss_ppm, std::string(loss) == "0.001" ? 1'000u : 30'000u);
     RunSeeds(scenario);
   }
@@ -158,7 +151,7 @@ TEST(KvCore, LeasesimsProtocolRunsOnTheKvStoreThroughFaults) {
 // KV store's linearizability check.
 TEST(KvCore, AChangedAnswerOnTheRecordIsNotLinearizable) {
   RegisterOnKv();
-  const Scenario scenario = Parse(testing::ScenarioJson(
+  const Scenario scenario = ParsedScenario(testing::ScenarioJson(
       R"("protocol": "leasesim-on-kv", "kv": {"servers": 1}, "expect": {"violations": []})", 3, 30000));
   const RunResult result = RunScenario(scenario, 4, {.keep_history = true});
   ASSERT_TRUE(result.ok()) << Messages(result);

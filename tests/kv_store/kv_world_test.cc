@@ -26,6 +26,8 @@
 namespace leasesim::runner {
 namespace {
 
+using testing::ParsedScenario;
+using testing::ScenarioErrorOf;
 using testing::ScenarioJson;
 
 // A test-only protocol: each node keeps a key ("keeper/<node>") attached
@@ -78,20 +80,6 @@ void RegisterKeeper() {
   });
 }
 
-Scenario Parse(const std::string& text) {
-  auto parsed = ParseScenarioText("t.json", text);
-  if (!std::holds_alternative<ScenarioFile>(parsed)) {
-    ADD_FAILURE() << std::get<ParseError>(parsed).message;
-    return {};
-  }
-  return std::get<ScenarioFile>(parsed).scenarios.at(0);
-}
-
-std::string ParseErrorOf(const std::string& text) {
-  auto parsed = ParseScenarioText("t.json", text);
-  return std::holds_alternative<ParseError>(parsed) ? std::get<ParseError>(parsed).message : "";
-}
-
 // The keeper on `kv` stores, node 2 crashing at 10 s and restarting at 25 s
 // (its lease runs out on the store's clock in between). The keeper leads
 // nothing and settles nothing: the liveness checks' verdicts are expected.
@@ -118,7 +106,7 @@ TEST(KvWorld, AKeeperOnTheKvStoreIsRecordedAndJudgedLinearizable) {
   RegisterKeeper();
   std::string text = KeeperScenario(R"({"servers": 1, "ttl_clock": "monotonic", "latency_ms": {"base": 1, "jitter": 2}})");
   text.replace(text.find("\"loss\": 0.001"), 13, "\"loss\": 0");
-  const Scenario scenario = Parse(text);
+  const Scenario scenario = ParsedScenario(text);
   ASSERT_EQ(scenario.kv.servers, 1);
   const RunResult result = RunScenario(scenario, 7, {.keep_history = true});
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
@@ -155,7 +143,7 @@ TEST(KvWorld, AKeeperOnTheKvStoreIsRecordedAndJudgedLinearizable) {
 // What a run writes, `leasesim check` reads back whole and judges alike.
 TEST(KvWorld, KvOpsSurviveTheHistoryFile) {
   RegisterKeeper();
-  const RunResult result = RunScenario(Parse(KeeperScenario(R"({"servers": 2, "compaction_window": 10})")), 5,
+  const RunResult result = RunScenario(ParsedScenario(KeeperScenario(R"({"servers": 2, "compaction_window": 10})")), 5,
                                        {.keep_history = true});
   ASSERT_FALSE(result.history.kv_ops.empty());
   const checker::HistoryReadResult read = checker::ReadHistory(checker::HistoryToJsonLines(result.history));
@@ -191,7 +179,7 @@ TEST(KvWorld, AKvOpWithAKnownOutcomeButNoReturnIsAnError) {
 TEST(KvWorld, SeveralStoresAreIndependentAndEachIsJudged) {
   RegisterKeeper();
   const Scenario scenario =
-      Parse(KeeperScenario(R"({"servers": 3, "ttl_clock": "wall", "expire_on_access": true, "expiry_period_ms": 100,
+      ParsedScenario(KeeperScenario(R"({"servers": 3, "ttl_clock": "wall", "expire_on_access": true, "expiry_period_ms": 100,
                                "compaction_window": 50})"));
   ASSERT_EQ(scenario.kv.servers, 3);
   const RunResult result = RunScenario(scenario, 3, {.keep_history = true});
@@ -211,13 +199,13 @@ TEST(KvWorld, SeveralStoresAreIndependentAndEachIsJudged) {
 
 TEST(KvWorld, RunsAreDeterministicAndWorldsWithoutKvStoresRecordNone) {
   RegisterKeeper();
-  const Scenario scenario = Parse(KeeperScenario(R"({"servers": 2})"));
+  const Scenario scenario = ParsedScenario(KeeperScenario(R"({"servers": 2})"));
   const RunResult a = RunScenario(scenario, 11);
   const RunResult b = RunScenario(scenario, 11);
   EXPECT_EQ(a.trace_hash, b.trace_hash);
   EXPECT_EQ(a.figures, b.figures);
 
-  const RunResult plain = RunScenario(Parse(ScenarioJson()), 1, {.keep_history = true});
+  const RunResult plain = RunScenario(ParsedScenario(ScenarioJson()), 1, {.keep_history = true});
   EXPECT_TRUE(plain.history.kv_ops.empty());
   EXPECT_EQ(plain.figures.count("kv_ops"), 0u);
 }
@@ -251,7 +239,7 @@ TEST(KvWorld, APausedStoreHostEndsNothingUntilItResumesThenWhatFellDue) {
   RegisterKeeper();
   // 15 s paused: every lease's 10 s TTL runs out meanwhile on the host's clock.
   const RunResult result = RunScenario(
-      Parse(StoreFaultScenario(R"({"servers": 1})", R"([{"at_ms": 10000, "kind": "kv_pause", "kv": "kv", "duration_ms": 15000}])")),
+      ParsedScenario(StoreFaultScenario(R"({"servers": 1})", R"([{"at_ms": 10000, "kind": "kv_pause", "kv": "kv", "duration_ms": 15000}])")),
       2, {.keep_history = true});
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
   EXPECT_TRUE(Linearizable(result.verdict));
@@ -271,7 +259,7 @@ TEST(KvWorld, ACrashedStoreKeepsItsKeysAndRestartsEveryTtl) {
   // after, and move their keys to the new leases), and their old leases,
   // kept, end a full TTL after the restart, not when they would have.
   const RunResult result = RunScenario(
-      Parse(StoreFaultScenario(R"({"servers": 1})", R"([{"at_ms": 10000, "kind": "kv_crash", "kv": "kv", "duration_ms": 3000}])")),
+      ParsedScenario(StoreFaultScenario(R"({"servers": 1})", R"([{"at_ms": 10000, "kind": "kv_crash", "kv": "kv", "duration_ms": 3000}])")),
       4, {.keep_history = true});
   EXPECT_TRUE(result.ok()) << (result.unexpected.empty() ? "" : result.unexpected[0].message);
   EXPECT_TRUE(Linearizable(result.verdict));
@@ -289,22 +277,22 @@ TEST(KvWorld, ACrashedStoreKeepsItsKeysAndRestartsEveryTtl) {
 TEST(KvWorld, AWallStepOnTheStoreHostEndsWallJudgedTtlsOnly) {
   RegisterKeeper();
   const std::string step = R"([{"at_ms": 10000, "kind": "kv_clock_step", "kv": "kv", "step_ms": 60000}])";
-  const RunResult wall = RunScenario(Parse(StoreFaultScenario(R"({"servers": 1, "ttl_clock": "wall"})", step)), 6,
+  const RunResult wall = RunScenario(ParsedScenario(StoreFaultScenario(R"({"servers": 1, "ttl_clock": "wall"})", step)), 6,
                                      {.keep_history = true});
   EXPECT_TRUE(Linearizable(wall.verdict));
   EXPECT_EQ(ExpiriesBetween(wall.history, sim::Seconds(10), sim::Seconds(11)), 3u);
-  const RunResult monotonic = RunScenario(Parse(StoreFaultScenario(R"({"servers": 1})", step)), 6, {.keep_history = true});
+  const RunResult monotonic = RunScenario(ParsedScenario(StoreFaultScenario(R"({"servers": 1})", step)), 6, {.keep_history = true});
   EXPECT_TRUE(Linearizable(monotonic.verdict));
   EXPECT_EQ(ExpiriesBetween(monotonic.history, 0, sim::Seconds(40)), 0u);
 }
 
 TEST(KvWorld, KvFaultsNameAKvHostTheScenarioHas) {
   const std::string pause = R"("faults": [{"at_ms": 1, "kind": "kv_pause", "kv": "kv", "duration_ms": 5}])";
-  EXPECT_NE(ParseErrorOf(ScenarioJson(pause)).find("scenarios[0].faults[0].kv"), std::string::npos)
-      << ParseErrorOf(ScenarioJson(pause));
-  const std::string error = ParseErrorOf(ScenarioJson(R"("kv": {"servers": 2}, )" + pause));
+  EXPECT_NE(ScenarioErrorOf(ScenarioJson(pause)).find("scenarios[0].faults[0].kv"), std::string::npos)
+      << ScenarioErrorOf(ScenarioJson(pause));
+  const std::string error = ScenarioErrorOf(ScenarioJson(R"("kv": {"servers": 2}, )" + pause));
   EXPECT_NE(error.find("kv1, kv2"), std::string::npos) << error;
-  const Scenario two = Parse(ScenarioJson(
+  const Scenario two = ParsedScenario(ScenarioJson(
       R"("kv": {"servers": 2}, "faults": [{"at_ms": 1, "kind": "kv_isolate", "kv": "kv2", "duration_ms": 5}])"));
   ASSERT_EQ(two.faults.size(), 1u);
   EXPECT_EQ(two.faults[0].kv, 2);
@@ -312,11 +300,11 @@ TEST(KvWorld, KvFaultsNameAKvHostTheScenarioHas) {
 
 TEST(KvWorld, TheNemesisDrawsKvFaultsOnlyWhereThereAreKvHosts) {
   RegisterKeeper();
-  Scenario with_kv = Parse(KeeperScenario(R"({"servers": 2})"));
+  Scenario with_kv = ParsedScenario(KeeperScenario(R"({"servers": 2})"));
   with_kv.faults.clear();
   with_kv.expect_violations = {"slow_recovery", "missed_settlement"};
   with_kv.nemesis = NemesisConfig{.enabled = true, .faults_max = 4, .within_assumptions = false, .swarm = false};
-  Scenario plain = Parse(ScenarioJson());
+  Scenario plain = ParsedScenario(ScenarioJson());
   plain.nemesis = with_kv.nemesis;
   int kv_faults = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
@@ -336,13 +324,13 @@ TEST(KvWorld, TheNemesisDrawsKvFaultsOnlyWhereThereAreKvHosts) {
 }
 
 TEST(KvWorld, BadKvFieldsAreErrorsNamingTheField) {
-  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 0})")).find("scenarios[0].kv.servers"), std::string::npos);
-  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 1, "ttl_clock": "ntp"})")).find("scenarios[0].kv.ttl_clock"),
+  EXPECT_NE(ScenarioErrorOf(ScenarioJson(R"("kv": {"servers": 0})")).find("scenarios[0].kv.servers"), std::string::npos);
+  EXPECT_NE(ScenarioErrorOf(ScenarioJson(R"("kv": {"servers": 1, "ttl_clock": "ntp"})")).find("scenarios[0].kv.ttl_clock"),
             std::string::npos);
-  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 1, "compaction_window": 0})"))
+  EXPECT_NE(ScenarioErrorOf(ScenarioJson(R"("kv": {"servers": 1, "compaction_window": 0})"))
                 .find("scenarios[0].kv.compaction_window"),
             std::string::npos);
-  EXPECT_NE(ParseErrorOf(ScenarioJson(R"("kv": {"servers": 1, "ttl": 5})")).find("scenarios[0].kv"),
+  EXPECT_NE(ScenarioErrorOf(ScenarioJson(R"("kv": {"servers": 1, "ttl": 5})")).find("scenarios[0].kv"),
             std::string::npos);
 }
 

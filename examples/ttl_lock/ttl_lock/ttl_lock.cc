@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/units.h"
 #include "core/events.h"
 
 namespace ttl_lock {
@@ -21,7 +22,7 @@ using leasesim::core::NodeSetup;
 using leasesim::core::StoreResult;
 using leasesim::core::StoreStatus;
 
-constexpr std::int64_t kPpm = 1'000'000;
+constexpr std::int64_t kPpm = leasesim::base::kPpmOne;  // signed, for the drift arithmetic
 constexpr int kWindowsPerPollMax = 100;
 constexpr std::int64_t kCreate = -1;  // TryTake: no record yet
 
