@@ -79,7 +79,8 @@ bool IsSerializableRead(const core::KvTxn& txn) {
 }
 
 bool Changed(const KvReply& reply, std::int64_t revision_before) {
-  return reply.txn.revision > revision_before || reply.lease.revision > revision_before;
+  return reply.txn.revision > revision_before || reply.lease.revision > revision_before ||
+         reply.put.revision > revision_before;
 }
 
 }  // namespace
@@ -170,6 +171,7 @@ void SimKvServer::Handle(std::shared_ptr<const KvRequest> request, KvServerReply
     KvReply refused;
     refused.txn.status = core::KvStatus::kUnavailable;
     refused.lease.status = core::KvStatus::kUnavailable;
+    refused.put.status = core::KvStatus::kUnavailable;
     reply(std::move(refused));
     return;
   }
@@ -190,13 +192,18 @@ void SimKvServer::Handle(std::shared_ptr<const KvRequest> request, KvServerReply
 
 KvReply SimKvServer::Apply(const KvRequest& request) {
   if (config_.expire_on_access) ExpireDue();
-  if (request.kind != KvRequest::Kind::kTxn) {
-    KvReply reply = ApplyLease(request);
-    ArmExpiryLoopIfNeeded();  // a grant may have given the store its first lease
-    return reply;
-  }
   KvReply reply;
-  reply.txn = ApplyTxn(request.txn);
+  switch (request.kind) {
+    case KvRequest::Kind::kTxn: reply.txn = ApplyTxn(request.txn); break;
+    // A guarded update is no serializable read: never answered stale.
+    case KvRequest::Kind::kGuardedPut: reply.put = state_.GuardedPut(request.put); break;
+    case KvRequest::Kind::kLeaseGrant:
+    case KvRequest::Kind::kLeaseKeepAlive:
+    case KvRequest::Kind::kLeaseRevoke:
+      reply = ApplyLease(request);
+      ArmExpiryLoopIfNeeded();  // a grant may have given the store its first lease
+      break;
+  }
   return reply;
 }
 
@@ -260,7 +267,8 @@ KvReply SimKvServer::ApplyLease(const KvRequest& request) {
       reply.lease = state_.LeaseKeepAlive(request.lease, TtlNow());
       break;
     case KvRequest::Kind::kLeaseRevoke: reply.lease = state_.LeaseRevoke(request.lease); break;
-    case KvRequest::Kind::kTxn: assert(false); break;
+    case KvRequest::Kind::kTxn:
+    case KvRequest::Kind::kGuardedPut: assert(false); break;
   }
   return reply;
 }
@@ -434,6 +442,13 @@ core::KvTxnResult SimKvClient::TxnOwned(core::KvTxn txn, core::Nanos timeout) {
   request.kind = KvRequest::Kind::kTxn;
   request.txn = std::move(txn);
   return Call(std::move(request), timeout).txn;
+}
+
+core::KvGuardedPutResult SimKvClient::GuardedPut(core::KvGuardedPut put, core::Nanos timeout) {
+  KvRequest request;
+  request.kind = KvRequest::Kind::kGuardedPut;
+  request.put = std::move(put);
+  return Call(std::move(request), timeout).put;
 }
 
 core::KvLeaseResult SimKvClient::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {

@@ -69,21 +69,26 @@ struct KvServerConfig {
   sim::Nanos stale_lag_max = 0;
 };
 
-// One client request (a range is a txn holding one range).
+// One client request (a range is a txn holding one range). A guarded
+// update (core::KvGuardedPut) travels in its own shape: the txn it stands
+// for (core::KvGuardedPutTxn) is three lists and four copies of the key.
 struct KvRequest {
-  enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke };
+  enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke, kGuardedPut };
   std::int64_t op = 0;  // the observer's id
   Kind kind = Kind::kTxn;
   core::KvTxn txn;
+  core::KvGuardedPut put;
   core::KvLeaseId lease = core::kNoLease;  // keep-alive, revoke
   sim::Nanos ttl = 0;                      // grant
   sim::HostId client = -1;  // the sender: its own watch stream is not told of its writes
 };
 
-// The answer: `txn` for a txn, `lease` for the lease calls.
+// The answer: `txn` for a txn, `lease` for the lease calls, `put` for a
+// guarded update.
 struct KvReply {
   core::KvTxnResult txn;
   core::KvLeaseResult lease;
+  core::KvGuardedPutResult put;
 };
 
 struct KvStreamRequest;
@@ -267,6 +272,9 @@ class SimKvClient final : public core::KvClient {
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
   core::KvTxnResult TxnOwned(core::KvTxn txn, core::Nanos timeout) override;
+  // Sent and applied in its own shape (KvRequest::Kind::kGuardedPut,
+  // KvState::GuardedPut): no generic txn is built.
+  core::KvGuardedPutResult GuardedPut(core::KvGuardedPut put, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
   // Each quiet timeout's next watch is sent from the scheduler, the fiber
   // still parked (World::WaitStepping): a quiet wait costs no task switch.

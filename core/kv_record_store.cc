@@ -184,6 +184,16 @@ StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written
   return conflict;
 }
 
+StoreResult RecordResultOf(const KvGuardedPutResult& result, const LeaseRecord& written) {
+  if (result.status != KvStatus::kOk) return StoreResult{FailedCall(result.status), {}};
+  if (result.succeeded) return StoreResult{StoreStatus::kOk, VersionedRecord{true, result.revision, written}};
+  if (!result.found) return StoreResult{StoreStatus::kConflict, {}};  // the range found no record
+  StoreResult conflict = RecordIn(result.current);
+  if (conflict.status != StoreStatus::kOk) return StoreResult{StoreStatus::kConflict, {}};
+  conflict.status = StoreStatus::kConflict;
+  return conflict;
+}
+
 
 namespace {
 
@@ -270,9 +280,7 @@ StoreResult KvRecordStore::Read(std::string_view key, Nanos timeout) {
 }
 
 StoreResult KvRecordStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
-  KvCompare absent{.key = std::string(key), .target = KvCompareTarget::kCreateRevision,
-                   .result = KvCompareResult::kEqual, .number = 0, .value = {}};
-  return Write(key, std::move(absent), record, timeout);
+  return Write(key, KvCompareTarget::kCreateRevision, 0, record, timeout);  // absent
 }
 
 StoreResult KvRecordStore::CompareAndSet(std::string_view key, std::int64_t expected_version,
@@ -285,18 +293,14 @@ StoreResult KvRecordStore::CompareAndSet(std::string_view key, std::int64_t expe
     if (seen.status != StoreStatus::kOk) return seen;
     return StoreResult{StoreStatus::kConflict, std::move(seen.current)};
   }
-  KvCompare unchanged{.key = std::string(key), .target = KvCompareTarget::kModRevision,
-                      .result = KvCompareResult::kEqual, .number = expected_version, .value = {}};
-  return Write(key, std::move(unchanged), record, timeout);
+  return Write(key, KvCompareTarget::kModRevision, expected_version, record, timeout);  // unchanged
 }
 
-StoreResult KvRecordStore::Write(std::string_view key, KvCompare compare, const LeaseRecord& record,
-                                 Nanos timeout) {
-  KvTxn txn;
-  txn.compares.push_back(std::move(compare));
-  txn.success.push_back(KvRequestOp::Put(key, EncodeLeaseRecord(record)));
-  txn.failure.push_back(KvRequestOp::Range(KvKeys::Single(key)));
-  return RecordResultOf(kv_.TxnOwned(std::move(txn), timeout), &record);
+StoreResult KvRecordStore::Write(std::string_view key, KvCompareTarget target, std::int64_t number,
+                                 const LeaseRecord& record, Nanos timeout) {
+  KvGuardedPut put{.key = std::string(key), .target = target, .result = KvCompareResult::kEqual, .number = number,
+                   .value = EncodeLeaseRecord(record)};
+  return RecordResultOf(kv_.GuardedPut(std::move(put), timeout), record);
 }
 
 std::int64_t KvRecordStore::WatchStart(std::string_view key, std::int64_t known_version) const {
