@@ -312,7 +312,14 @@ class SimKvClient final : public core::KvClient {
     const std::function<bool()>* again;
     sim::WaitToken token;
   };
-  KvReply Call(KvRequest request, core::Nanos timeout);
+  // A call in flight: its request, built where it stays until the store
+  // applied it, and the reply (defined in the .cc).
+  struct CallExchange;
+  static std::shared_ptr<CallExchange> NewCall(KvRequest::Kind kind);
+  // Sends the call's request (reported to the observer first) and waits up
+  // to `timeout`: true when the reply came (in the exchange), false on a
+  // timeout.
+  bool Call(const std::shared_ptr<CallExchange>& call, core::Nanos timeout);
   core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
   core::KvWatchAnswer StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
