@@ -218,6 +218,52 @@ LastRecordCoded& LastCoded() {
   return last;
 }
 
+// The encoding's first three numbers (term, duration, acquisition time)
+// as this thread last wrote them: a leader's renewals change only the
+// renewal time, so each renewal's encoding starts with the bytes of the
+// one before, copied instead of written digit by digit again.
+struct LastRecordPrefix {
+  static constexpr std::size_t kBytes = 64;  // three numbers of <= 20 characters, each with its space
+  bool written = false;
+  std::int64_t term = 0;
+  std::int64_t duration_ns = 0;
+  std::int64_t acquired_wall_ns = 0;
+  std::size_t length = 0;
+  char bytes[kBytes] = {};
+  bool Holds(const LeaseRecord& record) const {
+    return written && term == record.term && duration_ns == record.duration_ns &&
+           acquired_wall_ns == record.acquired_wall_ns;
+  }
+};
+
+LastRecordPrefix& LastPrefix() {
+  thread_local LastRecordPrefix last;
+  return last;
+}
+
+// Writes the record's first three numbers, each with its space, at `at`
+// (which has at least LastRecordPrefix::kBytes bytes); returns the end.
+char* PutRecordPrefix(char* at, const LeaseRecord& record) {
+  LastRecordPrefix& last = LastPrefix();
+  if (last.Holds(record)) {
+    std::memcpy(at, last.bytes, LastRecordPrefix::kBytes);  // constant length: the bytes past it are overwritten
+    return at + last.length;
+  }
+  char* const start = at;
+  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns}) {
+    at = PutNumber(at, number);
+    *at++ = ' ';
+  }
+  last.written = true;
+  last.term = record.term;
+  last.duration_ns = record.duration_ns;
+  last.acquired_wall_ns = record.acquired_wall_ns;
+  last.length = static_cast<std::size_t>(at - start);
+  assert(last.length <= LastRecordPrefix::kBytes);
+  std::memcpy(last.bytes, start, LastRecordPrefix::kBytes);
+  return at;
+}
+
 std::optional<LeaseRecord> DecodeUncached(std::string_view value) {
   LeaseRecord record;
   std::string_view rest = value;
@@ -241,11 +287,10 @@ std::string EncodeLeaseRecord(const LeaseRecord& record) {
   constexpr std::size_t kNumberMax = 20;
   std::string out(6 * (kNumberMax + 1) + 1 + record.holder.size() + record.preferred_successor.size() + kNumberSlack,
                   ' ');
-  char* at = out.data();
-  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
-    at = PutNumber(at, number);
-    *at++ = ' ';
-  }
+  static_assert(6 * (kNumberMax + 1) + 1 >= LastRecordPrefix::kBytes);  // PutRecordPrefix's room
+  char* at = PutRecordPrefix(out.data(), record);
+  at = PutNumber(at, record.renewed_wall_ns);
+  *at++ = ' ';
   at = PutText(at, record.holder);
   *at++ = ' ';
   at = PutText(at, record.preferred_successor);
