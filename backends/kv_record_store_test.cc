@@ -9,6 +9,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,46 @@ TEST(KvRecordEncoding, RoundTripsEveryField) {
   }
   EXPECT_EQ(core::EncodeLeaseRecord(core::LeaseRecord{.holder = "n1#1", .term = 7, .duration_ns = 10}),
             "7 10 0 0 4:n1#1 0:");
+}
+
+// The encoding as its format says, written the plain way.
+std::string PlainEncoding(const core::LeaseRecord& record) {
+  std::string out;
+  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
+    out += std::to_string(number) + " ";
+  }
+  out += std::to_string(record.holder.size()) + ":" + record.holder + " ";
+  out += std::to_string(record.preferred_successor.size()) + ":" + record.preferred_successor;
+  return out;
+}
+
+TEST(KvRecordEncoding, ConsecutiveEncodingsSharingTheirFirstNumbersAreWrittenWhole) {
+  // The encoder copies the first three numbers' bytes when they are the
+  // last encoding's: every mix of kept and changed fields, of every length.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  core::LeaseRecord record = Record("n1#1", 7);
+  std::vector<core::LeaseRecord> sequence;
+  for (std::int64_t renewed : {std::int64_t{1}, std::int64_t{1'700'000'000'000'000'001}, kMin, std::int64_t{0}}) {
+    record.renewed_wall_ns = renewed;
+    sequence.push_back(record);  // renewals: only the renewal time changes
+  }
+  for (std::int64_t number : {kMax, kMin, std::int64_t{-1}, std::int64_t{123'456'789}}) {
+    record.term = number;
+    sequence.push_back(record);
+    record.duration_ns = number;
+    sequence.push_back(record);
+    record.acquired_wall_ns = number;
+    sequence.push_back(record);
+    sequence.push_back(record);  // the same again
+    record.holder += "x";
+    sequence.push_back(record);
+  }
+  for (const core::LeaseRecord& each : sequence) {
+    const std::string value = core::EncodeLeaseRecord(each);
+    EXPECT_EQ(value, PlainEncoding(each));
+    EXPECT_EQ(core::DecodeLeaseRecord(value), std::optional<core::LeaseRecord>(each));
+  }
 }
 
 TEST(KvRecordEncoding, RejectsWhatIsNotARecord) {

@@ -43,20 +43,24 @@ KvState::KvState(KvStateConfig config) : config_(config) { assert(config_.histor
 
 bool KvState::Holds(const core::KvCompare& compare) const {
   const auto it = keys_.find(compare.key);
-  if (it == keys_.end()) {
-    // etcd's applyCompare: a value compare on a missing key always fails;
-    // the numbers compare against an empty KeyValue (all zero).
-    if (compare.target == core::KvCompareTarget::kValue) return false;
-    return Compared<std::int64_t>(0, compare.number, compare.result);
+  if (compare.target == core::KvCompareTarget::kValue) {
+    // etcd's applyCompare: a value compare on a missing key always fails.
+    return it != keys_.end() && Compared(it->second.value, compare.value, compare.result);
   }
-  const core::KvEntry& entry = it->second;
-  switch (compare.target) {
-    case core::KvCompareTarget::kValue: return Compared(entry.value, compare.value, compare.result);
-    case core::KvCompareTarget::kVersion: return Compared(entry.version, compare.number, compare.result);
-    case core::KvCompareTarget::kCreateRevision:
-      return Compared(entry.create_revision, compare.number, compare.result);
-    case core::KvCompareTarget::kModRevision: return Compared(entry.mod_revision, compare.number, compare.result);
+  return NumberHolds(it == keys_.end() ? nullptr : &it->second, compare.target, compare.result, compare.number);
+}
+
+bool KvState::NumberHolds(const core::KvEntry* entry, core::KvCompareTarget target, core::KvCompareResult result,
+                          std::int64_t number) {
+  // etcd's applyCompare: a missing key's numbers are an empty KeyValue's (all zero).
+  if (entry == nullptr) return Compared<std::int64_t>(0, number, result);
+  switch (target) {
+    case core::KvCompareTarget::kVersion: return Compared(entry->version, number, result);
+    case core::KvCompareTarget::kCreateRevision: return Compared(entry->create_revision, number, result);
+    case core::KvCompareTarget::kModRevision: return Compared(entry->mod_revision, number, result);
+    case core::KvCompareTarget::kValue: break;
   }
+  assert(false);  // a value compare is no number's
   return false;
 }
 
@@ -110,6 +114,30 @@ core::KvTxnResult KvState::Txn(const core::KvTxn& txn) {
   return result;
 }
 
+core::KvGuardedPutResult KvState::GuardedPut(const core::KvGuardedPut& put) {
+  assert(put.target != core::KvCompareTarget::kValue);
+  core::KvGuardedPutResult result;
+  result.status = core::KvStatus::kOk;
+  // Neither branch can be invalid (one put) or name a missing lease (none).
+  const auto it = keys_.find(put.key);
+  const core::KvEntry* entry = it == keys_.end() ? nullptr : &it->second;
+  result.succeeded = NumberHolds(entry, put.target, put.result, put.number);
+  if (!result.succeeded) {
+    // The else branch's range of the key.
+    if (entry != nullptr) {
+      result.found = true;
+      result.current = *entry;
+    }
+    result.revision = revision_;
+    return result;
+  }
+  PutAt(it, put.key, put.value, core::kNoLease, revision_ + 1);
+  ++revision_;
+  Compact();
+  result.revision = revision_;
+  return result;
+}
+
 core::KvResponseOp KvState::ApplyRange(const KvRequestOp& op) const {
   core::KvResponseOp response;
   response.kind = KvRequestOp::Kind::kRange;
@@ -137,24 +165,28 @@ core::KvResponseOp KvState::ApplyRange(const KvRequestOp& op) const {
 core::KvResponseOp KvState::ApplyPut(const KvRequestOp& op, Pending& pending) {
   core::KvResponseOp response;
   response.kind = KvRequestOp::Kind::kPut;
-  const std::string& key = op.keys.key;
-  auto it = keys_.find(key);
-  if (it == keys_.end()) {
-    assert(keys_.size() < kKeysMax);
-    it = keys_.emplace(key, core::KvEntry{key, op.value, pending.revision, pending.revision, 1, op.lease}).first;
-  } else {
-    if (op.prev_kv) response.kvs.push_back(it->second);
-    Detach(it->second);
-    core::KvEntry& entry = it->second;
-    entry.value = op.value;
-    entry.mod_revision = pending.revision;
-    entry.version += 1;
-    entry.lease = op.lease;
-  }
-  if (op.lease != core::kNoLease) leases_.at(op.lease).keys.insert(key);
-  RecordPut(it->second);
+  const auto it = keys_.find(op.keys.key);
+  if (op.prev_kv && it != keys_.end()) response.kvs.push_back(it->second);
+  PutAt(it, op.keys.key, op.value, op.lease, pending.revision);
   pending.changed = true;
   return response;
+}
+
+void KvState::PutAt(std::map<std::string, core::KvEntry>::iterator it, const std::string& key,
+                    const std::string& value, core::KvLeaseId lease, std::int64_t revision) {
+  if (it == keys_.end()) {
+    assert(keys_.size() < kKeysMax);
+    it = keys_.emplace(key, core::KvEntry{key, value, revision, revision, 1, lease}).first;
+  } else {
+    Detach(it->second);
+    core::KvEntry& entry = it->second;
+    entry.value = value;
+    entry.mod_revision = revision;
+    entry.version += 1;
+    entry.lease = lease;
+  }
+  if (lease != core::kNoLease) leases_.at(lease).keys.insert(key);
+  RecordPut(it->second);
 }
 
 core::KvResponseOp KvState::ApplyDelete(const KvRequestOp& op, Pending& pending) {

@@ -76,6 +76,9 @@ class KvState {
   explicit KvState(KvStateConfig config = {});
 
   core::KvTxnResult Txn(const core::KvTxn& txn);
+  // Txn(core::KvGuardedPutTxn(put)) in its own shape: the key looked up
+  // once, compared, then put or read (a renewal of the lease record is one).
+  core::KvGuardedPutResult GuardedPut(const core::KvGuardedPut& put);
   // `now`: the judging clock's reading; the deadline is now + ttl.
   core::KvLeaseResult LeaseGrant(Nanos ttl, Nanos now);
   // A lease past its deadline is not renewed: etcd's Renew waits for the
@@ -126,6 +129,13 @@ class KvState {
   };
 
   bool Holds(const core::KvCompare& compare) const;
+  // A compare of a number field of `entry` (null: the key is absent).
+  static bool NumberHolds(const core::KvEntry* entry, core::KvCompareTarget target, core::KvCompareResult result,
+                          std::int64_t number);
+  // Puts `value` under `key` at `revision` (`it`: the key's entry, or end()
+  // when it has none), attached to `lease`, and records the event.
+  void PutAt(std::map<std::string, core::KvEntry>::iterator it, const std::string& key, const std::string& value,
+             core::KvLeaseId lease, std::int64_t revision);
   static bool WritesOverlap(const std::vector<core::KvRequestOp>& ops);
   bool LeasesExist(const std::vector<core::KvRequestOp>& ops) const;
   core::KvResponseOp ApplyRange(const core::KvRequestOp& op) const;

@@ -504,5 +504,102 @@ RC_GTEST_PROP(KvStateProperty, AgreesWithANaiveReferenceOnRandomSequences, (std:
   RC_ASSERT(state.compact_revision() <= state.revision());
 }
 
+// A random guarded update (core::KvGuardedPut): any number compare on a key
+// that may be absent, hold a lease, or have been deleted.
+core::KvGuardedPut RandomGuardedPut(RandomRequests& random, std::int64_t revision) {
+  constexpr KvCompareTarget kTargets[] = {KvCompareTarget::kVersion, KvCompareTarget::kCreateRevision,
+                                          KvCompareTarget::kModRevision};
+  core::KvGuardedPut put;
+  put.key = random.Key();
+  put.target = kTargets[random.Below(3)];
+  put.result = static_cast<KvCompareResult>(random.Below(4));
+  put.number = random.Below(revision + 2);
+  put.value = "v" + std::to_string(random.Below(3));
+  return put;
+}
+
+// Every event the store still keeps, on every key.
+std::vector<core::KvWatchEvent> KeptEvents(const KvState& state) {
+  const core::KvWatchResult kept = state.EventsFrom(KvKeys{"", std::string(1, '\0')}, state.compact_revision());
+  RC_ASSERT(kept.status == KvStatus::kOk);
+  return kept.events;
+}
+
+// The fast path (KvState::GuardedPut) against the generic txn it stands
+// for, on two stores driven alike: the same answer (both ways between the
+// shapes) and the same state after, keys, revisions and watch history.
+RC_GTEST_PROP(KvStateProperty, AGuardedPutAnswersAndAppliesAsItsTxn, (std::uint64_t seed)) {
+  RandomRequests random(seed);
+  const std::int64_t steps = 40 + random.Below(160);
+  const std::int64_t window = 1 + random.Below(8);
+  KvState fast(KvStateConfig{.history_revisions = window});
+  KvState generic(KvStateConfig{.history_revisions = window});
+  core::KvLeaseId leases = 0;
+  Nanos now = 0;
+  for (std::int64_t i = 0; i < steps; ++i) {
+    switch (random.Below(4)) {
+      case 0: {
+        const KvTxn txn = random.Txn(fast.revision(), leases);
+        ExpectSameTxn(fast.Txn(txn), generic.Txn(txn));
+        break;
+      }
+      case 1: {
+        const Nanos ttl = 1 + random.Below(6);
+        ExpectSameLease(fast.LeaseGrant(ttl, now), generic.LeaseGrant(ttl, now));
+        ++leases;
+        now += random.Below(4);
+        ExpectSameExpiries(fast.ExpireDue(now), generic.ExpireDue(now));
+        break;
+      }
+      default: {
+        const core::KvGuardedPut put = RandomGuardedPut(random, fast.revision());
+        const core::KvGuardedPutResult got = fast.GuardedPut(put);
+        const core::KvTxnResult want = generic.Txn(core::KvGuardedPutTxn(put));
+        RC_ASSERT(got == core::KvGuardedPutResultOf(want));
+        ExpectSameTxn(core::KvGuardedPutTxnResult(got), want);
+      }
+    }
+    RC_ASSERT(fast.keys() == generic.keys());
+    RC_ASSERT(fast.revision() == generic.revision());
+    RC_ASSERT(fast.compact_revision() == generic.compact_revision());
+    RC_ASSERT(KeptEvents(fast) == KeptEvents(generic));
+  }
+}
+
+TEST(KvState, AGuardedPutAnswersItsTxnsShapeOnHitsAndMisses) {
+  KvState state;
+  core::KvGuardedPut create{.key = "r", .target = KvCompareTarget::kCreateRevision,
+                            .result = KvCompareResult::kEqual, .number = 0, .value = "1"};
+  const core::KvGuardedPutResult created = state.GuardedPut(create);
+  EXPECT_EQ(created.status, KvStatus::kOk);
+  EXPECT_TRUE(created.succeeded);
+  EXPECT_EQ(created.revision, 2);
+  EXPECT_FALSE(created.found);
+  // A second create finds the key: the else branch's range answers it.
+  const core::KvGuardedPutResult again = state.GuardedPut(create);
+  EXPECT_FALSE(again.succeeded);
+  EXPECT_EQ(again.revision, 2);
+  ASSERT_TRUE(again.found);
+  EXPECT_EQ(again.current, state.keys().at("r"));
+  const core::KvTxnResult as_txn = core::KvGuardedPutTxnResult(again);
+  ASSERT_EQ(as_txn.responses.size(), 1u);
+  EXPECT_EQ(as_txn.responses[0].kind, KvRequestOp::Kind::kRange);
+  EXPECT_EQ(as_txn.responses[0].count, 1);
+  // A CAS on the key's mod revision puts, and answers the new revision.
+  core::KvGuardedPut cas{.key = "r", .target = KvCompareTarget::kModRevision, .result = KvCompareResult::kEqual,
+                         .number = 2, .value = "2"};
+  const core::KvGuardedPutResult put = state.GuardedPut(cas);
+  EXPECT_TRUE(put.succeeded);
+  EXPECT_EQ(put.revision, 3);
+  EXPECT_EQ(state.keys().at("r").version, 2);
+  EXPECT_EQ(state.keys().at("r").value, "2");
+  // On an absent key the compare sees zeros, and the range finds nothing.
+  cas.key = "absent";
+  const core::KvGuardedPutResult missed = state.GuardedPut(cas);
+  EXPECT_FALSE(missed.succeeded);
+  EXPECT_FALSE(missed.found);
+  EXPECT_EQ(missed.revision, 3);
+}
+
 }  // namespace
 }  // namespace leasesim::backends

@@ -551,6 +551,8 @@ KvReply ReplicaProcess::ApplyKvRequest(const ReplicaLogEntry& entry, std::option
       }
       break;
     case KvRequest::Kind::kLeaseKeepAlive: assert(false); break;  // renewed on the leader, never logged
+    // ReplicatedKvClient sends a guarded update as its txn (KvClient's default).
+    case KvRequest::Kind::kGuardedPut: assert(false); break;
   }
   return reply;
 }

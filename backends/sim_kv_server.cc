@@ -79,7 +79,8 @@ bool IsSerializableRead(const core::KvTxn& txn) {
 }
 
 bool Changed(const KvReply& reply, std::int64_t revision_before) {
-  return reply.txn.revision > revision_before || reply.lease.revision > revision_before;
+  return reply.txn.revision > revision_before || reply.lease.revision > revision_before ||
+         reply.put.revision > revision_before;
 }
 
 }  // namespace
@@ -170,6 +171,7 @@ void SimKvServer::Handle(std::shared_ptr<const KvRequest> request, KvServerReply
     KvReply refused;
     refused.txn.status = core::KvStatus::kUnavailable;
     refused.lease.status = core::KvStatus::kUnavailable;
+    refused.put.status = core::KvStatus::kUnavailable;
     reply(std::move(refused));
     return;
   }
@@ -190,13 +192,18 @@ void SimKvServer::Handle(std::shared_ptr<const KvRequest> request, KvServerReply
 
 KvReply SimKvServer::Apply(const KvRequest& request) {
   if (config_.expire_on_access) ExpireDue();
-  if (request.kind != KvRequest::Kind::kTxn) {
-    KvReply reply = ApplyLease(request);
-    ArmExpiryLoopIfNeeded();  // a grant may have given the store its first lease
-    return reply;
-  }
   KvReply reply;
-  reply.txn = ApplyTxn(request.txn);
+  switch (request.kind) {
+    case KvRequest::Kind::kTxn: reply.txn = ApplyTxn(request.txn); break;
+    // A guarded update is no serializable read: never answered stale.
+    case KvRequest::Kind::kGuardedPut: reply.put = state_.GuardedPut(request.put); break;
+    case KvRequest::Kind::kLeaseGrant:
+    case KvRequest::Kind::kLeaseKeepAlive:
+    case KvRequest::Kind::kLeaseRevoke:
+      reply = ApplyLease(request);
+      ArmExpiryLoopIfNeeded();  // a grant may have given the store its first lease
+      break;
+  }
   return reply;
 }
 
@@ -260,7 +267,8 @@ KvReply SimKvServer::ApplyLease(const KvRequest& request) {
       reply.lease = state_.LeaseKeepAlive(request.lease, TtlNow());
       break;
     case KvRequest::Kind::kLeaseRevoke: reply.lease = state_.LeaseRevoke(request.lease); break;
-    case KvRequest::Kind::kTxn: assert(false); break;
+    case KvRequest::Kind::kTxn:
+    case KvRequest::Kind::kGuardedPut: assert(false); break;
   }
   return reply;
 }
@@ -435,25 +443,67 @@ SimKvClient::SimKvClient(sim::World& world, sim::Network& network, sim::HostId h
       observer_(observer),
       stream_watch_(stream_watch) {}
 
-KvReply SimKvClient::Call(KvRequest request, core::Nanos timeout) {
+struct SimKvClient::CallExchange : KvExchange<KvRequest, KvReply> {};
+
+std::shared_ptr<SimKvClient::CallExchange> SimKvClient::NewCall(KvRequest::Kind kind) {
+  auto call = std::make_shared<CallExchange>();
+  call->request.kind = kind;
+  return call;
+}
+
+bool SimKvClient::Call(const std::shared_ptr<CallExchange>& call, core::Nanos timeout) {
   assert(world_.in_fiber());
   assert(timeout > 0);
+  KvRequest& request = call->request;
   request.op = observer_.KvInvoked(node_, process_, request);
   request.client = host_;
   const std::int64_t op = request.op;
-  auto exchange = std::make_shared<KvExchange<KvRequest, KvReply>>();
-  exchange->request = std::move(request);
   const sim::WaitToken token = world_.PrepareWait();
   SendKvExchange<KvRequest, KvReply, /*kAnsweredOnce=*/true>(
-      network_, server_.host(), host_, incarnation_, exchange, token,
+      network_, server_.host(), host_, incarnation_, call, token,
       [server = &server_](std::shared_ptr<const KvRequest> sent, auto reply) {
         server->Handle(std::move(sent), KvServerReply(std::move(reply)));
       });
   world_.Wait(token, world_.MonotonicNow(host_) + timeout);
-  KvReply reply;  // kTimeout: outcome unknown
-  if (exchange->done) reply = std::move(exchange->result);  // nothing reads it after the caller
-  observer_.KvCompleted(op, reply);
-  return reply;
+  // Without the reply the outcome is unknown (the store may have left its
+  // result in the exchange all the same: the caller did not learn it).
+  static const KvReply kTimedOut;
+  observer_.KvCompleted(op, call->done ? call->result : kTimedOut);
+  return call->done;
+}
+
+core::KvTxnResult SimKvClient::Txn(const core::KvTxn& txn, core::Nanos timeout) { return TxnOwned(txn, timeout); }
+
+core::KvTxnResult SimKvClient::TxnOwned(core::KvTxn txn, core::Nanos timeout) {
+  const std::shared_ptr<CallExchange> call = NewCall(KvRequest::Kind::kTxn);
+  call->request.txn = std::move(txn);
+  // The reply is the caller's alone once it came: moved out.
+  return Call(call, timeout) ? std::move(call->result.txn) : core::KvTxnResult{};
+}
+
+core::KvGuardedPutResult SimKvClient::GuardedPut(core::KvGuardedPut put, core::Nanos timeout) {
+  const std::shared_ptr<CallExchange> call = NewCall(KvRequest::Kind::kGuardedPut);
+  call->request.put = std::move(put);
+  return Call(call, timeout) ? std::move(call->result.put) : core::KvGuardedPutResult{};
+}
+
+core::KvLeaseResult SimKvClient::LeaseGrant(core::Nanos ttl, core::Nanos timeout) {
+  assert(ttl > 0);
+  const std::shared_ptr<CallExchange> call = NewCall(KvRequest::Kind::kLeaseGrant);
+  call->request.ttl = ttl;
+  return Call(call, timeout) ? call->result.lease : core::KvLeaseResult{};
+}
+
+core::KvLeaseResult SimKvClient::LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) {
+  const std::shared_ptr<CallExchange> call = NewCall(KvRequest::Kind::kLeaseKeepAlive);
+  call->request.lease = lease;
+  return Call(call, timeout) ? call->result.lease : core::KvLeaseResult{};
+}
+
+core::KvLeaseResult SimKvClient::LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) {
+  const std::shared_ptr<CallExchange> call = NewCall(KvRequest::Kind::kLeaseRevoke);
+  call->request.lease = lease;
+  return Call(call, timeout) ? call->result.lease : core::KvLeaseResult{};
 }
 
 core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) {

@@ -69,21 +69,26 @@ struct KvServerConfig {
   sim::Nanos stale_lag_max = 0;
 };
 
-// One client request (a range is a txn holding one range).
+// One client request (a range is a txn holding one range). A guarded
+// update (core::KvGuardedPut) travels in its own shape: the txn it stands
+// for (core::KvGuardedPutTxn) is three lists and four copies of the key.
 struct KvRequest {
-  enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke };
+  enum class Kind { kTxn, kLeaseGrant, kLeaseKeepAlive, kLeaseRevoke, kGuardedPut };
   std::int64_t op = 0;  // the observer's id
   Kind kind = Kind::kTxn;
   core::KvTxn txn;
+  core::KvGuardedPut put;
   core::KvLeaseId lease = core::kNoLease;  // keep-alive, revoke
   sim::Nanos ttl = 0;                      // grant
   sim::HostId client = -1;  // the sender: its own watch stream is not told of its writes
 };
 
-// The answer: `txn` for a txn, `lease` for the lease calls.
+// The answer: `txn` for a txn, `lease` for the lease calls, `put` for a
+// guarded update.
 struct KvReply {
   core::KvTxnResult txn;
   core::KvLeaseResult lease;
+  core::KvGuardedPutResult put;
 };
 
 // core::KvClient for a store that takes each call as one KvRequest (the
@@ -285,7 +290,7 @@ class SimKvServer {
 };
 
 // core::KvClient for tasks (fibers) on `host`.
-class SimKvClient final : public KvRequestClient {
+class SimKvClient final : public core::KvClient {
  public:
   // `process`: the incarnation's identity, for the history. With
   // `stream_watch`, Watch and WatchWhile use one watch stream (registered
@@ -294,6 +299,14 @@ class SimKvClient final : public KvRequestClient {
   SimKvClient(sim::World& world, sim::Network& network, sim::HostId host, int node, std::string process,
               SimKvServer& server, KvObserver& observer, bool stream_watch = false);
 
+  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override;
+  core::KvTxnResult TxnOwned(core::KvTxn txn, core::Nanos timeout) override;
+  // Sent and applied in its own shape (KvRequest::Kind::kGuardedPut,
+  // KvState::GuardedPut): no generic txn is built.
+  core::KvGuardedPutResult GuardedPut(core::KvGuardedPut put, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override;
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override;
   core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override;
   // Each quiet timeout's next watch is sent from the scheduler, the fiber
   // still parked (World::WaitStepping): a quiet wait costs no task switch.
@@ -328,7 +341,14 @@ class SimKvClient final : public KvRequestClient {
     const std::function<bool()>* again;
     sim::WaitToken token;
   };
-  KvReply Call(KvRequest request, core::Nanos timeout) override;
+  // A call in flight: its request, built where it stays until the store
+  // applied it, and the reply (defined in the .cc).
+  struct CallExchange;
+  static std::shared_ptr<CallExchange> NewCall(KvRequest::Kind kind);
+  // Sends the call's request (reported to the observer first) and waits up
+  // to `timeout`: true when the reply came (in the exchange), false on a
+  // timeout.
+  bool Call(const std::shared_ptr<CallExchange>& call, core::Nanos timeout);
   core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
   core::KvWatchAnswer StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,

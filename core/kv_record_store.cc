@@ -184,6 +184,16 @@ StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written
   return conflict;
 }
 
+StoreResult RecordResultOf(const KvGuardedPutResult& result, const LeaseRecord& written) {
+  if (result.status != KvStatus::kOk) return StoreResult{FailedCall(result.status), {}};
+  if (result.succeeded) return StoreResult{StoreStatus::kOk, VersionedRecord{true, result.revision, written}};
+  if (!result.found) return StoreResult{StoreStatus::kConflict, {}};  // the range found no record
+  StoreResult conflict = RecordIn(result.current);
+  if (conflict.status != StoreStatus::kOk) return StoreResult{StoreStatus::kConflict, {}};
+  conflict.status = StoreStatus::kConflict;
+  return conflict;
+}
+
 
 namespace {
 
@@ -206,6 +216,52 @@ struct LastRecordCoded {
 LastRecordCoded& LastCoded() {
   thread_local LastRecordCoded last;
   return last;
+}
+
+// The encoding's first three numbers (term, duration, acquisition time)
+// as this thread last wrote them: a leader's renewals change only the
+// renewal time, so each renewal's encoding starts with the bytes of the
+// one before, copied instead of written digit by digit again.
+struct LastRecordPrefix {
+  static constexpr std::size_t kBytes = 64;  // three numbers of <= 20 characters, each with its space
+  bool written = false;
+  std::int64_t term = 0;
+  std::int64_t duration_ns = 0;
+  std::int64_t acquired_wall_ns = 0;
+  std::size_t length = 0;
+  char bytes[kBytes] = {};
+  bool Holds(const LeaseRecord& record) const {
+    return written && term == record.term && duration_ns == record.duration_ns &&
+           acquired_wall_ns == record.acquired_wall_ns;
+  }
+};
+
+LastRecordPrefix& LastPrefix() {
+  thread_local LastRecordPrefix last;
+  return last;
+}
+
+// Writes the record's first three numbers, each with its space, at `at`
+// (which has at least LastRecordPrefix::kBytes bytes); returns the end.
+char* PutRecordPrefix(char* at, const LeaseRecord& record) {
+  LastRecordPrefix& last = LastPrefix();
+  if (last.Holds(record)) {
+    std::memcpy(at, last.bytes, LastRecordPrefix::kBytes);  // constant length: the bytes past it are overwritten
+    return at + last.length;
+  }
+  char* const start = at;
+  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns}) {
+    at = PutNumber(at, number);
+    *at++ = ' ';
+  }
+  last.written = true;
+  last.term = record.term;
+  last.duration_ns = record.duration_ns;
+  last.acquired_wall_ns = record.acquired_wall_ns;
+  last.length = static_cast<std::size_t>(at - start);
+  assert(last.length <= LastRecordPrefix::kBytes);
+  std::memcpy(last.bytes, start, LastRecordPrefix::kBytes);
+  return at;
 }
 
 std::optional<LeaseRecord> DecodeUncached(std::string_view value) {
@@ -231,11 +287,10 @@ std::string EncodeLeaseRecord(const LeaseRecord& record) {
   constexpr std::size_t kNumberMax = 20;
   std::string out(6 * (kNumberMax + 1) + 1 + record.holder.size() + record.preferred_successor.size() + kNumberSlack,
                   ' ');
-  char* at = out.data();
-  for (std::int64_t number : {record.term, record.duration_ns, record.acquired_wall_ns, record.renewed_wall_ns}) {
-    at = PutNumber(at, number);
-    *at++ = ' ';
-  }
+  static_assert(6 * (kNumberMax + 1) + 1 >= LastRecordPrefix::kBytes);  // PutRecordPrefix's room
+  char* at = PutRecordPrefix(out.data(), record);
+  at = PutNumber(at, record.renewed_wall_ns);
+  *at++ = ' ';
   at = PutText(at, record.holder);
   *at++ = ' ';
   at = PutText(at, record.preferred_successor);
@@ -270,9 +325,7 @@ StoreResult KvRecordStore::Read(std::string_view key, Nanos timeout) {
 }
 
 StoreResult KvRecordStore::Create(std::string_view key, const LeaseRecord& record, Nanos timeout) {
-  KvCompare absent{.key = std::string(key), .target = KvCompareTarget::kCreateRevision,
-                   .result = KvCompareResult::kEqual, .number = 0, .value = {}};
-  return Write(key, std::move(absent), record, timeout);
+  return Write(key, KvCompareTarget::kCreateRevision, 0, record, timeout);  // absent
 }
 
 StoreResult KvRecordStore::CompareAndSet(std::string_view key, std::int64_t expected_version,
@@ -285,18 +338,14 @@ StoreResult KvRecordStore::CompareAndSet(std::string_view key, std::int64_t expe
     if (seen.status != StoreStatus::kOk) return seen;
     return StoreResult{StoreStatus::kConflict, std::move(seen.current)};
   }
-  KvCompare unchanged{.key = std::string(key), .target = KvCompareTarget::kModRevision,
-                      .result = KvCompareResult::kEqual, .number = expected_version, .value = {}};
-  return Write(key, std::move(unchanged), record, timeout);
+  return Write(key, KvCompareTarget::kModRevision, expected_version, record, timeout);  // unchanged
 }
 
-StoreResult KvRecordStore::Write(std::string_view key, KvCompare compare, const LeaseRecord& record,
-                                 Nanos timeout) {
-  KvTxn txn;
-  txn.compares.push_back(std::move(compare));
-  txn.success.push_back(KvRequestOp::Put(key, EncodeLeaseRecord(record)));
-  txn.failure.push_back(KvRequestOp::Range(KvKeys::Single(key)));
-  return RecordResultOf(kv_.TxnOwned(std::move(txn), timeout), &record);
+StoreResult KvRecordStore::Write(std::string_view key, KvCompareTarget target, std::int64_t number,
+                                 const LeaseRecord& record, Nanos timeout) {
+  KvGuardedPut put{.key = std::string(key), .target = target, .result = KvCompareResult::kEqual, .number = number,
+                   .value = EncodeLeaseRecord(record)};
+  return RecordResultOf(kv_.GuardedPut(std::move(put), timeout), record);
 }
 
 std::int64_t KvRecordStore::WatchStart(std::string_view key, std::int64_t known_version) const {

@@ -14,6 +14,7 @@
 //   Read           a range of the key
 //   Create         txn {create_revision(key) == 0} then {put} else {range key}
 //   CompareAndSet  txn {mod_revision(key) == expected} then {put} else {range key}
+//                  (both sent as KvClient::GuardedPut, that txn's own shape)
 //   WaitForChange  Watch(key, known_version + 1); kCompacted: read again
 // Status mapping (KvStatus -> StoreStatus):
 //   kOk            the txn's branch decides: then = kOk (the record as
@@ -57,6 +58,9 @@ bool DecodeLeaseRecordInto(std::string_view value, LeaseRecord& record);
 // Versions are mod revisions. Recorders use it to project the txns as
 // record-store calls (runner/record_projection.h).
 StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written);
+// The same for a create or CAS sent as a guarded update (KvGuardedPut):
+// what RecordResultOf answers for its txn (KvGuardedPutTxnResult).
+StoreResult RecordResultOf(const KvGuardedPutResult& result, const LeaseRecord& written);
 
 // How a KvRecordStore uses its store. The defaults are etcd's own: reads
 // linearizable, changes watched.
@@ -89,8 +93,10 @@ class KvRecordStore final : public StoreClient {
                                  const std::function<bool()>& again) override;
 
  private:
-  // A txn {compare} then {put record} else {range key}, mapped as above.
-  StoreResult Write(std::string_view key, KvCompare compare, const LeaseRecord& record, Nanos timeout);
+  // A txn {target(key) == number} then {put record} else {range key},
+  // mapped as above.
+  StoreResult Write(std::string_view key, KvCompareTarget target, std::int64_t number, const LeaseRecord& record,
+                    Nanos timeout);
   // Where a watch for news past known_version starts: known_version + 1,
   // or later when a read after a compaction showed the record unchanged up
   // to a newer revision (etcd issue 8668: watch from a read's revision + 1).

@@ -2,6 +2,8 @@
 
 #include <cassert>
 #include <memory>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace leasesim::core {
@@ -52,6 +54,50 @@ KvRequestOp KvRequestOp::Delete(KvKeys keys) {
   op.kind = Kind::kDelete;
   op.keys = std::move(keys);
   return op;
+}
+
+KvTxn KvGuardedPutTxn(KvGuardedPut put) {
+  assert(put.target != KvCompareTarget::kValue);
+  KvTxn txn;
+  txn.compares.push_back(KvCompare{.key = put.key, .target = put.target, .result = put.result,
+                                   .number = put.number, .value = {}});
+  txn.failure.push_back(KvRequestOp::Range(KvKeys::Single(put.key)));
+  txn.success.push_back(KvRequestOp::Put(put.key, std::move(put.value)));
+  return txn;
+}
+
+KvGuardedPutResult KvGuardedPutResultOf(const KvTxnResult& result) {
+  KvGuardedPutResult guarded;
+  guarded.status = result.status;
+  guarded.succeeded = result.succeeded;
+  guarded.revision = result.revision;
+  if (result.status != KvStatus::kOk || result.succeeded) return guarded;
+  assert(result.responses.size() == 1);
+  const std::vector<KvEntry>& kvs = result.responses.front().kvs;
+  assert(kvs.size() <= 1);  // a range of one key
+  if (kvs.empty()) return guarded;
+  guarded.found = true;
+  guarded.current = kvs.front();
+  return guarded;
+}
+
+KvTxnResult KvGuardedPutTxnResult(const KvGuardedPutResult& result) {
+  KvTxnResult txn;
+  txn.status = result.status;
+  txn.succeeded = result.succeeded;
+  txn.revision = result.revision;
+  // etcd answers a branch only when the txn ran (nothing was applied else).
+  if (result.status != KvStatus::kOk) return txn;
+  KvResponseOp& response = txn.responses.emplace_back();
+  response.kind = result.succeeded ? KvRequestOp::Kind::kPut : KvRequestOp::Kind::kRange;
+  if (result.found) response.kvs.push_back(result.current);
+  // A range counts the keys it found; a put without prev_kv counts nothing.
+  response.count = result.succeeded ? 0 : static_cast<std::int64_t>(response.kvs.size());
+  return txn;
+}
+
+KvGuardedPutResult KvClient::GuardedPut(KvGuardedPut put, Nanos timeout) {
+  return KvGuardedPutResultOf(TxnOwned(KvGuardedPutTxn(std::move(put)), timeout));
 }
 
 KvTxnResult KvClient::Range(const KvRequestOp& range, Nanos timeout) {

@@ -113,6 +113,21 @@ struct KvTxn {
   std::vector<KvRequestOp> failure;
 };
 
+// The guarded update of one key: If(compare on key).Then(Put(key, value))
+// .Else(Range(key)). It is the txn Kubernetes' apiserver issues for every
+// object write (k8s.io/apiserver pkg/storage/etcd3/store.go,
+// GuaranteedUpdate: If(ModRevision(key) == rev).Then(OpPut(key, data))
+// .Else(OpGet(key)); its Create compares the key's revision with 0), and
+// KvRecordStore's create and CAS. The compare is on a number (not kValue);
+// the put names no lease. Its meaning is exactly KvGuardedPutTxn's.
+struct KvGuardedPut {
+  std::string key;
+  KvCompareTarget target = KvCompareTarget::kModRevision;  // kVersion, kCreateRevision or kModRevision
+  KvCompareResult result = KvCompareResult::kEqual;
+  std::int64_t number = 0;
+  std::string value;
+};
+
 enum class KvStatus {
   kOk,
   kLeaseNotFound,  // a put named a lease the store does not have (nothing applied)
@@ -129,6 +144,25 @@ struct KvTxnResult {
   std::int64_t revision = 0;  // the header revision: the store's, after the txn
   std::vector<KvResponseOp> responses;
 };
+
+// A guarded update's answer: the generic txn's (KvGuardedPutResultOf) without
+// its lists. The then branch's put answers nothing (no prev_kv); the else
+// branch's range answers the key's entry when it has one.
+struct KvGuardedPutResult {
+  KvStatus status = KvStatus::kTimeout;
+  bool succeeded = false;     // the compare held: the put ran
+  std::int64_t revision = 0;  // the header revision (the put's mod revision when it ran)
+  bool found = false;         // kOk, not succeeded: the key exists, as `current`
+  KvEntry current;
+  friend bool operator==(const KvGuardedPutResult&, const KvGuardedPutResult&) = default;
+};
+
+// The guarded update as the generic txn (the value moved in), and the
+// txn's answer in the guarded update's shape and back: a client without a
+// guarded update of its own sends the txn, and a history records it.
+KvTxn KvGuardedPutTxn(KvGuardedPut put);
+KvGuardedPutResult KvGuardedPutResultOf(const KvTxnResult& result);
+KvTxnResult KvGuardedPutTxnResult(const KvGuardedPutResult& result);
 
 // mvccpb.Event. A delete's kv carries the key and, as mod_revision, the
 // revision of the deletion (the rest zero), as etcd reports it.
@@ -172,6 +206,10 @@ class KvClient {
   // Txn of a txn the caller gives away: a client that keeps the request
   // (a simulated one, until the store applies it) takes it without a copy.
   virtual KvTxnResult TxnOwned(KvTxn txn, Nanos timeout) { return Txn(txn, timeout); }
+  // The guarded update: by default its generic txn (KvGuardedPutTxn) sent
+  // with TxnOwned; a client with a cheaper way to send that one shape (a
+  // simulated one) overrides it, and must answer exactly as the txn would.
+  virtual KvGuardedPutResult GuardedPut(KvGuardedPut put, Nanos timeout);
   // A txn holding this one range (etcd's Range RPC has the same semantics).
   KvTxnResult Range(const KvRequestOp& range, Nanos timeout);
   // Long-polls a watch: returns once the store has an event on `keys` at a

@@ -26,7 +26,8 @@ checker::KvStoreEntry ToEntry(const core::KvEntry& entry) {
 
 checker::KvStoreOp::Kind ToKind(backends::KvRequest::Kind kind) {
   switch (kind) {
-    case backends::KvRequest::Kind::kTxn: return checker::KvStoreOp::Kind::kTxn;
+    case backends::KvRequest::Kind::kTxn:
+    case backends::KvRequest::Kind::kGuardedPut: return checker::KvStoreOp::Kind::kTxn;
     case backends::KvRequest::Kind::kLeaseGrant: return checker::KvStoreOp::Kind::kLeaseGrant;
     case backends::KvRequest::Kind::kLeaseKeepAlive: return checker::KvStoreOp::Kind::kLeaseKeepAlive;
     case backends::KvRequest::Kind::kLeaseRevoke: return checker::KvStoreOp::Kind::kLeaseRevoke;
@@ -82,9 +83,13 @@ std::int64_t KvRecorder::VersionAt(std::int64_t mod_revision) const {
   return version_at_mod_[static_cast<std::size_t>(mod_revision)];
 }
 
-void KvRecorder::ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn) {
+void KvRecorder::ProjectInvoked(int node, std::string_view process, const backends::KvRequest& request) {
   Projected& projected = projected_.back();
-  if (!AsRecordCall(txn, record_key_, projected)) return;
+  const bool record_call = request.kind == backends::KvRequest::Kind::kGuardedPut
+                               ? AsRecordPut(request.put, record_key_, projected)
+                               : request.kind == backends::KvRequest::Kind::kTxn &&
+                                     AsRecordCall(request.txn, record_key_, projected);
+  if (!record_call) return;
   // A CAS on a mod revision the record never had compares a version it never had.
   const std::int64_t expected =
       projected.kind == backends::StoreOpKind::kCas ? VersionAt(projected.expected_mod_revision) : 0;
@@ -102,16 +107,25 @@ void KvRecorder::LearnVersion(std::int64_t mod_revision, std::int64_t version) {
   version_at_mod_[at] = version;
 }
 
-void KvRecorder::LearnVersions(const Projected& call, const core::KvTxnResult& reply) {
-  if (reply.status != core::KvStatus::kOk) return;
-  if (reply.succeeded && call.kind == backends::StoreOpKind::kCreate) LearnVersion(reply.revision, 1);
-  if (reply.succeeded && call.kind == backends::StoreOpKind::kCas) {
+void KvRecorder::LearnVersions(const Projected& call, const backends::KvReply& reply) {
+  const core::KvStatus status = call.guarded_put ? reply.put.status : reply.txn.status;
+  if (status != core::KvStatus::kOk) return;
+  const bool succeeded = call.guarded_put ? reply.put.succeeded : reply.txn.succeeded;
+  const std::int64_t revision = call.guarded_put ? reply.put.revision : reply.txn.revision;
+  if (succeeded && call.kind == backends::StoreOpKind::kCreate) LearnVersion(revision, 1);
+  if (succeeded && call.kind == backends::StoreOpKind::kCas) {
     // The store found the record at that mod revision, which a record call
     // applied here before (unless some other writer put it: then unknown).
     const std::int64_t before = VersionAt(call.expected_mod_revision);
-    if (before > 0) LearnVersion(reply.revision, before + 1);
+    if (before > 0) LearnVersion(revision, before + 1);
   }
-  for (const core::KvResponseOp& response : reply.responses) {
+  if (call.guarded_put) {
+    // What the else branch's range found (the then branch's put answers nothing).
+    const core::KvEntry& found = reply.put.current;
+    if (reply.put.found && found.key == record_key_) LearnVersion(found.mod_revision, found.version);
+    return;
+  }
+  for (const core::KvResponseOp& response : reply.txn.responses) {
     for (const core::KvEntry& entry : response.kvs) {
       if (entry.key == record_key_) LearnVersion(entry.mod_revision, entry.version);
     }
@@ -120,22 +134,29 @@ void KvRecorder::LearnVersions(const Projected& call, const core::KvTxnResult& r
 
 std::int64_t KvRecorder::KvInvoked(int node, std::string_view process, const backends::KvRequest& request) {
   const std::int64_t id = NewOp();
-  if (records_ != nullptr && request.kind == backends::KvRequest::Kind::kTxn) ProjectInvoked(node, process, request.txn);
+  const bool guarded_put = request.kind == backends::KvRequest::Kind::kGuardedPut;
+  projected_.back().guarded_put = guarded_put;
+  if (records_ != nullptr) ProjectInvoked(node, process, request);
   if (!record_kv_ops_) return id;
   checker::KvStoreOp& op = ops_.back();
   op.kind = ToKind(request.kind);
   op.process = node;
   op.lease = request.lease;
   op.ttl_ns = request.ttl;
-  for (const core::KvCompare& compare : request.txn.compares) {
+  // A guarded update is recorded as the txn it stands for.
+  RecordTxnRequest(op, guarded_put ? core::KvGuardedPutTxn(request.put) : request.txn);
+  return id;
+}
+
+void KvRecorder::RecordTxnRequest(checker::KvStoreOp& op, const core::KvTxn& txn) {
+  for (const core::KvCompare& compare : txn.compares) {
     op.compares.push_back(checker::KvStoreCompare{compare.key,
                                                   static_cast<checker::KvStoreCompareTarget>(compare.target),
                                                   static_cast<checker::KvStoreCompareResult>(compare.result),
                                                   compare.number, compare.value});
   }
-  op.success = ToRequests(request.txn.success);
-  op.failure = ToRequests(request.txn.failure);
-  return id;
+  op.success = ToRequests(txn.success);
+  op.failure = ToRequests(txn.failure);
 }
 
 template <typename PlaceOf>
@@ -149,7 +170,7 @@ void KvRecorder::Applied(std::int64_t op, const backends::KvReply& reply, PlaceO
   const Projected& call = projected_[static_cast<std::size_t>(op)];
   if (call.store_op < 0) return;
   records_->StoreApplied(call.store_op, place_of(next_applied_seq_));
-  LearnVersions(call, reply.txn);
+  LearnVersions(call, reply);
 }
 
 // The place a store reports an op at (KvAppliedAt), or the next in the
@@ -167,9 +188,11 @@ void KvRecorder::KvAppliedAt(std::int64_t op, const backends::KvReply& reply, st
 void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply) {
   assert(index >= 0);
   assert(static_cast<std::size_t>(index) < projected_.size());
-  if (const Projected& call = projected_[static_cast<std::size_t>(index)]; call.store_op >= 0) {
+  const Projected& call = projected_[static_cast<std::size_t>(index)];
+  if (call.store_op >= 0) {
     const bool write = call.kind != backends::StoreOpKind::kRead;
-    core::StoreResult result = core::RecordResultOf(reply.txn, write ? &call.value : nullptr);
+    core::StoreResult result = call.guarded_put ? core::RecordResultOf(reply.put, call.value)
+                                                : core::RecordResultOf(reply.txn, write ? &call.value : nullptr);
     // The record store's versions: the key's own, not its mod revision.
     if (result.current.found) result.current.version = VersionAt(result.current.version);
     records_->StoreCompleted(call.store_op, result);
@@ -177,7 +200,7 @@ void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply)
   if (!record_kv_ops_) return;
   checker::KvStoreOp& op = ops_[static_cast<std::size_t>(index)];
   const bool txn = op.kind == checker::KvStoreOp::Kind::kTxn;
-  const core::KvStatus status = txn ? reply.txn.status : reply.lease.status;
+  const core::KvStatus status = !txn ? reply.lease.status : call.guarded_put ? reply.put.status : reply.txn.status;
   if (status == core::KvStatus::kTimeout) {
     op.outcome = checker::Outcome::kUnknown;  // (a grant's id: TakeOps)
     return;
@@ -193,7 +216,13 @@ void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply)
     op.revision = reply.lease.revision;
     return;
   }
-  RecordTxnReply(op, reply.txn);
+  // A guarded update's answer as its txn's (off the hot path: the world's
+  // lease store records no KV ops).
+  if (call.guarded_put) {
+    RecordTxnReply(op, core::KvGuardedPutTxnResult(reply.put));
+  } else {
+    RecordTxnReply(op, reply.txn);
+  }
 }
 
 void KvRecorder::RecordTxnReply(checker::KvStoreOp& op, const core::KvTxnResult& reply) const {

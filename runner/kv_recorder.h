@@ -80,10 +80,13 @@ class KvRecorder final : public backends::KvObserver {
   // compared mod revision, the record written).
   struct Projected : RecordCall {
     std::int64_t store_op = -1;  // the record store op's id; -1: not a record call
+    bool guarded_put = false;    // a guarded update: its answer is the reply's `put`
   };
-  void ProjectInvoked(int node, std::string_view process, const core::KvTxn& txn);
+  void ProjectInvoked(int node, std::string_view process, const backends::KvRequest& request);
+  // Enters a txn's compares and branches in the recorded op.
+  static void RecordTxnRequest(checker::KvStoreOp& op, const core::KvTxn& txn);
   // Learns the record's versions from what the store applied.
-  void LearnVersions(const Projected& call, const core::KvTxnResult& reply);
+  void LearnVersions(const Projected& call, const backends::KvReply& reply);
   void LearnVersion(std::int64_t mod_revision, std::int64_t version);
   // The record's per-key version at this mod revision; -1 when unknown.
   std::int64_t VersionAt(std::int64_t mod_revision) const;

@@ -12,7 +12,24 @@ bool IsRangeOf(const core::KvRequestOp& op, std::string_view key) {
          op.limit == 0;
 }
 
+// A guarded put of `value` on the record's key, comparing `target` with
+// `number` for equality, as a create or a CAS; false for any other guard.
+bool AsRecordWrite(core::KvCompareTarget target, std::int64_t number, std::string_view value, RecordCall& call) {
+  const bool create = target == core::KvCompareTarget::kCreateRevision && number == 0;
+  const bool cas = target == core::KvCompareTarget::kModRevision && number > 0;
+  if (!create && !cas) return false;
+  if (!core::DecodeLeaseRecordInto(value, call.value)) return false;
+  call.kind = create ? backends::StoreOpKind::kCreate : backends::StoreOpKind::kCas;
+  call.expected_mod_revision = create ? 0 : number;
+  return true;
+}
+
 }  // namespace
+
+bool AsRecordPut(const core::KvGuardedPut& put, std::string_view key, RecordCall& call) {
+  if (put.key != key || put.result != core::KvCompareResult::kEqual) return false;
+  return AsRecordWrite(put.target, put.number, put.value, call);
+}
 
 bool AsRecordCall(const core::KvTxn& txn, std::string_view key, RecordCall& call) {
   if (txn.compares.empty()) {
@@ -30,13 +47,7 @@ bool AsRecordCall(const core::KvTxn& txn, std::string_view key, RecordCall& call
                      put.kind == core::KvRequestOp::Kind::kPut && put.keys.key == key &&
                      put.lease == core::kNoLease && IsRangeOf(txn.failure[0], key);
   if (!shape) return false;
-  const bool create = compare.target == core::KvCompareTarget::kCreateRevision && compare.number == 0;
-  const bool cas = compare.target == core::KvCompareTarget::kModRevision && compare.number > 0;
-  if (!create && !cas) return false;
-  if (!core::DecodeLeaseRecordInto(put.value, call.value)) return false;
-  call.kind = create ? backends::StoreOpKind::kCreate : backends::StoreOpKind::kCas;
-  call.expected_mod_revision = create ? 0 : compare.number;
-  return true;
+  return AsRecordWrite(compare.target, compare.number, put.value, call);
 }
 
 }  // namespace leasesim::runner

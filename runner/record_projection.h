@@ -36,5 +36,8 @@ struct RecordCall {
 // move out: every write of the record comes through here); when not,
 // `call` is as it was.
 bool AsRecordCall(const core::KvTxn& txn, std::string_view key, RecordCall& call);
+// The same for a guarded update (core::KvGuardedPut): a create or CAS of
+// the record exactly when its txn (core::KvGuardedPutTxn) is one.
+bool AsRecordPut(const core::KvGuardedPut& put, std::string_view key, RecordCall& call);
 
 }  // namespace leasesim::runner

@@ -23,11 +23,28 @@
 namespace leasesim {
 namespace {
 
+// A guarded update (core::KvGuardedPut) of `key`: a create when the
+// client knows of no revision, else a CAS on the last one it learned
+// (which the answer updates: the put's, or the key's as the range found it).
+void GuardedUpdate(core::KvClient& kv, const std::string& key, std::string value, std::int64_t& known,
+                   sim::Nanos timeout) {
+  const core::KvCompareTarget target = known == 0 ? core::KvCompareTarget::kCreateRevision
+                                                  : core::KvCompareTarget::kModRevision;
+  const core::KvGuardedPutResult put = kv.GuardedPut(
+      core::KvGuardedPut{.key = key, .target = target, .result = core::KvCompareResult::kEqual, .number = known,
+                         .value = std::move(value)},
+      timeout);
+  if (put.status != core::KvStatus::kOk) return;
+  known = put.succeeded ? put.revision : put.found ? put.current.mod_revision : 0;
+}
+
 // One client of an election-like workload: campaigns for keys on its own
-// lease, keeps it alive (or not), reads the candidates, resigns.
-void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, base::Prng prng) {
+// lease, keeps it alive (or not), reads the candidates, resigns. With
+// `guarded_puts`, a campaign is a guarded update instead (on no lease).
+void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, base::Prng prng, bool guarded_puts) {
   const sim::Nanos timeout = sim::Millis(30);
   core::KvLeaseId lease = core::kNoLease;
+  std::int64_t known = 0;  // a revision the guarded updates learned
   const std::string keys[] = {"e/a", "e/b", "e/c"};
   for (int step = 0; step < 200; ++step) {
     world.SleepUntilLocal(world.MonotonicNow(host) + prng.UniformRange(0, sim::Millis(80)));
@@ -38,6 +55,10 @@ void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, base::Prn
       case 2:
       case 3:
       case 4: {
+        if (guarded_puts) {
+          GuardedUpdate(kv, key, "n" + std::to_string(host), known, timeout);
+          break;
+        }
         core::KvTxn campaign;  // create-if-absent on my lease, else read the holder
         campaign.compares.push_back(
             core::KvCompare{key, core::KvCompareTarget::kCreateRevision, core::KvCompareResult::kEqual, 0, {}});
@@ -60,7 +81,7 @@ void Campaign(sim::World& world, sim::HostId host, core::KvClient& kv, base::Prn
 // Five client hosts campaigning on one simulated store, recorded.
 struct Election {
   // loss_ppm: of the network's messages (a lost one leaves an outcome unknown).
-  Election(backends::KvServerConfig config, std::uint64_t seed, std::uint32_t loss_ppm)
+  Election(backends::KvServerConfig config, std::uint64_t seed, std::uint32_t loss_ppm, bool guarded_puts = false)
       : world(seed, false),
         network(world, world.MakePrng("net"),
                 {.latency = {.base_ns = sim::Millis(1), .jitter_ns = sim::Millis(4)}, .loss_ppm = loss_ppm}),
@@ -73,8 +94,9 @@ struct Election {
       const sim::HostId host = world.AddHost({.name = "n" + std::to_string(node)});
       world.Start(host);
       clients.push_back(std::make_unique<backends::SimKvClient>(world, network, host, node, "", *server, recorder));
-      world.Spawn(host, [this, host, node] {
-        Campaign(world, host, *clients[static_cast<std::size_t>(node - 1)], world.MakePrng("n" + std::to_string(node)));
+      world.Spawn(host, [this, host, node, guarded_puts] {
+        Campaign(world, host, *clients[static_cast<std::size_t>(node - 1)], world.MakePrng("n" + std::to_string(node)),
+                 guarded_puts);
       });
     }
   }
@@ -117,6 +139,28 @@ TEST(KvHistory, AnElectionOnTheSimulatedStoreIsLinearizable) {
           << (redis ? "redis" : "etcd") << " seed " << seed << ": " << result.explanation;
       EXPECT_EQ(result.partitions, 1u);  // leases link the keys
     }
+  }
+}
+
+TEST(KvHistory, GuardedPutsAreRecordedAsTheirTxns) {
+  // The simulated client sends a guarded update in its own shape; the
+  // history holds the txn it stands for, which the checker's model judges
+  // (a wrong expansion reads as a store that answered what it never held).
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    Election election(StoreConfig(false), seed, 30'000, /*guarded_puts=*/true);
+    election.world.RunUntil(sim::Seconds(20));
+    const std::vector<checker::KvStoreOp> ops = election.recorder.TakeOps();
+    const auto guarded = [](const checker::KvStoreOp& op, bool succeeded) {
+      return op.outcome == checker::Outcome::kOk && op.kind == checker::KvStoreOp::Kind::kTxn &&
+             op.compares.size() == 1 && op.success.size() == 1 && op.failure.size() == 1 &&
+             op.success[0].lease == core::kNoLease && op.succeeded == succeeded;
+    };
+    ASSERT_TRUE(std::any_of(ops.begin(), ops.end(), [&](const checker::KvStoreOp& op) { return guarded(op, true); }));
+    ASSERT_TRUE(std::any_of(ops.begin(), ops.end(), [&](const checker::KvStoreOp& op) {
+      return guarded(op, false) && !op.failure[0].kvs.empty();
+    })) << "some guarded update must find the key changed";
+    const checker::LinResult result = checker::CheckKvStore(ops);
+    EXPECT_EQ(result.verdict, checker::LinVerdict::kLinearizable) << "seed " << seed << ": " << result.explanation;
   }
 }
 
