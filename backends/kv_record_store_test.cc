@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/kv_state.h"
@@ -297,6 +300,95 @@ TEST(KvRecordStore, WaitForChangeWhileAsksAgainBetweenQuietWaits) {
   EXPECT_EQ(drawn, 3);
   EXPECT_EQ(asked, 3);
   EXPECT_EQ(kv.watch_starts.size(), 3u);
+}
+
+// A KvClient whose watches all answer `answer`: WatchWhileShared hands it
+// over as it is held (a simulated stream's answer, shared by every follower
+// it reaches), Watch copies it (the generic path).
+class OneAnswerKvClient final : public core::KvClient {
+ public:
+  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override {
+    (void)txn;
+    (void)timeout;
+    return core::KvTxnResult{};
+  }
+  core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override {
+    (void)keys;
+    (void)start_revision;
+    (void)timeout;
+    return *answer;
+  }
+  core::KvWatchAnswer WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
+                                       const std::function<core::Nanos()>& next_timeout,
+                                       const std::function<bool()>& again) override {
+    (void)keys;
+    (void)start_revision;
+    (void)again;
+    (void)next_timeout();
+    return answer;
+  }
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override {
+    (void)ttl;
+    (void)timeout;
+    return core::KvLeaseResult{};
+  }
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override {
+    (void)lease;
+    (void)timeout;
+    return core::KvLeaseResult{};
+  }
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override {
+    (void)lease;
+    (void)timeout;
+    return core::KvLeaseResult{};
+  }
+
+  core::KvWatchAnswer answer;
+};
+
+void ExpectSameStoreResult(const core::StoreResult& got, const core::StoreResult& want) {
+  EXPECT_EQ(got.status, want.status);
+  EXPECT_EQ(got.current.found, want.current.found);
+  EXPECT_EQ(got.current.version, want.current.version);
+  EXPECT_EQ(got.current.record, want.current.record);
+}
+
+TEST(KvRecordStore, ASharedAnswerReadsAsItsCopyForEveryFollower) {
+  // WaitForChangeWhile takes a kOk answer's record from the last shared
+  // answer read on this thread when it is the same answer; every answer,
+  // taken shared by several stores in turn, must read as WaitForChange
+  // reads its copy.
+  KvState state;
+  OneAnswerKvClient kv;
+  core::KvRecordStore first(kv);
+  core::KvRecordStore second(kv);
+  const auto put = [&](std::string_view value) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("lease", std::string(value))}, {}}).status,
+              KvStatus::kOk);
+  };
+  const auto check_answer_from = [&](std::int64_t start) {
+    kv.answer = std::make_shared<const core::KvWatchResult>(state.EventsFrom(core::KvKeys::Single("lease"), start));
+    ASSERT_EQ(kv.answer->status, KvStatus::kOk);
+    const core::StoreResult generic = first.WaitForChange("lease", start - 1, kTimeout);
+    for (core::KvRecordStore* store : {&first, &second, &first}) {
+      ExpectSameStoreResult(store->WaitForChangeWhile("lease", start - 1, [] { return kTimeout; },
+                                                      [] { return false; }),
+                            generic);
+    }
+  };
+  put(core::EncodeLeaseRecord(Record("n1#1", 1)));
+  check_answer_from(1);  // one put
+  put(core::EncodeLeaseRecord(Record("n2#1", 2)));
+  check_answer_from(2);  // the same key, a new record: a new answer
+  put(core::EncodeLeaseRecord(Record("n2#1", 2)));
+  check_answer_from(2);  // two events, the newest the same bytes again
+  put("not a record");
+  check_answer_from(4);  // a foreign value: kUnavailable
+  ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Delete(core::KvKeys::Single("lease"))}, {}}).status,
+            KvStatus::kOk);
+  check_answer_from(3);  // the newest a delete: absent
+  put(core::EncodeLeaseRecord(Record("n3#1", 3)));
+  check_answer_from(1);  // every event
 }
 
 }  // namespace
