@@ -538,9 +538,9 @@ core::KvWatchAnswer SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std:
   assert(timeout > 0);
   if (KvStreamAnswer news = TakeNews(start_revision)) return news;
   const sim::WaitToken token = world_.PrepareWait();
-  const QuietWait wait{&keys, start_revision, &next_timeout, &again, token};
-  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   StartWait(keys, start_revision, token);
+  const QuietWait wait{&keys, start_revision, &next_timeout, &again, token, stream_->registrations};
+  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   world_.WaitStepping(token, world_.MonotonicNow(host_) + timeout, step);
   stream_->waiting = false;
   KvStreamAnswer news = TakeNews(start_revision);
@@ -561,7 +561,8 @@ core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
   if (!(*wait.again)()) return -1;
   const core::Nanos next = (*wait.next_timeout)();
   assert(next > 0);
-  StartWait(*wait.keys, wait.start_revision, wait.token);
+  // Its keys are the wait's: the stream has not been registered since the wait's first StartWait.
+  StartWait(*wait.keys, wait.start_revision, wait.token, stream.registrations == wait.registrations);
   return world_.MonotonicNow(host_) + next;
 }
 
@@ -590,13 +591,14 @@ KvStreamAnswer SimKvClient::TakeNews(std::int64_t start_revision) {
   return news;
 }
 
-void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token) {
+void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
+                            bool same_keys) {
   StreamState& stream = *stream_;
   // A registration still unanswered a wait later is taken as lost; a caller
   // that asks for events the stream never covered (after its own write, or
   // a read after answers were lost) registers again from there.
   const bool covers = stream.registered && stream.confirmed && start_revision - 1 <= stream.covered &&
-                      stream.keys == keys;
+                      (same_keys || stream.keys == keys);
   if (!covers) SendStream(keys, start_revision);
   stream.wake_from = start_revision;
   stream.waiter = token;
@@ -629,6 +631,7 @@ void SimKvClient::SendStream(const core::KvKeys& keys, std::int64_t start_revisi
   stream.confirmed = false;
   stream.covered = start_revision - 1;
   stream.keys = keys;
+  ++stream.registrations;
   auto request = std::make_shared<const KvStreamRequest>(
       KvStreamRequest{.keys = keys, .start_revision = start_revision, .client = host_, .node = node_,
                       .process = process_});

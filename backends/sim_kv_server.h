@@ -295,6 +295,7 @@ class SimKvClient final : public core::KvClient {
     std::int64_t wake_from = 0;  // a waiter wakes for an event at or after this revision
     sim::WaitToken waiter{};
     bool waiting = false;
+    std::uint64_t registrations = 0;  // SendStream's count: `keys` changes only there
   };
   // A WatchWhile on the stream in progress (on the waiting fiber's stack).
   struct QuietWait {
@@ -303,6 +304,9 @@ class SimKvClient final : public core::KvClient {
     const std::function<core::Nanos()>* next_timeout;
     const std::function<bool()>* again;
     sim::WaitToken token;
+    // The stream's registrations when the wait began: while unchanged, the
+    // stream's keys are still *keys (compared, or set, by the first StartWait).
+    std::uint64_t registrations;
   };
   KvReply Call(KvRequest request, core::Nanos timeout);
   core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
@@ -311,8 +315,10 @@ class SimKvClient final : public core::KvClient {
                                        const std::function<bool()>& again);
   void SendStream(const core::KvKeys& keys, std::int64_t start_revision);
   // A wait for events from start_revision begins (registering the stream
-  // again if it does not cover them); the waiter is `token`.
-  void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token);
+  // again if it does not cover them); the waiter is `token`. `same_keys`:
+  // the caller knows the stream's keys are `keys` (no comparison needed).
+  void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
+                 bool same_keys = false);
   // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
   // Takes what is held (nothing is held after): the events from
