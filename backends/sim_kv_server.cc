@@ -344,7 +344,7 @@ void SimKvServer::ApplyStream(std::shared_ptr<const KvStreamRequest> request, Kv
   const sim::HostId client = request->client;
   std::erase_if(streams_, [client](const Stream& stream) { return stream.request->client == client; });  // replaced
   const std::int64_t start = request->start_revision == 0 ? state_.revision() + 1 : request->start_revision;
-  KvStreamAnswer first = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(request->keys, start));
+  KvStreamAnswer first = NewStreamAnswer(request->keys, start);
   world_.trace().Record(world_.now(), host_, "kv_stream", client, start);
   if (first->status != core::KvStatus::kOk) {
     reply(-1, first);  // compacted: etcd cancels the watcher, with its compact_revision
@@ -360,6 +360,23 @@ const core::KvEntry* SimKvServer::CurrentOf(const core::KvKeys& keys) const {
   if (!keys.end.empty()) return nullptr;
   const auto found = state_.keys().find(keys.key);
   return found == state_.keys().end() ? nullptr : &found->second;
+}
+
+KvStreamAnswer SimKvServer::NewStreamAnswer(const core::KvKeys& keys, std::int64_t start_revision) {
+  // Held by the pool alone (use count 1): no stream, message or client can
+  // see it, so it may be refilled. (A world runs on one thread.)
+  const auto idle = std::find_if(answer_pool_.begin(), answer_pool_.end(), [](const auto& pooled) {
+    return pooled.use_count() == 1;
+  });
+  std::shared_ptr<core::KvWatchResult> answer;
+  if (idle != answer_pool_.end()) {
+    answer = *idle;
+  } else {
+    answer = std::make_shared<core::KvWatchResult>();
+    if (answer_pool_.size() < kAnswerPoolMax) answer_pool_.push_back(answer);
+  }
+  state_.EventsInto(keys, start_revision, *answer);
+  return answer;
 }
 
 void SimKvServer::AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current) {
@@ -380,7 +397,7 @@ void SimKvServer::NotifyStreams(sim::HostId writer) {
     const bool reuse = shared_by != nullptr && shared_by->next == stream.next &&
                        shared_by->request->keys == stream.request->keys;
     if (!reuse) {
-      shared = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(stream.request->keys, stream.next));
+      shared = NewStreamAnswer(stream.request->keys, stream.next);
       current = CurrentOf(stream.request->keys);
     }
     shared_by = &stream;

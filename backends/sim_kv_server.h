@@ -219,6 +219,9 @@ class SimKvServer {
   // `current`: the stream's key's entry now (null: absent, or a range).
   void AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current);
   const core::KvEntry* CurrentOf(const core::KvKeys& keys) const;
+  // A stream answer holding state_.EventsFrom(keys, start_revision), in an
+  // earlier answer's storage when nothing holds that one any more.
+  KvStreamAnswer NewStreamAnswer(const core::KvKeys& keys, std::int64_t start_revision);
   // Tells every watch with news (long polls answered once, streams each
   // change since their last answer but `writer`'s own; -1: the store's).
   void NotifyWatchers(sim::HostId writer);
@@ -241,6 +244,13 @@ class SimKvServer {
   std::vector<std::int64_t> seen_;  // request ids applied or pending, sorted
   std::vector<Watcher> watchers_;
   std::vector<Stream> streams_;
+  // Stream answers made before, refilled once only this list holds one
+  // (its events' vector and strings reused: a change's answer allocates
+  // nothing). Answers are handed out const, so a holder never sees a
+  // refill; a few suffice, as every answer is delivered or dropped long
+  // before the next change or two.
+  static constexpr std::size_t kAnswerPoolMax = 4;
+  std::vector<std::shared_ptr<core::KvWatchResult>> answer_pool_;
   bool started_ = false;  // an earlier incarnation ran
   bool loop_armed_ = false;
   // The expiry loop's phase: a monotonic reading it ticked at (or booted).

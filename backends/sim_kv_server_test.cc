@@ -332,6 +332,26 @@ TEST(SimKvStream, OneRegistrationIsToldOfEveryLaterChangeInOrder) {
   EXPECT_EQ(rig.server->streams(), 1u);
 }
 
+TEST(SimKvStream, AnswersHeldUnreadKeepTheirEventsWhileLaterChangesAreAnswered) {
+  // The store refills an earlier answer's storage only once nothing else
+  // holds it (SimKvServer::NewStreamAnswer): answers a client holds unread,
+  // more of them than the store keeps for refilling, still tell their own.
+  StreamRig rig;
+  rig.WriteValues(6);  // revisions 2..7, "v0".."v5", 100 ms apart
+  std::vector<std::string> values;
+  rig.Client([&] {
+    // Registers the stream (no news yet), then leaves its answers unread.
+    EXPECT_EQ(rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(50)).status, KvStatus::kTimeout);
+    rig.SleepFor(sim::Millis(800));
+    const core::KvWatchResult news = rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(300));
+    ASSERT_EQ(news.status, KvStatus::kOk);
+    for (const core::KvWatchEvent& event : news.events) values.push_back(event.kv.value);
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  EXPECT_EQ(values, (std::vector<std::string>{"v0", "v1", "v2", "v3", "v4", "v5"}));
+  EXPECT_EQ(rig.observer.stream_answers.size(), 7u);  // `created`, then one per change
+}
+
 TEST(SimKvStream, ARegistrationFromAnOlderRevisionGetsEverythingSinceInOneAnswer) {
   StreamRig rig;
   rig.WriteValues(3);
