@@ -351,7 +351,11 @@ void SimKvServer::ApplyStream(std::shared_ptr<const KvStreamRequest> request, Kv
     return;
   }
   assert(streams_.size() < kWatchersMax);
-  streams_.push_back(Stream{std::move(request), state_.revision() + 1, std::move(reply)});
+  const auto same_keys = std::find_if(streams_.begin(), streams_.end(),
+                                      [&](const Stream& other) { return other.request->keys == request->keys; });
+  const std::int64_t keys_id = same_keys != streams_.end() ? same_keys->keys_id : next_keys_id_++;
+  const bool reported = observer_.ReportsStream(*request);
+  streams_.push_back(Stream{std::move(request), state_.revision() + 1, std::move(reply), keys_id, reported});
   Stream& added = streams_.back();
   AnswerStream(added, first, CurrentOf(added.request->keys));  // the events it asked for, or `created`
 }
@@ -380,7 +384,7 @@ KvStreamAnswer SimKvServer::NewStreamAnswer(const core::KvKeys& keys, std::int64
 }
 
 void SimKvServer::AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current) {
-  const std::int64_t op = observer_.KvStreamAnswered(*stream.request, *answer, current);
+  const std::int64_t op = stream.reported ? observer_.KvStreamAnswered(*stream.request, *answer, current) : -1;
   world_.trace().Record(world_.now(), host_, "kv_stream_answer", op, answer->revision);
   stream.reply(op, answer);
 }
@@ -394,8 +398,7 @@ void SimKvServer::NotifyStreams(sim::HostId writer) {
   const Stream* shared_by = nullptr;
   for (Stream& stream : streams_) {
     if (stream.next > state_.revision()) continue;  // told of everything already
-    const bool reuse = shared_by != nullptr && shared_by->next == stream.next &&
-                       shared_by->request->keys == stream.request->keys;
+    const bool reuse = shared_by != nullptr && shared_by->next == stream.next && shared_by->keys_id == stream.keys_id;
     if (!reuse) {
       shared = NewStreamAnswer(stream.request->keys, stream.next);
       current = CurrentOf(stream.request->keys);

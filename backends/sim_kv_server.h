@@ -105,6 +105,14 @@ class KvObserver {
   // The store ended a lease whose TTL ran out on its clock: a store-side
   // operation, applied now.
   virtual void KvLeaseExpired(const KvExpiry& expiry) = 0;
+  // Whether the answers on this stream are reported (KvStreamAnswered; an
+  // unreported one has id -1): asked once, when the store applies the
+  // stream's registration, so an observer judges the stream's keys once
+  // rather than at every answer.
+  virtual bool ReportsStream(const KvStreamRequest& stream) {
+    (void)stream;
+    return true;
+  }
   // The store answered a watch stream (KvStreamRequest): with events, or
   // with none (the registration's `created` answer). `current` is the
   // watched key's entry now (null when absent, or for a range). Returns an
@@ -204,6 +212,10 @@ class SimKvServer {
     std::shared_ptr<const KvStreamRequest> request;
     std::int64_t next;
     KvStreamReply reply;
+    // Streams on equal keys have the same id (their keys compared once, at
+    // registration, not at every change).
+    std::int64_t keys_id;
+    bool reported;  // KvObserver::ReportsStream
   };
   KvReply Apply(const KvRequest& request);
   KvReply ApplyLease(const KvRequest& request);
@@ -244,6 +256,7 @@ class SimKvServer {
   std::vector<std::int64_t> seen_;  // request ids applied or pending, sorted
   std::vector<Watcher> watchers_;
   std::vector<Stream> streams_;
+  std::int64_t next_keys_id_ = 0;
   // Stream answers made before, refilled once only this list holds one
   // (its events' vector and strings reused: a change's answer allocates
   // nothing). Answers are handed out const, so a holder never sees a

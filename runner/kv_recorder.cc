@@ -223,10 +223,14 @@ void KvRecorder::KvLeaseExpired(const backends::KvExpiry& expiry) {
   op.applied_seq = next_kv_applied_seq_++;
 }
 
+bool KvRecorder::ReportsStream(const backends::KvStreamRequest& stream) {
+  return records_ != nullptr && stream.keys.end.empty() && stream.keys.key == record_key_;
+}
+
 std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                           const core::KvEntry* current) {
   (void)answer;  // the record as it is now is what the answer tells (its newest event, or no change)
-  if (records_ == nullptr || !stream.keys.end.empty() || stream.keys.key != record_key_) return -1;
+  assert(ReportsStream(stream));  // (the store asked when the stream registered)
   const std::int64_t mod_revision = current == nullptr ? 0 : current->mod_revision;
   if (mod_revision != last_read_mod_revision_) {
     // A change not answered before: what a read of the record returns now.

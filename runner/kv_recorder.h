@@ -47,6 +47,8 @@ class KvRecorder final : public backends::KvObserver {
   void KvApplied(std::int64_t op, const backends::KvReply& reply) override;
   void KvCompleted(std::int64_t op, const backends::KvReply& reply) override;
   void KvLeaseExpired(const backends::KvExpiry& expiry) override;
+  // The streams on the record's key, when it projects the record store's calls.
+  bool ReportsStream(const backends::KvStreamRequest& stream) override;
   std::int64_t KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                 const core::KvEntry* current) override;
   void KvStreamDelivered(std::int64_t op) override;
