@@ -229,8 +229,8 @@ bool KvRecorder::ReportsStream(const backends::KvStreamRequest& stream) {
 
 std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                           const core::KvEntry* current) {
+  // Only for a stream on the record's key (ReportsStream, asked when it registered).
   (void)answer;  // the record as it is now is what the answer tells (its newest event, or no change)
-  assert(ReportsStream(stream));  // (the store asked when the stream registered)
   const std::int64_t mod_revision = current == nullptr ? 0 : current->mod_revision;
   if (mod_revision != last_read_mod_revision_) {
     // A change not answered before: what a read of the record returns now.
