@@ -366,6 +366,16 @@ const core::KvEntry* SimKvServer::CurrentOf(const core::KvKeys& keys) const {
   return found == state_.keys().end() ? nullptr : &found->second;
 }
 
+const core::KvEntry* SimKvServer::NewestEntryOf(const core::KvKeys& keys, const core::KvWatchResult& news) {
+  // Every change of a key is an event (etcd's watch: a put's event carries
+  // the key-value as the put left it, a delete's the key and the deleting
+  // revision), so the newest event on one key is the key now: its entry
+  // when a put, absent when a delete. (CurrentOf, without the lookup.)
+  if (!keys.end.empty() || news.events.empty()) return nullptr;
+  const core::KvWatchEvent& newest = news.events.back();
+  return newest.type == core::KvWatchEvent::Type::kPut ? &newest.kv : nullptr;
+}
+
 KvStreamAnswer SimKvServer::NewStreamAnswer(const core::KvKeys& keys, std::int64_t start_revision) {
   // Held by the pool alone (use count 1): no stream, message or client can
   // see it, so it may be refilled. (A world runs on one thread.)
@@ -401,7 +411,7 @@ void SimKvServer::NotifyStreams(sim::HostId writer) {
     const bool reuse = shared_by != nullptr && shared_by->next == stream.next && shared_by->keys_id == stream.keys_id;
     if (!reuse) {
       shared = NewStreamAnswer(stream.request->keys, stream.next);
-      current = CurrentOf(stream.request->keys);
+      current = NewestEntryOf(stream.request->keys, *shared);
     }
     shared_by = &stream;
     // A stream is told of every change, so its next revision is never compacted.

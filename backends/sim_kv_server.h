@@ -231,6 +231,8 @@ class SimKvServer {
   // `current`: the stream's key's entry now (null: absent, or a range).
   void AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current);
   const core::KvEntry* CurrentOf(const core::KvKeys& keys) const;
+  // CurrentOf(keys) read off an answer with every event on `keys` up to now.
+  static const core::KvEntry* NewestEntryOf(const core::KvKeys& keys, const core::KvWatchResult& news);
   // A stream answer holding state_.EventsFrom(keys, start_revision), in an
   // earlier answer's storage when nothing holds that one any more.
   KvStreamAnswer NewStreamAnswer(const core::KvKeys& keys, std::int64_t start_revision);
