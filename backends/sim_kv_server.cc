@@ -547,6 +547,20 @@ std::int64_t NewestOf(const core::KvWatchResult& answer) {
 
 }  // namespace
 
+void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
+                            bool same_keys) {
+  StreamState& stream = *stream_;
+  // A registration still unanswered a wait later is taken as lost; a caller
+  // that asks for events the stream never covered (after its own write, or
+  // a read after answers were lost) registers again from there.
+  const bool covers = stream.registered && stream.confirmed && start_revision - 1 <= stream.covered &&
+                      (same_keys || stream.keys == keys);
+  if (!covers) SendStream(keys, start_revision);
+  stream.wake_from = start_revision;
+  stream.waiter = token;
+  stream.waiting = true;
+}
+
 core::KvWatchResult SimKvClient::StreamWatch(const core::KvKeys& keys, std::int64_t start_revision,
                                              core::Nanos timeout) {
   assert(world_.in_fiber());
@@ -566,7 +580,9 @@ core::KvWatchAnswer SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std:
   assert(world_.in_fiber());
   const core::Nanos timeout = next_timeout();  // drawn first, as Watch's argument would be
   assert(timeout > 0);
-  if (KvStreamAnswer news = TakeNews(start_revision)) return news;
+  if (!stream_->held.empty()) {  // (seldom: an answer came while the caller was busy)
+    if (KvStreamAnswer news = TakeNews(start_revision)) return news;
+  }
   const sim::WaitToken token = world_.PrepareWait();
   StartWait(keys, start_revision, token);
   const QuietWait wait{&keys, start_revision, &next_timeout, &again, token, stream_->registrations};
@@ -619,20 +635,6 @@ KvStreamAnswer SimKvClient::TakeNews(std::int64_t start_revision) {
   }
   held.clear();
   return news;
-}
-
-void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
-                            bool same_keys) {
-  StreamState& stream = *stream_;
-  // A registration still unanswered a wait later is taken as lost; a caller
-  // that asks for events the stream never covered (after its own write, or
-  // a read after answers were lost) registers again from there.
-  const bool covers = stream.registered && stream.confirmed && start_revision - 1 <= stream.covered &&
-                      (same_keys || stream.keys == keys);
-  if (!covers) SendStream(keys, start_revision);
-  stream.wake_from = start_revision;
-  stream.waiter = token;
-  stream.waiting = true;
 }
 
 void SimKvClient::AnswerArrived(sim::World& world, StreamState& stream, KvStreamAnswer&& answer) {

@@ -342,7 +342,8 @@ class SimKvClient final : public core::KvClient {
   // A wait for events from start_revision begins (registering the stream
   // again if it does not cover them); the waiter is `token`. `same_keys`:
   // the caller knows the stream's keys are `keys` (no comparison needed).
-  void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
+  // Inlined: a quiet wait starts one at every poll.
+  [[gnu::always_inline]] inline void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
                  bool same_keys = false);
   // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
