@@ -33,7 +33,7 @@ class SyncKvClient final : public core::KvClient {
   explicit SyncKvClient(KvState& state) : state_(state) {}
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override {
-    (void)timeout;
+    txn_timeouts.push_back(timeout);
     ++txns;
     const KvStatus forced = NextScripted();
     if (forced != KvStatus::kOk && forced != KvStatus::kTimeout) return core::KvTxnResult{forced, false, 0, {}};
@@ -63,6 +63,7 @@ class SyncKvClient final : public core::KvClient {
 
   std::deque<KvStatus> scripted;
   std::vector<std::int64_t> watch_starts;
+  std::vector<core::Nanos> txn_timeouts;
   int txns = 0;
 
  private:
@@ -280,6 +281,35 @@ TEST(KvRecordStore, AWatchFromACompactedRevisionReadsAgainAndResumesFromTheRead)
   ASSERT_EQ(change.status, StoreStatus::kOk);
   EXPECT_EQ(change.current.version, v2);
   EXPECT_EQ(change.current.record, Record("n2#1", 2));
+}
+
+TEST(KvRecordStore, WaitForChangeWhileReadsAfterACompactionAsLongAsTheLastWait) {
+  // The read after a compacted watch gets the timeout last drawn for a
+  // wait, in every wait of every call (the store keeps one drawing function).
+  KvState state(KvStateConfig{.history_revisions = 2});
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const std::int64_t v1 = store.Create("lease", Record("n1#1", 1), kTimeout).current.version;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", std::to_string(i))}, {}}).status,
+              KvStatus::kOk);
+  }
+  core::Nanos next = 0;
+  const auto draw = [&] { return next += 1'000; };
+  int asked = 0;
+  const auto twice = [&] { return ++asked % 3 != 0; };
+  // Compacted at once: read (with the first wait's 1000), unchanged; then
+  // quiet waits from the read's revision (2000, 3000) until again() declines.
+  EXPECT_EQ(store.WaitForChangeWhile("lease", v1, draw, twice).status, StoreStatus::kTimeout);
+  EXPECT_EQ(kv.txn_timeouts.back(), 1'000);
+  EXPECT_EQ(next, 3'000);
+  // A second call, compacted again after more puts: read with its own first wait's.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", std::to_string(i))}, {}}).status,
+              KvStatus::kOk);
+  }
+  EXPECT_EQ(store.WaitForChangeWhile("lease", v1, draw, twice).status, StoreStatus::kTimeout);
+  EXPECT_EQ(kv.txn_timeouts.back(), 4'000);
 }
 
 TEST(KvRecordStore, WaitForChangeWhileAsksAgainBetweenQuietWaits) {
