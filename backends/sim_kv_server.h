@@ -343,8 +343,8 @@ class SimKvClient final : public core::KvClient {
   // again if it does not cover them); the waiter is `token`. `same_keys`:
   // the caller knows the stream's keys are `keys` (no comparison needed).
   // Inlined: a quiet wait starts one at every poll.
-  [[gnu::always_inline]] inline void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
-                 bool same_keys = false);
+  [[gnu::always_inline]] inline void StartWait(const core::KvKeys& keys, std::int64_t start_revision,
+                                               sim::WaitToken token, bool same_keys = false);
   // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
   // Takes what is held (nothing is held after): the events from

@@ -227,6 +227,13 @@ bool KvRecorder::ReportsStream(const backends::KvStreamRequest& stream) {
   return records_ != nullptr && stream.keys.end.empty() && stream.keys.key == record_key_;
 }
 
+void KvRecorder::ExpectStreamAnswers(std::size_t n) {
+  // (Capped: a long run's reservation stays modest. Reserving the results,
+  // one per change, measured no better.)
+  constexpr std::size_t kReservedMax = 1 << 16;
+  stream_reads_.reserve(std::min(n, kReservedMax));
+}
+
 std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                           const core::KvEntry* current) {
   // Only for a stream on the record's key (ReportsStream, asked when it registered).

@@ -58,6 +58,10 @@ class KvRecorder final : public backends::KvObserver {
   // store server reported them: invoked, applied (in this store's order),
   // completed.
   void ProjectRecord(std::string key, backends::SimObserver& records);
+  // About n stream answers on the record's key are expected (one per
+  // follower and change): their ids' bookkeeping is reserved, not moved as
+  // it grows. A hint, not a limit.
+  void ExpectStreamAnswers(std::size_t n);
 
   const std::vector<checker::KvStoreOp>& ops() const { return ops_; }
   // Hands the operations over (the recorder holds none after). A grant
