@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/kv_state.h"
@@ -31,7 +34,7 @@ class SyncKvClient final : public core::KvClient {
   explicit SyncKvClient(KvState& state) : state_(state) {}
 
   core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override {
-    (void)timeout;
+    txn_timeouts.push_back(timeout);
     ++txns;
     const KvStatus forced = NextScripted();
     if (forced != KvStatus::kOk && forced != KvStatus::kTimeout) return core::KvTxnResult{forced, false, 0, {}};
@@ -61,6 +64,7 @@ class SyncKvClient final : public core::KvClient {
 
   std::deque<KvStatus> scripted;
   std::vector<std::int64_t> watch_starts;
+  std::vector<core::Nanos> txn_timeouts;
   int txns = 0;
 
  private:
@@ -320,6 +324,35 @@ TEST(KvRecordStore, AWatchFromACompactedRevisionReadsAgainAndResumesFromTheRead)
   EXPECT_EQ(change.current.record, Record("n2#1", 2));
 }
 
+TEST(KvRecordStore, WaitForChangeWhileReadsAfterACompactionAsLongAsTheLastWait) {
+  // The read after a compacted watch gets the timeout last drawn for a
+  // wait, in every wait of every call (the store keeps one drawing function).
+  KvState state(KvStateConfig{.history_revisions = 2});
+  SyncKvClient kv(state);
+  core::KvRecordStore store(kv);
+  const std::int64_t v1 = store.Create("lease", Record("n1#1", 1), kTimeout).current.version;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", std::to_string(i))}, {}}).status,
+              KvStatus::kOk);
+  }
+  core::Nanos next = 0;
+  const auto draw = [&] { return next += 1'000; };
+  int asked = 0;
+  const auto twice = [&] { return ++asked % 3 != 0; };
+  // Compacted at once: read (with the first wait's 1000), unchanged; then
+  // quiet waits from the read's revision (2000, 3000) until again() declines.
+  EXPECT_EQ(store.WaitForChangeWhile("lease", v1, draw, twice).status, StoreStatus::kTimeout);
+  EXPECT_EQ(kv.txn_timeouts.back(), 1'000);
+  EXPECT_EQ(next, 3'000);
+  // A second call, compacted again after more puts: read with its own first wait's.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("other", std::to_string(i))}, {}}).status,
+              KvStatus::kOk);
+  }
+  EXPECT_EQ(store.WaitForChangeWhile("lease", v1, draw, twice).status, StoreStatus::kTimeout);
+  EXPECT_EQ(kv.txn_timeouts.back(), 4'000);
+}
+
 TEST(KvRecordStore, WaitForChangeWhileAsksAgainBetweenQuietWaits) {
   KvState state;
   SyncKvClient kv(state);
@@ -338,6 +371,95 @@ TEST(KvRecordStore, WaitForChangeWhileAsksAgainBetweenQuietWaits) {
   EXPECT_EQ(drawn, 3);
   EXPECT_EQ(asked, 3);
   EXPECT_EQ(kv.watch_starts.size(), 3u);
+}
+
+// A KvClient whose watches all answer `answer`: WatchWhileShared hands it
+// over as it is held (a simulated stream's answer, shared by every follower
+// it reaches), Watch copies it (the generic path).
+class OneAnswerKvClient final : public core::KvClient {
+ public:
+  core::KvTxnResult Txn(const core::KvTxn& txn, core::Nanos timeout) override {
+    (void)txn;
+    (void)timeout;
+    return core::KvTxnResult{};
+  }
+  core::KvWatchResult Watch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout) override {
+    (void)keys;
+    (void)start_revision;
+    (void)timeout;
+    return *answer;
+  }
+  core::KvWatchAnswer WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
+                                       const std::function<core::Nanos()>& next_timeout,
+                                       const std::function<bool()>& again) override {
+    (void)keys;
+    (void)start_revision;
+    (void)again;
+    (void)next_timeout();
+    return answer;
+  }
+  core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override {
+    (void)ttl;
+    (void)timeout;
+    return core::KvLeaseResult{};
+  }
+  core::KvLeaseResult LeaseKeepAlive(core::KvLeaseId lease, core::Nanos timeout) override {
+    (void)lease;
+    (void)timeout;
+    return core::KvLeaseResult{};
+  }
+  core::KvLeaseResult LeaseRevoke(core::KvLeaseId lease, core::Nanos timeout) override {
+    (void)lease;
+    (void)timeout;
+    return core::KvLeaseResult{};
+  }
+
+  core::KvWatchAnswer answer;
+};
+
+void ExpectSameStoreResult(const core::StoreResult& got, const core::StoreResult& want) {
+  EXPECT_EQ(got.status, want.status);
+  EXPECT_EQ(got.current.found, want.current.found);
+  EXPECT_EQ(got.current.version, want.current.version);
+  EXPECT_EQ(got.current.record, want.current.record);
+}
+
+TEST(KvRecordStore, ASharedAnswerReadsAsItsCopyForEveryFollower) {
+  // WaitForChangeWhile takes a kOk answer's record from the last shared
+  // answer read on this thread when it is the same answer; every answer,
+  // taken shared by several stores in turn, must read as WaitForChange
+  // reads its copy.
+  KvState state;
+  OneAnswerKvClient kv;
+  core::KvRecordStore first(kv);
+  core::KvRecordStore second(kv);
+  const auto put = [&](std::string_view value) {
+    ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Put("lease", std::string(value))}, {}}).status,
+              KvStatus::kOk);
+  };
+  const auto check_answer_from = [&](std::int64_t start) {
+    kv.answer = std::make_shared<const core::KvWatchResult>(state.EventsFrom(core::KvKeys::Single("lease"), start));
+    ASSERT_EQ(kv.answer->status, KvStatus::kOk);
+    const core::StoreResult generic = first.WaitForChange("lease", start - 1, kTimeout);
+    for (core::KvRecordStore* store : {&first, &second, &first}) {
+      ExpectSameStoreResult(store->WaitForChangeWhile("lease", start - 1, [] { return kTimeout; },
+                                                      [] { return false; }),
+                            generic);
+    }
+  };
+  put(core::EncodeLeaseRecord(Record("n1#1", 1)));
+  check_answer_from(1);  // one put
+  put(core::EncodeLeaseRecord(Record("n2#1", 2)));
+  check_answer_from(2);  // the same key, a new record: a new answer
+  put(core::EncodeLeaseRecord(Record("n2#1", 2)));
+  check_answer_from(2);  // two events, the newest the same bytes again
+  put("not a record");
+  check_answer_from(4);  // a foreign value: kUnavailable
+  ASSERT_EQ(state.Txn(core::KvTxn{{}, {core::KvRequestOp::Delete(core::KvKeys::Single("lease"))}, {}}).status,
+            KvStatus::kOk);
+  check_answer_from(3);  // the newest a delete: absent
+  put(core::EncodeLeaseRecord(Record("n3#1", 3)));
+  check_answer_from(1);  // every event
 }
 
 }  // namespace

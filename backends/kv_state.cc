@@ -356,26 +356,39 @@ void KvState::Compact() {
 
 core::KvWatchResult KvState::EventsFrom(const core::KvKeys& keys, std::int64_t start_revision) const {
   core::KvWatchResult result;
-  result.revision = revision_;
+  EventsInto(keys, start_revision, result);
+  return result;
+}
+
+void KvState::EventsInto(const core::KvKeys& keys, std::int64_t start_revision, core::KvWatchResult& out) const {
+  out.revision = revision_;
+  out.compact_revision = 0;
   const std::int64_t start = start_revision == 0 ? revision_ + 1 : start_revision;
+  std::size_t taken = 0;  // events written into `out`
   if (start < compact_revision_) {
     // etcd's watchable store: a watcher below the compacted revision is
     // answered with CompactRevision and cancelled.
-    result.status = core::KvStatus::kCompacted;
-    result.compact_revision = compact_revision_;
-    return result;
+    out.status = core::KvStatus::kCompacted;
+    out.compact_revision = compact_revision_;
+  } else {
+    out.status = core::KvStatus::kOk;
+    // The first event at or after `start`, found from the newest back: a
+    // watcher told of every change asks for the newest one or two (a binary
+    // search of the deque costs more), and the events from there are copied
+    // anyway.
+    std::size_t first = history_.size();
+    while (first > 0 && history_[first - 1].kv.mod_revision >= start) --first;
+    for (std::size_t i = first; i < history_.size(); ++i) {
+      if (!keys.Contains(history_[i].kv.key)) continue;
+      if (taken < out.events.size()) {
+        out.events[taken] = history_[i];  // into the slot's strings
+      } else {
+        out.events.push_back(history_[i]);
+      }
+      ++taken;
+    }
   }
-  result.status = core::KvStatus::kOk;
-  // The first event at or after `start`, found from the newest back: a
-  // watcher told of every change asks for the newest one or two (a binary
-  // search of the deque costs more), and the events from there are copied
-  // anyway.
-  std::size_t first = history_.size();
-  while (first > 0 && history_[first - 1].kv.mod_revision >= start) --first;
-  for (std::size_t i = first; i < history_.size(); ++i) {
-    if (keys.Contains(history_[i].kv.key)) result.events.push_back(history_[i]);
-  }
-  return result;
+  out.events.erase(out.events.begin() + static_cast<std::ptrdiff_t>(taken), out.events.end());
 }
 
 }  // namespace leasesim::backends

@@ -108,6 +108,10 @@ class KvState {
   // from start_revision on (empty when there are none yet; start_revision 0
   // = from the next revision).
   core::KvWatchResult EventsFrom(const core::KvKeys& keys, std::int64_t start_revision) const;
+  // EventsFrom into `out` (all of it replaced), reusing its storage: the
+  // events' vector and strings are assigned, not allocated, where `out`
+  // already has room.
+  void EventsInto(const core::KvKeys& keys, std::int64_t start_revision, core::KvWatchResult& out) const;
 
   std::int64_t revision() const { return revision_; }
   std::int64_t compact_revision() const { return compact_revision_; }

@@ -139,6 +139,30 @@ TEST(KvState, AWatchFromACompactedRevisionIsToldToReadAgain) {
   EXPECT_TRUE(state.EventsFrom(KvKeys::Single("k"), 0).events.empty());  // from now on
 }
 
+TEST(KvState, EventsIntoAReusedAnswerIsEventsFrom) {
+  // EventsInto writes over whatever `out` held (more events, fewer, other
+  // keys' strings, a compacted answer): each call must leave exactly what
+  // EventsFrom returns.
+  KvState state(KvStateConfig{.history_revisions = 6});
+  for (int i = 0; i < 8; ++i) {
+    state.Txn(Put(i % 3 == 0 ? "a" : "key-long-enough-to-allocate-" + std::to_string(i),
+                  std::string(static_cast<std::size_t>(10 + 9 * i), static_cast<char>('p' + i))));
+  }
+  core::KvWatchResult out;
+  const std::vector<KvKeys> keys = {KvKeys::Prefix(""), KvKeys::Single("a"), KvKeys::Prefix("key"),
+                                    KvKeys::Single("none")};
+  for (const std::int64_t start : {2, 4, 9, 0, 5, 3, 8, 10, 4}) {
+    for (const KvKeys& watched : keys) {
+      state.EventsInto(watched, start, out);
+      const core::KvWatchResult want = state.EventsFrom(watched, start);
+      EXPECT_EQ(out.status, want.status);
+      EXPECT_EQ(out.events, want.events);
+      EXPECT_EQ(out.revision, want.revision);
+      EXPECT_EQ(out.compact_revision, want.compact_revision);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // A naive reference: unsorted vectors, whole scans, no index. Written apart
 // from KvState so a shared mistake is unlikely.

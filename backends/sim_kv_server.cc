@@ -352,14 +352,18 @@ void SimKvServer::ApplyStream(std::shared_ptr<const KvStreamRequest> request, Kv
   const sim::HostId client = request->client;
   std::erase_if(streams_, [client](const Stream& stream) { return stream.request->client == client; });  // replaced
   const std::int64_t start = request->start_revision == 0 ? state_.revision() + 1 : request->start_revision;
-  KvStreamAnswer first = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(request->keys, start));
+  KvStreamAnswer first = NewStreamAnswer(request->keys, start);
   world_.trace().Record(world_.now(), host_, "kv_stream", client, start);
   if (first->status != core::KvStatus::kOk) {
     reply(-1, first);  // compacted: etcd cancels the watcher, with its compact_revision
     return;
   }
   assert(streams_.size() < kWatchersMax);
-  streams_.push_back(Stream{std::move(request), state_.revision() + 1, std::move(reply)});
+  const auto same_keys = std::find_if(streams_.begin(), streams_.end(),
+                                      [&](const Stream& other) { return other.request->keys == request->keys; });
+  const std::int64_t keys_id = same_keys != streams_.end() ? same_keys->keys_id : next_keys_id_++;
+  const bool reported = observer_.ReportsStream(*request);
+  streams_.push_back(Stream{std::move(request), state_.revision() + 1, std::move(reply), keys_id, reported});
   Stream& added = streams_.back();
   AnswerStream(added, first, CurrentOf(added.request->keys));  // the events it asked for, or `created`
 }
@@ -370,8 +374,35 @@ const core::KvEntry* SimKvServer::CurrentOf(const core::KvKeys& keys) const {
   return found == state_.keys().end() ? nullptr : &found->second;
 }
 
+const core::KvEntry* SimKvServer::NewestEntryOf(const core::KvKeys& keys, const core::KvWatchResult& news) {
+  // Every change of a key is an event (etcd's watch: a put's event carries
+  // the key-value as the put left it, a delete's the key and the deleting
+  // revision), so the newest event on one key is the key now: its entry
+  // when a put, absent when a delete. (CurrentOf, without the lookup.)
+  if (!keys.end.empty() || news.events.empty()) return nullptr;
+  const core::KvWatchEvent& newest = news.events.back();
+  return newest.type == core::KvWatchEvent::Type::kPut ? &newest.kv : nullptr;
+}
+
+KvStreamAnswer SimKvServer::NewStreamAnswer(const core::KvKeys& keys, std::int64_t start_revision) {
+  // Held by the pool alone (use count 1): no stream, message or client can
+  // see it, so it may be refilled. (A world runs on one thread.)
+  const auto idle = std::find_if(answer_pool_.begin(), answer_pool_.end(), [](const auto& pooled) {
+    return pooled.use_count() == 1;
+  });
+  std::shared_ptr<core::KvWatchResult> answer;
+  if (idle != answer_pool_.end()) {
+    answer = *idle;
+  } else {
+    answer = std::make_shared<core::KvWatchResult>();
+    if (answer_pool_.size() < kAnswerPoolMax) answer_pool_.push_back(answer);
+  }
+  state_.EventsInto(keys, start_revision, *answer);
+  return answer;
+}
+
 void SimKvServer::AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current) {
-  const std::int64_t op = observer_.KvStreamAnswered(*stream.request, *answer, current);
+  const std::int64_t op = stream.reported ? observer_.KvStreamAnswered(*stream.request, *answer, current) : -1;
   world_.trace().Record(world_.now(), host_, "kv_stream_answer", op, answer->revision);
   stream.reply(op, answer);
 }
@@ -385,11 +416,10 @@ void SimKvServer::NotifyStreams(sim::HostId writer) {
   const Stream* shared_by = nullptr;
   for (Stream& stream : streams_) {
     if (stream.next > state_.revision()) continue;  // told of everything already
-    const bool reuse = shared_by != nullptr && shared_by->next == stream.next &&
-                       shared_by->request->keys == stream.request->keys;
+    const bool reuse = shared_by != nullptr && shared_by->next == stream.next && shared_by->keys_id == stream.keys_id;
     if (!reuse) {
-      shared = std::make_shared<const core::KvWatchResult>(state_.EventsFrom(stream.request->keys, stream.next));
-      current = CurrentOf(stream.request->keys);
+      shared = NewStreamAnswer(stream.request->keys, stream.next);
+      current = NewestEntryOf(stream.request->keys, *shared);
     }
     shared_by = &stream;
     // A stream is told of every change, so its next revision is never compacted.
@@ -565,6 +595,20 @@ std::int64_t NewestOf(const core::KvWatchResult& answer) {
 
 }  // namespace
 
+void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token,
+                            bool same_keys) {
+  StreamState& stream = *stream_;
+  // A registration still unanswered a wait later is taken as lost; a caller
+  // that asks for events the stream never covered (after its own write, or
+  // a read after answers were lost) registers again from there.
+  const bool covers = stream.registered && stream.confirmed && start_revision - 1 <= stream.covered &&
+                      (same_keys || stream.keys == keys);
+  if (!covers) SendStream(keys, start_revision);
+  stream.wake_from = start_revision;
+  stream.waiter = token;
+  stream.waiting = true;
+}
+
 core::KvWatchResult SimKvClient::StreamWatch(const core::KvKeys& keys, std::int64_t start_revision,
                                              core::Nanos timeout) {
   assert(world_.in_fiber());
@@ -584,11 +628,13 @@ core::KvWatchAnswer SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std:
   assert(world_.in_fiber());
   const core::Nanos timeout = next_timeout();  // drawn first, as Watch's argument would be
   assert(timeout > 0);
-  if (KvStreamAnswer news = TakeNews(start_revision)) return news;
+  if (!stream_->held.empty()) {  // (seldom: an answer came while the caller was busy)
+    if (KvStreamAnswer news = TakeNews(start_revision)) return news;
+  }
   const sim::WaitToken token = world_.PrepareWait();
-  const QuietWait wait{&keys, start_revision, &next_timeout, &again, token};
-  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   StartWait(keys, start_revision, token);
+  const QuietWait wait{&keys, start_revision, &next_timeout, &again, token, stream_->registrations};
+  const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   world_.WaitStepping(token, world_.MonotonicNow(host_) + timeout, step);
   stream_->waiting = false;
   KvStreamAnswer news = TakeNews(start_revision);
@@ -609,7 +655,8 @@ core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
   if (!(*wait.again)()) return -1;
   const core::Nanos next = (*wait.next_timeout)();
   assert(next > 0);
-  StartWait(*wait.keys, wait.start_revision, wait.token);
+  // Its keys are the wait's: the stream has not been registered since the wait's first StartWait.
+  StartWait(*wait.keys, wait.start_revision, wait.token, stream.registrations == wait.registrations);
   return world_.MonotonicNow(host_) + next;
 }
 
@@ -638,19 +685,6 @@ KvStreamAnswer SimKvClient::TakeNews(std::int64_t start_revision) {
   return news;
 }
 
-void SimKvClient::StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token) {
-  StreamState& stream = *stream_;
-  // A registration still unanswered a wait later is taken as lost; a caller
-  // that asks for events the stream never covered (after its own write, or
-  // a read after answers were lost) registers again from there.
-  const bool covers = stream.registered && stream.confirmed && start_revision - 1 <= stream.covered &&
-                      stream.keys == keys;
-  if (!covers) SendStream(keys, start_revision);
-  stream.wake_from = start_revision;
-  stream.waiter = token;
-  stream.waiting = true;
-}
-
 void SimKvClient::AnswerArrived(sim::World& world, StreamState& stream, KvStreamAnswer&& answer) {
   const bool ok = answer->status == core::KvStatus::kOk;
   const std::int64_t newest = NewestOf(*answer);
@@ -677,6 +711,7 @@ void SimKvClient::SendStream(const core::KvKeys& keys, std::int64_t start_revisi
   stream.confirmed = false;
   stream.covered = start_revision - 1;
   stream.keys = keys;
+  ++stream.registrations;
   auto request = std::make_shared<const KvStreamRequest>(
       KvStreamRequest{.keys = keys, .start_revision = start_revision, .client = host_, .node = node_,
                       .process = process_});

@@ -139,6 +139,14 @@ class KvObserver {
     (void)place;
     KvLeaseExpired(expiry);
   }
+  // Whether the answers on this stream are reported (KvStreamAnswered; an
+  // unreported one has id -1): asked once, when the store applies the
+  // stream's registration, so an observer judges the stream's keys once
+  // rather than at every answer.
+  virtual bool ReportsStream(const KvStreamRequest& stream) {
+    (void)stream;
+    return true;
+  }
   // The store answered a watch stream (KvStreamRequest): with events, or
   // with none (the registration's `created` answer). `current` is the
   // watched key's entry now (null when absent, or for a range). Returns an
@@ -238,6 +246,10 @@ class SimKvServer {
     std::shared_ptr<const KvStreamRequest> request;
     std::int64_t next;
     KvStreamReply reply;
+    // Streams on equal keys have the same id (their keys compared once, at
+    // registration, not at every change).
+    std::int64_t keys_id;
+    bool reported;  // KvObserver::ReportsStream
   };
   KvReply Apply(const KvRequest& request);
   KvReply ApplyLease(const KvRequest& request);
@@ -253,6 +265,11 @@ class SimKvServer {
   // `current`: the stream's key's entry now (null: absent, or a range).
   void AnswerStream(Stream& stream, const KvStreamAnswer& answer, const core::KvEntry* current);
   const core::KvEntry* CurrentOf(const core::KvKeys& keys) const;
+  // CurrentOf(keys) read off an answer with every event on `keys` up to now.
+  static const core::KvEntry* NewestEntryOf(const core::KvKeys& keys, const core::KvWatchResult& news);
+  // A stream answer holding state_.EventsFrom(keys, start_revision), in an
+  // earlier answer's storage when nothing holds that one any more.
+  KvStreamAnswer NewStreamAnswer(const core::KvKeys& keys, std::int64_t start_revision);
   // Tells every watch with news (long polls answered once, streams each
   // change since their last answer but `writer`'s own; -1: the store's).
   void NotifyWatchers(sim::HostId writer);
@@ -275,6 +292,14 @@ class SimKvServer {
   std::vector<std::int64_t> seen_;  // request ids applied or pending, sorted
   std::vector<Watcher> watchers_;
   std::vector<Stream> streams_;
+  std::int64_t next_keys_id_ = 0;
+  // Stream answers made before, refilled once only this list holds one
+  // (its events' vector and strings reused: a change's answer allocates
+  // nothing). Answers are handed out const, so a holder never sees a
+  // refill; a few suffice, as every answer is delivered or dropped long
+  // before the next change or two.
+  static constexpr std::size_t kAnswerPoolMax = 4;
+  std::vector<std::shared_ptr<core::KvWatchResult>> answer_pool_;
   bool started_ = false;  // an earlier incarnation ran
   bool loop_armed_ = false;
   // The expiry loop's phase: a monotonic reading it ticked at (or booted).
@@ -332,6 +357,7 @@ class SimKvClient final : public core::KvClient {
     std::int64_t wake_from = 0;  // a waiter wakes for an event at or after this revision
     sim::WaitToken waiter{};
     bool waiting = false;
+    std::uint64_t registrations = 0;  // SendStream's count: `keys` changes only there
   };
   // A WatchWhile on the stream in progress (on the waiting fiber's stack).
   struct QuietWait {
@@ -340,6 +366,9 @@ class SimKvClient final : public core::KvClient {
     const std::function<core::Nanos()>* next_timeout;
     const std::function<bool()>* again;
     sim::WaitToken token;
+    // The stream's registrations when the wait began: while unchanged, the
+    // stream's keys are still *keys (compared, or set, by the first StartWait).
+    std::uint64_t registrations;
   };
   // A call in flight: its request, built where it stays until the store
   // applied it, and the reply (defined in the .cc).
@@ -355,8 +384,11 @@ class SimKvClient final : public core::KvClient {
                                        const std::function<bool()>& again);
   void SendStream(const core::KvKeys& keys, std::int64_t start_revision);
   // A wait for events from start_revision begins (registering the stream
-  // again if it does not cover them); the waiter is `token`.
-  void StartWait(const core::KvKeys& keys, std::int64_t start_revision, sim::WaitToken token);
+  // again if it does not cover them); the waiter is `token`. `same_keys`:
+  // the caller knows the stream's keys are `keys` (no comparison needed).
+  // Inlined: a quiet wait starts one at every poll.
+  [[gnu::always_inline]] inline void StartWait(const core::KvKeys& keys, std::int64_t start_revision,
+                                               sim::WaitToken token, bool same_keys = false);
   // Its step at a quiet timeout: the next deadline, or -1 to resume the fiber.
   core::Nanos AfterQuietTimeout(const QuietWait& wait);
   // Takes what is held (nothing is held after): the events from

@@ -23,7 +23,8 @@ class RecordingKvObserver : public KvObserver {
   void KvCompleted(std::int64_t, const KvReply& reply) override { completed.push_back(reply); }
   void KvLeaseExpired(const KvExpiry& expiry) override { expired.push_back(Expired{now(), expiry}); }
   std::int64_t KvStreamAnswered(const KvStreamRequest& stream, const core::KvWatchResult& answer,
-                                const core::KvEntry*) override {
+                                const core::KvEntry* current) override {
+    if (on_stream_answer) on_stream_answer(stream, current);
     stream_answers.push_back(StreamAnswer{stream.process, answer.events.size()});
     return static_cast<std::int64_t>(stream_answers.size() - 1);
   }
@@ -37,6 +38,8 @@ class RecordingKvObserver : public KvObserver {
   };
   std::vector<StreamAnswer> stream_answers;
   std::vector<std::int64_t> delivered;
+  // Run at each stream answer, with the key's entry the store reported.
+  std::function<void(const KvStreamRequest&, const core::KvEntry*)> on_stream_answer;
 
   // An expiry and when the store reported it.
   struct Expired {
@@ -330,6 +333,66 @@ TEST(SimKvStream, OneRegistrationIsToldOfEveryLaterChangeInOrder) {
             (std::vector<Answer>{{"n1#1", 0}, {"n1#1", 1}, {"n1#1", 1}, {"n1#1", 1}}));
   EXPECT_EQ(rig.observer.delivered, (std::vector<std::int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(rig.server->streams(), 1u);
+}
+
+TEST(SimKvStream, AnswersHeldUnreadKeepTheirEventsWhileLaterChangesAreAnswered) {
+  // The store refills an earlier answer's storage only once nothing else
+  // holds it (SimKvServer::NewStreamAnswer): answers a client holds unread,
+  // more of them than the store keeps for refilling, still tell their own.
+  StreamRig rig;
+  rig.WriteValues(6);  // revisions 2..7, "v0".."v5", 100 ms apart
+  std::vector<std::string> values;
+  rig.Client([&] {
+    // Registers the stream (no news yet), then leaves its answers unread.
+    EXPECT_EQ(rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(50)).status, KvStatus::kTimeout);
+    rig.SleepFor(sim::Millis(800));
+    const core::KvWatchResult news = rig.watcher->Watch(KvKeys::Single("k"), 2, sim::Millis(300));
+    ASSERT_EQ(news.status, KvStatus::kOk);
+    for (const core::KvWatchEvent& event : news.events) values.push_back(event.kv.value);
+  });
+  rig.world.RunUntil(sim::Seconds(2));
+  EXPECT_EQ(values, (std::vector<std::string>{"v0", "v1", "v2", "v3", "v4", "v5"}));
+  EXPECT_EQ(rig.observer.stream_answers.size(), 7u);  // `created`, then one per change
+}
+
+TEST(SimKvStream, EachAnswerReportsTheKeysEntryAsTheStoreHoldsIt) {
+  // The entry a stream answer reports (KvObserver::KvStreamAnswered's
+  // `current`, read off the answer's newest event) is the store's own,
+  // after puts, a delete, a put re-creating the key and a lease's expiry.
+  StreamRig rig;
+  int checked = 0;
+  rig.observer.on_stream_answer = [&](const KvStreamRequest& stream, const core::KvEntry* current) {
+    const auto& keys = rig.server->state().keys();
+    const auto held = keys.find(stream.keys.key);
+    ASSERT_EQ(current != nullptr, held != keys.end());
+    if (current != nullptr) {
+      EXPECT_EQ(*current, held->second);
+    }
+    ++checked;
+  };
+  rig.world.Spawn(rig.writer, [&rig] {
+    const auto step = [&rig](core::KvRequestOp op) {
+      rig.world.SleepUntilLocal(rig.world.MonotonicNow(rig.writer) + sim::Millis(100));
+      EXPECT_EQ(rig.writer_kv->Txn(core::KvTxn{{}, {std::move(op)}, {}}, sim::Millis(50)).status, KvStatus::kOk);
+    };
+    step(KvRequestOp::Put("k", "v1"));
+    step(KvRequestOp::Put("k", "v2"));
+    step(KvRequestOp::Delete(KvKeys::Single("k")));
+    step(KvRequestOp::Put("k", "v3"));
+    const core::KvLeaseResult lease = rig.writer_kv->LeaseGrant(sim::Millis(200), sim::Millis(50));
+    ASSERT_EQ(lease.status, KvStatus::kOk);
+    step(KvRequestOp::Put("k", "v4", lease.id));  // ends with the lease, in the store's expiry loop
+  });
+  rig.Client([&rig] {
+    std::int64_t next = 2;
+    for (int i = 0; i < 8; ++i) {
+      const core::KvWatchResult news = rig.watcher->Watch(KvKeys::Single("k"), next, sim::Millis(400));
+      if (news.status == KvStatus::kOk) next = news.events.back().kv.mod_revision + 1;
+    }
+  });
+  rig.world.RunUntil(sim::Seconds(3));
+  EXPECT_EQ(checked, 7);  // `created`, then the five writes and the expiry
+  EXPECT_FALSE(rig.Holds("k"));
 }
 
 TEST(SimKvStream, ARegistrationFromAnOlderRevisionGetsEverythingSinceInOneAnswer) {

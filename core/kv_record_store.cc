@@ -156,6 +156,15 @@ StoreResult RecordIn(const KvEntry& entry) {
   return read;
 }
 
+// A watch's kOk answer as a read's result: every event is from a revision
+// past what the caller knows, so the newest is news.
+StoreResult NewestIn(const KvWatchResult& watched) {
+  assert(!watched.events.empty());
+  const KvWatchEvent& newest = watched.events.back();
+  if (newest.type == KvWatchEvent::Type::kDelete) return StoreResult{StoreStatus::kOk, {}};
+  return RecordIn(newest.kv);
+}
+
 // A range of the record's key as a read's answer.
 StoreResult FromRange(const KvTxnResult& ranged) {
   if (ranged.status != KvStatus::kOk) return StoreResult{FailedCall(ranged.status), {}};
@@ -355,13 +364,7 @@ std::int64_t KvRecordStore::WatchStart(std::string_view key, std::int64_t known_
 
 StoreResult KvRecordStore::FromWatch(std::string_view key, std::int64_t known_version,
                                      const KvWatchResult& watched, Nanos timeout) {
-  if (watched.status == KvStatus::kOk) {
-    // Every event is from a revision past known_version: the newest is news.
-    assert(!watched.events.empty());
-    const KvWatchEvent& newest = watched.events.back();
-    if (newest.type == KvWatchEvent::Type::kDelete) return StoreResult{StoreStatus::kOk, {}};
-    return RecordIn(newest.kv);
-  }
+  if (watched.status == KvStatus::kOk) return NewestIn(watched);
   if (watched.status != KvStatus::kCompacted) return StoreResult{FailedCall(watched.status), {}};
   // The store no longer has the events from known_version on: read, and
   // if the record is still the one the caller knows, watch from the read's
@@ -377,6 +380,30 @@ StoreResult KvRecordStore::FromWatch(std::string_view key, std::int64_t known_ve
   return StoreResult{StoreStatus::kTimeout, {}};  // no news yet
 }
 
+namespace {
+
+// The news in a stream's answer as a read's result, for a caller that
+// holds the answer shared: one change's answer is handed to every follower
+// it reaches, one after another on this thread, and what it reads as is a
+// pure function of the (immutable) answer. The last answer taken is kept
+// alive with its result, so its address cannot be another answer's while
+// it is remembered: the others copy the result, where each would compare
+// the value's bytes and copy the record (DecodeLeaseRecordInto's hit).
+struct LastAnswerRead {
+  KvWatchAnswer answer;
+  StoreResult result;
+};
+
+const StoreResult& NewsOfAnswer(const KvWatchAnswer& answer) {
+  thread_local LastAnswerRead last;
+  if (last.answer == answer) return last.result;
+  last.result = NewestIn(*answer);
+  last.answer = answer;
+  return last.result;
+}
+
+}  // namespace
+
 StoreResult KvRecordStore::WaitForChange(std::string_view key, std::int64_t known_version, Nanos timeout) {
   if (!options_.watch) return StoreResult{StoreStatus::kUnavailable, {}};  // as StoreClient's own
   const KvWatchResult watched = kv_.Watch(KvKeys::Single(key), WatchStart(key, known_version), timeout);
@@ -387,14 +414,15 @@ StoreResult KvRecordStore::WaitForChangeWhile(std::string_view key, std::int64_t
                                               const std::function<Nanos()>& next_timeout,
                                               const std::function<bool()>& again) {
   if (!options_.watch) return StoreResult{StoreStatus::kUnavailable, {}};
-  Nanos last_timeout = 0;  // the read after a compaction gets as long as the last wait had
-  const std::function<Nanos()> drawn = [&] { return last_timeout = next_timeout(); };
+  if (watched_.key != key) watched_.key.assign(key);  // (its end stays empty: the key alone)
+  next_timeout_ = &next_timeout;
+  last_timeout_ = 0;
   for (;;) {
     // Shared, not copied: a simulated stream's one answer of a change serves every follower.
-    const KvWatchAnswer watched =
-        kv_.WatchWhileShared(KvKeys::Single(key), WatchStart(key, known_version), drawn, again);
+    const KvWatchAnswer watched = kv_.WatchWhileShared(watched_, WatchStart(key, known_version), drawn_, again);
     assert(watched != nullptr);
-    StoreResult result = FromWatch(key, known_version, *watched, last_timeout);
+    if (watched->status == KvStatus::kOk) return NewsOfAnswer(watched);
+    StoreResult result = FromWatch(key, known_version, *watched, last_timeout_);
     // A compaction's read that found nothing new: keep waiting from there.
     const bool quiet_after_read = watched->status == KvStatus::kCompacted && result.status == StoreStatus::kTimeout;
     if (!quiet_after_read || !again()) return result;

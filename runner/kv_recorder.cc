@@ -275,10 +275,21 @@ void KvRecorder::KvLeaseExpiredAt(const backends::KvExpiry& expiry, std::int64_t
   Expired(expiry, [place](std::int64_t&) { return place; });
 }
 
+bool KvRecorder::ReportsStream(const backends::KvStreamRequest& stream) {
+  return records_ != nullptr && stream.keys.end.empty() && stream.keys.key == record_key_;
+}
+
+void KvRecorder::ExpectStreamAnswers(std::size_t n) {
+  // (Capped: a long run's reservation stays modest. Reserving the results,
+  // one per change, measured no better.)
+  constexpr std::size_t kReservedMax = 1 << 16;
+  stream_reads_.reserve(std::min(n, kReservedMax));
+}
+
 std::int64_t KvRecorder::KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                           const core::KvEntry* current) {
+  // Only for a stream on the record's key (ReportsStream, asked when it registered).
   (void)answer;  // the record as it is now is what the answer tells (its newest event, or no change)
-  if (records_ == nullptr || !stream.keys.end.empty() || stream.keys.key != record_key_) return -1;
   const std::int64_t mod_revision = current == nullptr ? 0 : current->mod_revision;
   if (mod_revision != last_read_mod_revision_) {
     // A change not answered before: what a read of the record returns now.

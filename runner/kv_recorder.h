@@ -49,6 +49,8 @@ class KvRecorder final : public backends::KvObserver {
   void KvLeaseExpired(const backends::KvExpiry& expiry) override;
   void KvAppliedAt(std::int64_t op, const backends::KvReply& reply, std::int64_t place) override;
   void KvLeaseExpiredAt(const backends::KvExpiry& expiry, std::int64_t place) override;
+  // The streams on the record's key, when it projects the record store's calls.
+  bool ReportsStream(const backends::KvStreamRequest& stream) override;
   std::int64_t KvStreamAnswered(const backends::KvStreamRequest& stream, const core::KvWatchResult& answer,
                                 const core::KvEntry* current) override;
   void KvStreamDelivered(std::int64_t op) override;
@@ -58,6 +60,10 @@ class KvRecorder final : public backends::KvObserver {
   // store server reported them: invoked, applied (in this store's order),
   // completed.
   void ProjectRecord(std::string key, backends::SimObserver& records);
+  // About n stream answers on the record's key are expected (one per
+  // follower and change): their ids' bookkeeping is reserved, not moved as
+  // it grows. A hint, not a limit.
+  void ExpectStreamAnswers(std::size_t n);
 
   const std::vector<checker::KvStoreOp>& ops() const { return ops_; }
   // Hands the operations over (the recorder holds none after). A grant

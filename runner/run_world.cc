@@ -46,6 +46,12 @@ RunWorld::RunWorld(const Scenario& scenario, std::uint64_t seed, const RunOption
   }
   store_recorder_ = std::make_unique<KvRecorder>(world_, "store", KvRecorder::KvOps::kProjectOnly);
   store_recorder_->ProjectRecord(scenario.lease_key, *recorder_);
+  if (scenario.timing.renew_interval > 0) {
+    // A renewal per renew interval, each pushed to every other node's stream.
+    const Nanos intervals = scenario.duration / scenario.timing.renew_interval + 1;
+    store_recorder_->ExpectStreamAnswers(static_cast<std::size_t>(scenario.nodes) *
+                                         static_cast<std::size_t>(intervals));
+  }
   store_ = std::make_unique<backends::SimKvServer>(world_, store_host_, world_.MakePrng("store"),
                                                    LeaseStoreConfig(scenario.store), *store_recorder_);
   world_.SetBoot(store_host_, [server = store_.get()](sim::HostId, std::uint64_t) {
