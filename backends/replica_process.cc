@@ -174,22 +174,70 @@ void ReplicaProcess::Trace(const char* what, std::int64_t a, std::int64_t b) {
   store_.world_.trace().Record(store_.world_.now(), host_, what, a, b);
 }
 
-void ReplicaProcess::ArmElection(sim::Nanos delay) {
-  const std::uint64_t generation = ++election_generation_;
-  store_.world_.AtLocal(host_, incarnation_, Local() + delay, [this, generation] {
-    Step([this, generation] {
-      if (generation == election_generation_) OnElectionTimeout();
-    });
+// --- the timers -------------------------------------------------------------
+
+// etcd's raft keeps no timer per reset: one tick loop counts
+// electionElapsed, which a reset sets to 0, after drawing a new randomized
+// timeout (raft/raft.go reset → resetRandomizedElectionTimeout), and
+// tickElection campaigns once it reaches that timeout. Here time is not
+// ticked, but the same holds: a reset draws the timeout and moves the
+// deadline; one timer per duty wakes for it. (A timer per reset, retired
+// only by a generation number, left one queued per append taken: after a
+// disk stall a replica held about a million, each deferred when a pause
+// caught it — store-fuzz --duration-s 60 seed 69.)
+void ReplicaProcess::ArmElection(sim::Nanos delay) { SetDeadline(Duty::kElection, delay); }
+
+void ReplicaProcess::ArmHeartbeat() { SetDeadline(Duty::kHeartbeat, store_.config().heartbeat); }
+
+void ReplicaProcess::StopDuty(Duty duty) { TimerOf(duty).on = false; }
+
+sim::Nanos ReplicaProcess::ShortestDelay(Duty duty) const {
+  const ReplicatedStoreConfig& config = store_.config();
+  return duty == Duty::kElection ? config.election_timeout_min : config.heartbeat;
+}
+
+void ReplicaProcess::SetDeadline(Duty duty, sim::Nanos delay) {
+  DutyTimer& timer = TimerOf(duty);
+  timer.on = true;
+  timer.deadline = Local() + delay;
+  if (!timer.pending) {
+    ArmDutyTimer(duty);
+    return;
+  }
+  // The pending timer fires in time and moves on to the deadline.
+  assert(timer.fires_at <= timer.deadline);
+}
+
+// The timer fires at the deadline, or sooner if a reset could bring the
+// deadline nearer before then (no reset sets it closer than ShortestDelay):
+// so it never fires late, and one timer is enough. A crash drops it with
+// the incarnation (AtLocal runs nothing for another incarnation); the next
+// incarnation arms its own.
+void ReplicaProcess::ArmDutyTimer(Duty duty) {
+  DutyTimer& timer = TimerOf(duty);
+  assert(!timer.pending);
+  timer.pending = true;
+  timer.fires_at = std::min(timer.deadline, Local() + ShortestDelay(duty));
+  store_.world_.AtLocal(host_, incarnation_, timer.fires_at, [this, duty] {
+    Step([this, duty] { DutyTimerFired(duty); });
   });
 }
 
-void ReplicaProcess::ArmHeartbeat() {
-  const std::uint64_t generation = ++heartbeat_generation_;
-  store_.world_.AtLocal(host_, incarnation_, Local() + store_.config().heartbeat, [this, generation] {
-    Step([this, generation] {
-      if (generation == heartbeat_generation_) OnHeartbeat();
-    });
-  });
+void ReplicaProcess::DutyTimerFired(Duty duty) {
+  DutyTimer& timer = TimerOf(duty);
+  assert(timer.pending);
+  timer.pending = false;
+  if (!timer.on) return;
+  if (Local() < timer.deadline) {
+    ArmDutyTimer(duty);
+    return;
+  }
+  timer.on = false;  // the duty arms it again if it goes on
+  if (duty == Duty::kElection) {
+    OnElectionTimeout();
+  } else {
+    OnHeartbeat();
+  }
 }
 
 void ReplicaProcess::Send(int to, RaftMessage message) {
@@ -303,7 +351,7 @@ void ReplicaProcess::BecomeLeader() {
   assert(role_ == ReplicaRole::kCandidate);
   role_ = ReplicaRole::kLeader;
   leader_hint_ = me_;
-  ++election_generation_;  // the election timer is off while leading
+  StopDuty(Duty::kElection);  // off while leading
   const sim::Nanos now = Local();
   for (int peer = 1; peer <= store_.replicas(); ++peer) {
     next_[static_cast<std::size_t>(peer)] = LastIndex() + 1;
@@ -336,7 +384,7 @@ void ReplicaProcess::StepDown() {
   Trace("repl_step_down", disk().term);
   role_ = ReplicaRole::kFollower;
   leader_hint_ = 0;
-  ++heartbeat_generation_;
+  StopDuty(Duty::kHeartbeat);
   // Reads have no effect: refuse them. Pending writes may still commit
   // under the next leader: the client must resend (applied at most once).
   std::vector<PendingRead> reads = std::move(reads_);

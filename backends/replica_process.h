@@ -100,9 +100,23 @@ class ReplicaProcess final : public sim::ProcessState {
   sim::Nanos Local() const { return store_.world_.clock(host_).Monotonic(store_.world_.now()); }
   sim::Nanos RandomElectionTimeout();
   void Trace(const char* what, std::int64_t a = 0, std::int64_t b = 0);
+  void Send(int to, RaftMessage message);
+
+  // --- the timers --------------------------------------------------------------
+  // Two duties run when the host's clock reaches a deadline the replica
+  // keeps moving: the election timeout (reset by every append, vote...) and
+  // the leader's heartbeat. Each has one pending timer (DutyTimer).
+  enum class Duty { kElection, kHeartbeat };
+  // A reset: the election timeout runs `delay` from now, unless reset again.
   void ArmElection(sim::Nanos delay);
   void ArmHeartbeat();
-  void Send(int to, RaftMessage message);
+  // The duty is off (the election timer while leading, the heartbeat after).
+  void StopDuty(Duty duty);
+  void SetDeadline(Duty duty, sim::Nanos delay);
+  void ArmDutyTimer(Duty duty);
+  // The duty's timer fired (a step): too early, it re-arms; else the duty runs.
+  void DutyTimerFired(Duty duty);
+
 
   // --- the disk (docs/REPLICATED_STORE.md, "Durability") ---------------------
   // Runs one input (a message, a client request, a timer) as etcd's raft
@@ -199,8 +213,20 @@ class ReplicaProcess final : public sim::ProcessState {
   KvState kv_;
   std::map<std::int64_t, KvReply> kv_results_;  // by KV request id: applied at most once
   std::set<int> votes_;
-  std::uint64_t election_generation_ = 0;
-  std::uint64_t heartbeat_generation_ = 0;
+  // A duty's deadline (the host's monotonic clock) and its one timer of the
+  // World's. A reset moves only `deadline`; the timer, at `fires_at`, is
+  // never later than a deadline set after it was armed (ArmDutyTimer).
+  struct DutyTimer {
+    bool on = false;        // the duty runs at its deadline
+    sim::Nanos deadline = 0;
+    bool pending = false;   // a timer is queued (or its step waits for an fsync)
+    sim::Nanos fires_at = 0;
+  };
+  DutyTimer election_;
+  DutyTimer heartbeat_;
+  DutyTimer& TimerOf(Duty duty) { return duty == Duty::kElection ? election_ : heartbeat_; }
+  // The nearest a reset can set the duty's deadline: the timer fires no later.
+  sim::Nanos ShortestDelay(Duty duty) const;
 
   // Leader only.
   std::vector<std::int64_t> next_;
