@@ -511,10 +511,18 @@ void ReplicaProcess::OnAppendReply(const RaftMessage& m) {
   last_ack_[peer] = Local();
   acked_round_[peer] = std::max(acked_round_[peer], m.round);
   if (m.success) {
+    const std::int64_t matched_before = match_[peer];
     match_[peer] = std::max(match_[peer], m.match);
     next_[peer] = std::max(next_[peer], match_[peer] + 1);
     AdvanceCommit();
-    if (next_[peer] <= LastIndex()) SendAppend(m.from, round_);
+    // etcd raft's stepLeader (MsgAppResp): only an acknowledgement that
+    // moved the follower's match on sends more (tracker/progress.go
+    // MaybeUpdate "returns false if the given n index comes from an
+    // outdated message", and then nothing is sent). A
+    // stale or duplicate one sends nothing: were every acknowledgement to
+    // send the unacknowledged tail again, the appends in flight would never
+    // shrink while the follower lags (a heartbeat resends what was lost).
+    if (match_[peer] > matched_before && next_[peer] <= LastIndex()) SendAppend(m.from, round_);
   } else {
     next_[peer] = std::max<std::int64_t>(1, std::min(next_[peer] - 1, m.match + 1));
     SendAppend(m.from, round_);
