@@ -37,7 +37,7 @@ void ReplicaProcess::OnClientArrival(const ClientRequest& request, Route route) 
   world.At(at, [this, &world, host = host_, incarnation = incarnation_, request, route = std::move(route)]() mutable {
     world.RunOnHost(host, incarnation, [this, request, route = std::move(route)] {
       if (syncing_) {
-        deferred_.emplace_back([this, request, route] { HandleClient(request, route); });
+        Defer([this, request, route] { HandleClient(request, route); });
         return;
       }
       Step([this, &request, &route] { HandleClient(request, route); });
@@ -48,19 +48,21 @@ void ReplicaProcess::OnClientArrival(const ClientRequest& request, Route route) 
 void ReplicaProcess::OnRaft(const RaftMessage& m) {
   if (halted_) return;
   if (syncing_) {
-    deferred_.emplace_back([this, copy = m] { OnRaft(copy); });
+    Defer([this, copy = m] { StepRaft(copy); });
     return;
   }
-  Step([this, &m] {
-    switch (m.type) {
-      case RaftMessage::Type::kPreVote: OnPreVote(m); break;
-      case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
-      case RaftMessage::Type::kVote: OnVote(m); break;
-      case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
-      case RaftMessage::Type::kAppend: OnAppend(m); break;
-      case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
-    }
-  });
+  Step([this, &m] { StepRaft(m); });
+}
+
+void ReplicaProcess::StepRaft(const RaftMessage& m) {
+  switch (m.type) {
+    case RaftMessage::Type::kPreVote: OnPreVote(m); break;
+    case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
+    case RaftMessage::Type::kVote: OnVote(m); break;
+    case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
+    case RaftMessage::Type::kAppend: OnAppend(m); break;
+    case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
+  }
 }
 
 // --- the disk ---------------------------------------------------------------
@@ -69,9 +71,10 @@ template <class F>
 void ReplicaProcess::Step(F&& step) {
   if (halted_) return;
   if (syncing_) {
-    deferred_.emplace_back(std::forward<F>(step));
+    Defer(std::forward<F>(step));
     return;
   }
+  assert(!in_step_);  // inputs come from events, never from inside a step
   in_step_ = true;
   step();
   in_step_ = false;
@@ -132,18 +135,36 @@ void ReplicaProcess::SyncDone(bool wrote) {
   TakeDeferred();
 }
 
-// The inputs that queued during an fsync, in order, until one writes. One
-// loop takes them: a step that wrote nothing ends in SyncDone, which finds
-// the loop already running further up (a slow disk can queue thousands).
+void ReplicaProcess::Defer(std::function<void()> input) {
+  assert(deferred_.size() < kDeferredMax);
+  deferred_.push_back(std::move(input));
+}
+
+// etcd's raft node steps every message that arrived since the last Ready
+// into memory, and the server saves the Ready's HardState and entries with
+// one fsync before it sends the Ready's messages (server/etcdserver/raft.go:
+// `rd := <-r.Ready()`, `r.storage.Save(rd.HardState, rd.Entries)`, then
+// `r.transport.Send`; raft's node.go: Ready is "the current point-in-time
+// state", Advance asks for the next). So the inputs that queued during an
+// fsync are one batch, stepped in their order into memory, and one fsync
+// covers all they wrote before any message they produced leaves. (One fsync
+// per queued input made a long disk stall thousands of fsyncs in a row.)
 void ReplicaProcess::TakeDeferred() {
-  if (taking_deferred_) return;
-  taking_deferred_ = true;
-  while (!syncing_ && !halted_ && !deferred_.empty()) {
-    std::function<void()> step = std::move(deferred_.front());
-    deferred_.pop_front();
-    Step(std::move(step));
-  }
-  taking_deferred_ = false;
+  if (deferred_.empty() || halted_) return;
+  assert(!syncing_);
+  assert(!in_step_);
+  std::deque<std::function<void()>> batch = std::move(deferred_);
+  deferred_.clear();
+  const std::size_t count = batch.size();
+  assert(count <= kDeferredMax);
+  in_step_ = true;
+  for (std::size_t i = 0; i < count; ++i) batch[i]();
+  in_step_ = false;
+  // Nothing arrives while the batch runs (inputs are events), and no step
+  // halts the replica (failpoints strike in EndStep and SyncDone).
+  assert(deferred_.empty());
+  assert(!halted_);
+  EndStep();
 }
 
 // A leader's own fsync can complete a majority (with one replica it is the

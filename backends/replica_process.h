@@ -117,15 +117,19 @@ class ReplicaProcess final : public sim::ProcessState {
   // The duty's timer fired (a step): too early, it re-arms; else the duty runs.
   void DutyTimerFired(Duty duty);
 
-
-  // --- the disk (docs/REPLICATED_STORE.md, "Durability") ---------------------
+  // --- the disk (docs/REPLICATED_STORE.md, "The disk") -------------------------
   // Runs one input (a message, a client request, a timer) as etcd's raft
   // loop runs a Ready: what the step wrote is fsynced before the messages
-  // it produced go out, and no new input is taken while the fsync runs.
+  // it produced go out, and no new input is taken while the fsync runs;
+  // the inputs that arrive meanwhile are one batch after it (TakeDeferred).
   template <class F>
   void Step(F&& step);
+  // An input that arrived during an fsync waits for it, in order.
+  void Defer(std::function<void()> input);
+  void StepRaft(const RaftMessage& m);
   void EndStep();
   void SyncDone(bool wrote);
+  // Every input that waited, stepped as one batch: one fsync for all it wrote.
   void TakeDeferred();
   // An armed failpoint (ReplicatedStore::ArmFailpoint) struck here: the
   // replica halts, its held messages are dropped, and it dies next event.
@@ -258,11 +262,15 @@ class ReplicaProcess final : public sim::ProcessState {
   // inputs that arrived meanwhile.
   bool in_step_ = false;
   bool syncing_ = false;
-  bool applied_in_step_ = false;  // the step applied committed entries
+  bool applied_in_step_ = false;  // the step (or batch) applied committed entries
   bool halted_ = false;           // a failpoint struck: this incarnation takes no more input
-  bool taking_deferred_ = false;  // TakeDeferred's loop runs
   std::vector<std::pair<int, RaftMessage>> outbox_;
   std::deque<std::function<void()>> deferred_;
+  // What may queue during one fsync: the inputs that arrive meanwhile, and
+  // what the World held for this host while it was paused (its own bound is
+  // a million deeds) if it resumes mid-fsync. Store-fuzz's longest queue is
+  // in docs/REPLICATED_STORE.md ("The disk").
+  static constexpr std::size_t kDeferredMax = 1'000'000;
 };
 
 }  // namespace leasesim::backends
