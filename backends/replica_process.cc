@@ -199,7 +199,7 @@ void ReplicaProcess::Trace(const char* what, std::int64_t a, std::int64_t b) {
 
 // etcd's raft keeps no timer per reset: one tick loop counts
 // electionElapsed, which a reset sets to 0, after drawing a new randomized
-// timeout (raft/raft.go reset → resetRandomizedElectionTimeout), and
+// timeout (etcd-io/raft raft.go: reset → resetRandomizedElectionTimeout), and
 // tickElection campaigns once it reaches that timeout. Here time is not
 // ticked, but the same holds: a reset draws the timeout and moves the
 // deadline; one timer per duty wakes for it. (A timer per reset, retired
@@ -233,7 +233,9 @@ void ReplicaProcess::SetDeadline(Duty duty, sim::Nanos delay) {
 // deadline nearer before then (no reset sets it closer than ShortestDelay):
 // so it never fires late, and one timer is enough. A crash drops it with
 // the incarnation (AtLocal runs nothing for another incarnation); the next
-// incarnation arms its own.
+// incarnation arms its own. A pause holds an early firing like any other
+// work: the host resumes past the deadline and the duty runs then, where
+// the early firing stands among the held work.
 void ReplicaProcess::ArmDutyTimer(Duty duty) {
   DutyTimer& timer = TimerOf(duty);
   assert(!timer.pending);
@@ -539,10 +541,10 @@ void ReplicaProcess::OnAppendReply(const RaftMessage& m) {
     // etcd raft's stepLeader (MsgAppResp): only an acknowledgement that
     // moved the follower's match on sends more (tracker/progress.go
     // MaybeUpdate "returns false if the given n index comes from an
-    // outdated message", and then nothing is sent). A
-    // stale or duplicate one sends nothing: were every acknowledgement to
-    // send the unacknowledged tail again, the appends in flight would never
-    // shrink while the follower lags (a heartbeat resends what was lost).
+    // outdated message", and then nothing is sent). Were every stale or
+    // duplicate acknowledgement to send the unacknowledged tail again, the
+    // appends in flight would never shrink while the follower lags (a
+    // heartbeat's append resends what was lost).
     if (match_[peer] > matched_before && next_[peer] <= LastIndex()) SendAppend(m.from, round_);
   } else {
     next_[peer] = std::max<std::int64_t>(1, std::min(next_[peer] - 1, m.match + 1));
