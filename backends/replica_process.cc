@@ -132,6 +132,11 @@ void ReplicaProcess::SyncDone(bool wrote) {
   std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
   outbox_.clear();
   for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
+  if (own_vote_term_ != 0) {
+    // The fsync just completed holds the vote: counted first in the next batch.
+    assert(deferred_.size() < kDeferredMax);
+    deferred_.push_front([this, term = std::exchange(own_vote_term_, 0)] { CountOwnVote(term); });
+  }
   TakeDeferred();
 }
 
@@ -313,7 +318,6 @@ void ReplicaProcess::StartElection() {
   disk().SetTerm(disk().term + 1, me_);
   role_ = ReplicaRole::kCandidate;
   votes_.clear();
-  votes_.insert(me_);
   Trace("repl_candidate", disk().term);
   for (int peer = 1; peer <= store_.replicas(); ++peer) {
     if (peer == me_) continue;
@@ -325,6 +329,24 @@ void ReplicaProcess::StartElection() {
     Send(peer, std::move(m));
   }
   ArmElection(RandomElectionTimeout());
+  // etcd raft.go campaign: the candidate "should account for this self vote
+  // once the vote has been durably persisted" (its own MsgVoteResp waits in
+  // msgsAfterAppend). Counted at once, a lone replica led, and appended
+  // clients' writes of its term, before the term was on disk: a power loss
+  // took both, and it led the same term again with other entries. With
+  // fsync = 0 the vote is durable at once; reply_before_fsync, the mistake,
+  // counts it at once too.
+  const ReplicatedStoreConfig& config = store_.config();
+  if (config.fsync == 0 || config.reply_before_fsync) {
+    CountOwnVote(disk().term);
+  } else {
+    own_vote_term_ = disk().term;
+  }
+}
+
+void ReplicaProcess::CountOwnVote(std::int64_t term) {
+  if (role_ != ReplicaRole::kCandidate || disk().term != term) return;  // the election moved on
+  votes_.insert(me_);
   if (static_cast<int>(votes_.size()) >= Majority()) BecomeLeader();
 }
 

@@ -143,6 +143,8 @@ class ReplicaProcess final : public sim::ProcessState {
   // --- elections -------------------------------------------------------------
   void OnElectionTimeout();
   void StartElection();
+  // The candidate's own vote, once on disk (a no-op if the election moved on).
+  void CountOwnVote(std::int64_t term);
   void OnPreVote(const RaftMessage& m);
   void OnPreVoteReply(const RaftMessage& m);
   void OnVote(const RaftMessage& m);
@@ -217,6 +219,7 @@ class ReplicaProcess final : public sim::ProcessState {
   KvState kv_;
   std::map<std::int64_t, KvReply> kv_results_;  // by KV request id: applied at most once
   std::set<int> votes_;
+  std::int64_t own_vote_term_ = 0;  // a candidate's own vote, counted after the fsync under way (0: none)
   // A duty's deadline (the host's monotonic clock) and its one timer of the
   // World's. A reset moves only `deadline`; the timer, at `fires_at`, is
   // never later than a deadline set after it was armed (ArmDutyTimer).
