@@ -37,7 +37,7 @@ void ReplicaProcess::OnClientArrival(const ClientRequest& request, Route route) 
   world.At(at, [this, &world, host = host_, incarnation = incarnation_, request, route = std::move(route)]() mutable {
     world.RunOnHost(host, incarnation, [this, request, route = std::move(route)] {
       if (syncing_) {
-        deferred_.emplace_back([this, request, route] { HandleClient(request, route); });
+        Defer([this, request, route] { HandleClient(request, route); });
         return;
       }
       Step([this, &request, &route] { HandleClient(request, route); });
@@ -48,19 +48,21 @@ void ReplicaProcess::OnClientArrival(const ClientRequest& request, Route route) 
 void ReplicaProcess::OnRaft(const RaftMessage& m) {
   if (halted_) return;
   if (syncing_) {
-    deferred_.emplace_back([this, copy = m] { OnRaft(copy); });
+    Defer([this, copy = m] { StepRaft(copy); });
     return;
   }
-  Step([this, &m] {
-    switch (m.type) {
-      case RaftMessage::Type::kPreVote: OnPreVote(m); break;
-      case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
-      case RaftMessage::Type::kVote: OnVote(m); break;
-      case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
-      case RaftMessage::Type::kAppend: OnAppend(m); break;
-      case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
-    }
-  });
+  Step([this, &m] { StepRaft(m); });
+}
+
+void ReplicaProcess::StepRaft(const RaftMessage& m) {
+  switch (m.type) {
+    case RaftMessage::Type::kPreVote: OnPreVote(m); break;
+    case RaftMessage::Type::kPreVoteReply: OnPreVoteReply(m); break;
+    case RaftMessage::Type::kVote: OnVote(m); break;
+    case RaftMessage::Type::kVoteReply: OnVoteReply(m); break;
+    case RaftMessage::Type::kAppend: OnAppend(m); break;
+    case RaftMessage::Type::kAppendReply: OnAppendReply(m); break;
+  }
 }
 
 // --- the disk ---------------------------------------------------------------
@@ -69,9 +71,10 @@ template <class F>
 void ReplicaProcess::Step(F&& step) {
   if (halted_) return;
   if (syncing_) {
-    deferred_.emplace_back(std::forward<F>(step));
+    Defer(std::forward<F>(step));
     return;
   }
+  assert(!in_step_);  // inputs come from events, never from inside a step
   in_step_ = true;
   step();
   in_step_ = false;
@@ -129,21 +132,44 @@ void ReplicaProcess::SyncDone(bool wrote) {
   std::vector<std::pair<int, RaftMessage>> outbox = std::move(outbox_);
   outbox_.clear();
   for (auto& [to, message] : outbox) store_.SendRaft(me_, to, std::make_shared<const RaftMessage>(std::move(message)));
+  if (own_vote_term_ != 0) {
+    // The fsync just completed holds the vote: counted first in the next batch.
+    assert(deferred_.size() < kDeferredMax);
+    deferred_.push_front([this, term = std::exchange(own_vote_term_, 0)] { CountOwnVote(term); });
+  }
   TakeDeferred();
 }
 
-// The inputs that queued during an fsync, in order, until one writes. One
-// loop takes them: a step that wrote nothing ends in SyncDone, which finds
-// the loop already running further up (a slow disk can queue thousands).
+void ReplicaProcess::Defer(std::function<void()> input) {
+  assert(deferred_.size() < kDeferredMax);
+  deferred_.push_back(std::move(input));
+}
+
+// etcd's raft node steps every message that arrived since the last Ready
+// into memory, and the server saves the Ready's HardState and entries with
+// one fsync before it sends the Ready's messages (server/etcdserver/raft.go:
+// `rd := <-r.Ready()`, `r.storage.Save(rd.HardState, rd.Entries)`, then
+// `r.transport.Send`; raft's node.go: Ready is "the current point-in-time
+// state", Advance asks for the next). So the inputs that queued during an
+// fsync are one batch, stepped in their order into memory, and one fsync
+// covers all they wrote before any message they produced leaves. (One fsync
+// per queued input made a long disk stall thousands of fsyncs in a row.)
 void ReplicaProcess::TakeDeferred() {
-  if (taking_deferred_) return;
-  taking_deferred_ = true;
-  while (!syncing_ && !halted_ && !deferred_.empty()) {
-    std::function<void()> step = std::move(deferred_.front());
-    deferred_.pop_front();
-    Step(std::move(step));
-  }
-  taking_deferred_ = false;
+  if (deferred_.empty() || halted_) return;
+  assert(!syncing_);
+  assert(!in_step_);
+  std::deque<std::function<void()>> batch = std::move(deferred_);
+  deferred_.clear();
+  const std::size_t count = batch.size();
+  assert(count <= kDeferredMax);
+  in_step_ = true;
+  for (std::size_t i = 0; i < count; ++i) batch[i]();
+  in_step_ = false;
+  // Nothing arrives while the batch runs (inputs are events), and no step
+  // halts the replica (failpoints strike in EndStep and SyncDone).
+  assert(deferred_.empty());
+  assert(!halted_);
+  EndStep();
 }
 
 // A leader's own fsync can complete a majority (with one replica it is the
@@ -174,22 +200,72 @@ void ReplicaProcess::Trace(const char* what, std::int64_t a, std::int64_t b) {
   store_.world_.trace().Record(store_.world_.now(), host_, what, a, b);
 }
 
-void ReplicaProcess::ArmElection(sim::Nanos delay) {
-  const std::uint64_t generation = ++election_generation_;
-  store_.world_.AtLocal(host_, incarnation_, Local() + delay, [this, generation] {
-    Step([this, generation] {
-      if (generation == election_generation_) OnElectionTimeout();
-    });
+// --- the timers -------------------------------------------------------------
+
+// etcd's raft keeps no timer per reset: one tick loop counts
+// electionElapsed, which a reset sets to 0, after drawing a new randomized
+// timeout (etcd-io/raft raft.go: reset → resetRandomizedElectionTimeout), and
+// tickElection campaigns once it reaches that timeout. Here time is not
+// ticked, but the same holds: a reset draws the timeout and moves the
+// deadline; one timer per duty wakes for it. (A timer per reset, retired
+// only by a generation number, left one queued per append taken: after a
+// disk stall a replica held about a million, each deferred when a pause
+// caught it — store-fuzz --duration-s 60 seed 69.)
+void ReplicaProcess::ArmElection(sim::Nanos delay) { SetDeadline(Duty::kElection, delay); }
+
+void ReplicaProcess::ArmHeartbeat() { SetDeadline(Duty::kHeartbeat, store_.config().heartbeat); }
+
+void ReplicaProcess::StopDuty(Duty duty) { TimerOf(duty).on = false; }
+
+sim::Nanos ReplicaProcess::ShortestDelay(Duty duty) const {
+  const ReplicatedStoreConfig& config = store_.config();
+  return duty == Duty::kElection ? config.election_timeout_min : config.heartbeat;
+}
+
+void ReplicaProcess::SetDeadline(Duty duty, sim::Nanos delay) {
+  DutyTimer& timer = TimerOf(duty);
+  timer.on = true;
+  timer.deadline = Local() + delay;
+  if (!timer.pending) {
+    ArmDutyTimer(duty);
+    return;
+  }
+  // The pending timer fires in time and moves on to the deadline.
+  assert(timer.fires_at <= timer.deadline);
+}
+
+// The timer fires at the deadline, or sooner if a reset could bring the
+// deadline nearer before then (no reset sets it closer than ShortestDelay):
+// so it never fires late, and one timer is enough. A crash drops it with
+// the incarnation (AtLocal runs nothing for another incarnation); the next
+// incarnation arms its own. A pause holds an early firing like any other
+// work: the host resumes past the deadline and the duty runs then, where
+// the early firing stands among the held work.
+void ReplicaProcess::ArmDutyTimer(Duty duty) {
+  DutyTimer& timer = TimerOf(duty);
+  assert(!timer.pending);
+  timer.pending = true;
+  timer.fires_at = std::min(timer.deadline, Local() + ShortestDelay(duty));
+  store_.world_.AtLocal(host_, incarnation_, timer.fires_at, [this, duty] {
+    Step([this, duty] { DutyTimerFired(duty); });
   });
 }
 
-void ReplicaProcess::ArmHeartbeat() {
-  const std::uint64_t generation = ++heartbeat_generation_;
-  store_.world_.AtLocal(host_, incarnation_, Local() + store_.config().heartbeat, [this, generation] {
-    Step([this, generation] {
-      if (generation == heartbeat_generation_) OnHeartbeat();
-    });
-  });
+void ReplicaProcess::DutyTimerFired(Duty duty) {
+  DutyTimer& timer = TimerOf(duty);
+  assert(timer.pending);
+  timer.pending = false;
+  if (!timer.on) return;
+  if (Local() < timer.deadline) {
+    ArmDutyTimer(duty);
+    return;
+  }
+  timer.on = false;  // the duty arms it again if it goes on
+  if (duty == Duty::kElection) {
+    OnElectionTimeout();
+  } else {
+    OnHeartbeat();
+  }
 }
 
 void ReplicaProcess::Send(int to, RaftMessage message) {
@@ -242,7 +318,6 @@ void ReplicaProcess::StartElection() {
   disk().SetTerm(disk().term + 1, me_);
   role_ = ReplicaRole::kCandidate;
   votes_.clear();
-  votes_.insert(me_);
   Trace("repl_candidate", disk().term);
   for (int peer = 1; peer <= store_.replicas(); ++peer) {
     if (peer == me_) continue;
@@ -254,6 +329,24 @@ void ReplicaProcess::StartElection() {
     Send(peer, std::move(m));
   }
   ArmElection(RandomElectionTimeout());
+  // etcd raft.go campaign: the candidate "should account for this self vote
+  // once the vote has been durably persisted" (its own MsgVoteResp waits in
+  // msgsAfterAppend). Counted at once, a lone replica led, and appended
+  // clients' writes of its term, before the term was on disk: a power loss
+  // took both, and it led the same term again with other entries. With
+  // fsync = 0 the vote is durable at once; reply_before_fsync, the mistake,
+  // counts it at once too.
+  const ReplicatedStoreConfig& config = store_.config();
+  if (config.fsync == 0 || config.reply_before_fsync) {
+    CountOwnVote(disk().term);
+  } else {
+    own_vote_term_ = disk().term;
+  }
+}
+
+void ReplicaProcess::CountOwnVote(std::int64_t term) {
+  if (role_ != ReplicaRole::kCandidate || disk().term != term) return;  // the election moved on
+  votes_.insert(me_);
   if (static_cast<int>(votes_.size()) >= Majority()) BecomeLeader();
 }
 
@@ -303,7 +396,7 @@ void ReplicaProcess::BecomeLeader() {
   assert(role_ == ReplicaRole::kCandidate);
   role_ = ReplicaRole::kLeader;
   leader_hint_ = me_;
-  ++election_generation_;  // the election timer is off while leading
+  StopDuty(Duty::kElection);  // off while leading
   const sim::Nanos now = Local();
   for (int peer = 1; peer <= store_.replicas(); ++peer) {
     next_[static_cast<std::size_t>(peer)] = LastIndex() + 1;
@@ -336,7 +429,7 @@ void ReplicaProcess::StepDown() {
   Trace("repl_step_down", disk().term);
   role_ = ReplicaRole::kFollower;
   leader_hint_ = 0;
-  ++heartbeat_generation_;
+  StopDuty(Duty::kHeartbeat);
   // Reads have no effect: refuse them. Pending writes may still commit
   // under the next leader: the client must resend (applied at most once).
   std::vector<PendingRead> reads = std::move(reads_);
@@ -460,10 +553,18 @@ void ReplicaProcess::OnAppendReply(const RaftMessage& m) {
   last_ack_[peer] = Local();
   acked_round_[peer] = std::max(acked_round_[peer], m.round);
   if (m.success) {
+    const std::int64_t matched_before = match_[peer];
     match_[peer] = std::max(match_[peer], m.match);
     next_[peer] = std::max(next_[peer], match_[peer] + 1);
     AdvanceCommit();
-    if (next_[peer] <= LastIndex()) SendAppend(m.from, round_);
+    // etcd raft's stepLeader (MsgAppResp): only an acknowledgement that
+    // moved the follower's match on sends more (tracker/progress.go
+    // MaybeUpdate "returns false if the given n index comes from an
+    // outdated message", and then nothing is sent). Were every stale or
+    // duplicate acknowledgement to send the unacknowledged tail again, the
+    // appends in flight would never shrink while the follower lags (a
+    // heartbeat's append resends what was lost).
+    if (match_[peer] > matched_before && next_[peer] <= LastIndex()) SendAppend(m.from, round_);
   } else {
     next_[peer] = std::max<std::int64_t>(1, std::min(next_[peer] - 1, m.match + 1));
     SendAppend(m.from, round_);

@@ -97,18 +97,36 @@ class ReplicaProcess final : public sim::ProcessState {
   sim::Nanos Local() const { return store_.world_.clock(host_).Monotonic(store_.world_.now()); }
   sim::Nanos RandomElectionTimeout();
   void Trace(const char* what, std::int64_t a = 0, std::int64_t b = 0);
-  void ArmElection(sim::Nanos delay);
-  void ArmHeartbeat();
   void Send(int to, RaftMessage message);
 
-  // --- the disk (docs/REPLICATED_STORE.md, "Durability") ---------------------
+  // --- the timers --------------------------------------------------------------
+  // Two duties run when the host's clock reaches a deadline the replica
+  // keeps moving: the election timeout (reset by every append, vote...) and
+  // the leader's heartbeat. Each has one pending timer (DutyTimer).
+  enum class Duty { kElection, kHeartbeat };
+  // A reset: the election timeout runs `delay` from now, unless reset again.
+  void ArmElection(sim::Nanos delay);
+  void ArmHeartbeat();
+  // The duty is off (the election timer while leading, the heartbeat after).
+  void StopDuty(Duty duty);
+  void SetDeadline(Duty duty, sim::Nanos delay);
+  void ArmDutyTimer(Duty duty);
+  // The duty's timer fired (a step): too early, it re-arms; else the duty runs.
+  void DutyTimerFired(Duty duty);
+
+  // --- the disk (docs/REPLICATED_STORE.md, "The disk") -------------------------
   // Runs one input (a message, a client request, a timer) as etcd's raft
   // loop runs a Ready: what the step wrote is fsynced before the messages
-  // it produced go out, and no new input is taken while the fsync runs.
+  // it produced go out, and no new input is taken while the fsync runs;
+  // the inputs that arrive meanwhile are one batch after it (TakeDeferred).
   template <class F>
   void Step(F&& step);
+  // An input that arrived during an fsync waits for it, in order.
+  void Defer(std::function<void()> input);
+  void StepRaft(const RaftMessage& m);
   void EndStep();
   void SyncDone(bool wrote);
+  // Every input that waited, stepped as one batch: one fsync for all it wrote.
   void TakeDeferred();
   // An armed failpoint (ReplicatedStore::ArmFailpoint) struck here: the
   // replica halts, its held messages are dropped, and it dies next event.
@@ -122,6 +140,8 @@ class ReplicaProcess final : public sim::ProcessState {
   // --- elections -------------------------------------------------------------
   void OnElectionTimeout();
   void StartElection();
+  // The candidate's own vote, once on disk (a no-op if the election moved on).
+  void CountOwnVote(std::int64_t term);
   void OnPreVote(const RaftMessage& m);
   void OnPreVoteReply(const RaftMessage& m);
   void OnVote(const RaftMessage& m);
@@ -198,8 +218,21 @@ class ReplicaProcess final : public sim::ProcessState {
   KvState kv_;
   std::map<std::int64_t, KvReply> kv_results_;  // by KV request id: applied at most once
   std::set<int> votes_;
-  std::uint64_t election_generation_ = 0;
-  std::uint64_t heartbeat_generation_ = 0;
+  std::int64_t own_vote_term_ = 0;  // a candidate's own vote, counted after the fsync under way (0: none)
+  // A duty's deadline (the host's monotonic clock) and its one timer of the
+  // World's. A reset moves only `deadline`; the timer, at `fires_at`, is
+  // never later than a deadline set after it was armed (ArmDutyTimer).
+  struct DutyTimer {
+    bool on = false;        // the duty runs at its deadline
+    sim::Nanos deadline = 0;
+    bool pending = false;   // a timer is queued (or its step waits for an fsync)
+    sim::Nanos fires_at = 0;
+  };
+  DutyTimer election_;
+  DutyTimer heartbeat_;
+  DutyTimer& TimerOf(Duty duty) { return duty == Duty::kElection ? election_ : heartbeat_; }
+  // The nearest a reset can set the duty's deadline: the timer fires no later.
+  sim::Nanos ShortestDelay(Duty duty) const;
 
   // Leader only.
   std::vector<std::int64_t> next_;
@@ -232,11 +265,15 @@ class ReplicaProcess final : public sim::ProcessState {
   // inputs that arrived meanwhile.
   bool in_step_ = false;
   bool syncing_ = false;
-  bool applied_in_step_ = false;  // the step applied committed entries
+  bool applied_in_step_ = false;  // the step (or batch) applied committed entries
   bool halted_ = false;           // a failpoint struck: this incarnation takes no more input
-  bool taking_deferred_ = false;  // TakeDeferred's loop runs
   std::vector<std::pair<int, RaftMessage>> outbox_;
   std::deque<std::function<void()>> deferred_;
+  // What may queue during one fsync: the inputs that arrive meanwhile, and
+  // what the World held for this host while it was paused (its own bound is
+  // a million deeds) if it resumes mid-fsync. Store-fuzz's longest queue is
+  // in docs/REPLICATED_STORE.md ("The disk").
+  static constexpr std::size_t kDeferredMax = 1'000'000;
 };
 
 }  // namespace leasesim::backends

@@ -71,7 +71,8 @@ struct PeerLinkConfig {
 // arm gofail failpoints in its raft loop (etcd server/etcdserver/raft.go:
 // raftBeforeSave, raftAfterSave, raftBeforeLeaderSend/raftBeforeFollowerSend;
 // tests/robustness/failpoint/gofail.go panics there). A step is one input a
-// replica takes (docs/REPLICATED_STORE.md "The disk").
+// replica takes, or the batch of inputs that queued during an fsync
+// (docs/REPLICATED_STORE.md "The disk").
 enum class RaftFailpoint {
   kBeforeSave,  // the step wrote: the replica loses power before the fsync (its writes are gone)
   kAfterSave,   // the step's fsync completed: the process dies before the messages leave
@@ -115,8 +116,9 @@ struct ReplicatedStoreConfig {
   // How long one fsync of a replica's disk takes. 0: a replica's writes are
   // durable at the end of the step that made them (nothing is ever lost);
   // above 0, a replica that wrote holds the messages that depend on the
-  // write, and takes no new input, until the fsync completes, and a power
-  // loss (PowerLoss) drops what was not yet synced.
+  // write, and takes no new input, until the fsync completes (then it takes
+  // the inputs that arrived meanwhile as one batch, with one fsync), and a
+  // power loss (PowerLoss) drops what was not yet synced.
   sim::Nanos fsync = 0;
   // The mistake on purpose (false): a replica sends its replies without
   // waiting for the fsync, so a power loss can take back an acknowledged
