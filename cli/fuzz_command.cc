@@ -87,8 +87,8 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
     options.seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   }
   const ProtocolChoice protocol = ReadProtocol(r.protocol);
-  if (!protocol.error.empty()) {
-    err << "leasesim fuzz: " << protocol.error << "\n";
+  if (protocol.error) {
+    err << "leasesim fuzz: " << protocol.error->ToString() << "\n";
     return kExitBadInput;
   }
   options.protocol = protocol.name.value_or(core::Protocols().default_name());

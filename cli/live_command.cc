@@ -107,7 +107,7 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
     options.duration_ms = *ms;
   }
   const ProtocolChoice protocol = ReadProtocol(request.protocol);
-  if (!protocol.error.empty()) return bad(protocol.error);
+  if (protocol.error) return bad(protocol.error->ToString());
   options.protocol = protocol.name.value_or("");
   if (request.faults) {
     if (const auto error = live::ParseFaults(*request.faults, options.nodes, options.faults)) {

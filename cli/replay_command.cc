@@ -102,8 +102,8 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   }
   // --protocol: the protocol `run --protocol` ran it with (its replay line says so).
   const ProtocolChoice protocol = ReadProtocol(r.protocol);
-  if (!protocol.error.empty()) {
-    err << "leasesim replay: " << protocol.error << "\n";
+  if (protocol.error) {
+    err << "leasesim replay: " << protocol.error->ToString() << "\n";
     return kExitBadInput;
   }
   if (protocol.name) runner::SetScenarioProtocol(*scenario, *protocol.name);

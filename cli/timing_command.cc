@@ -92,22 +92,24 @@ void Declare(CommandLine& args, TimingRequest& r) {
 
 // The targets' texts into the request, and the flags' combinations; the
 // first problem as "FLAG: rule".
-std::optional<std::string> ReadTimingArgs(const CommandLine& args, TimingRequest& r) {
-  if (!args.positional().empty()) return "unexpected argument \"" + args.positional().front() + "\"";
+std::optional<base::InputError> ReadTimingArgs(const CommandLine& args, TimingRequest& r) {
+  if (!args.positional().empty()) {
+    return base::InputError{.rule = "unexpected argument \"" + args.positional().front() + "\""};
+  }
   for (std::size_t i = 0; i < kTargetFlags.size(); ++i) {
     const TargetFlag& target = kTargetFlags[i];
     const std::optional<std::string>& text = r.target_texts[i];
     const std::string meaning = std::string(" (") + target.meaning + ")";
     if (!text) {
-      if (target.required) return base::InputError{target.flag, "is required" + meaning}.ToString();
+      if (target.required) return base::InputError{target.flag, "is required" + meaning};
       continue;
     }
     if (!ParseNumber(*text, r.targets.*target.field)) {
-      return base::InputError{target.flag, "must be a whole number (got \"" + *text + "\")" + meaning}.ToString();
+      return base::InputError{target.flag, "must be a whole number (got \"" + *text + "\")" + meaning};
     }
   }
-  if (r.seeds_given && !r.verify && !r.sweep) return "--seeds: only with --verify or --sweep";
-  if (r.force && !r.out) return "--force: only with --out FILE";
+  if (r.seeds_given && !r.verify && !r.sweep) return base::InputError{"--seeds", "only with --verify or --sweep"};
+  if (r.force && !r.out) return base::InputError{"--force", "only with --out FILE"};
   return std::nullopt;
 }
 
@@ -182,9 +184,9 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   TimingRequest r;
   Declare(args, r);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (auto error = ReadTimingArgs(args, r)) return Fail(err, *error);
+  if (auto error = ReadTimingArgs(args, r)) return Fail(err, error->ToString());
   const ProtocolChoice protocol = ReadProtocol(r.protocol_given);
-  if (!protocol.error.empty()) return Fail(err, protocol.error);
+  if (protocol.error) return Fail(err, protocol.error->ToString());
   r.protocol = protocol.name.value_or("");
   std::optional<timing::RegionsPlan> regions;
   if (r.regions) {
