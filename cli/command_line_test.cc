@@ -99,6 +99,14 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
   EXPECT_NE(zoo_protocol.err.find("leasesim zoo: --protocol: \"leasesim\" has no known mistake to hunt (known-broken: "),
             std::string::npos)
       << zoo_protocol.err;
+  const Outcome replay = Invoke(ReplayCommand, {"x.json", "--scenario", "s", "--seed", "1-2"});
+  EXPECT_EQ(replay.code, kExitBadInput);
+  EXPECT_NE(replay.err.find("leasesim replay: --seed: must be one non-negative integer"), std::string::npos)
+      << replay.err;
+  const Outcome duration = Invoke(LiveCommand, {"--duration", "0"});
+  EXPECT_EQ(duration.code, kExitBadInput);
+  EXPECT_NE(duration.err.find("leasesim live: --duration: must be seconds, at least 1"), std::string::npos)
+      << duration.err;
   const Outcome timing = Invoke(TimingCommand, {"--failover-target", "9000", "--store-p99", "50", "--pause-budget",
                                                 "500", "--drift-bound", "100", "--force"});
   EXPECT_EQ(timing.code, kExitBadInput);
@@ -191,7 +199,9 @@ TEST(CommandLine, ScenarioIsRepeatableAndTakesGlobs) {
   EXPECT_EQ(scenarios({"--scenario", "*", "--scenario", "slow"}), 3u);  // each once, in file order
   const Outcome none = Invoke(RunCommand, {suite, "--scenario", "follower-*", "-o", out});
   EXPECT_EQ(none.code, kExitBadInput);
-  EXPECT_NE(none.err.find("has no scenario matching \"follower-*\""), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("leasesim run: --scenario: " + suite + " has no scenario matching \"follower-*\""),
+            std::string::npos)
+      << none.err;
   const Outcome named = Invoke(RunCommand, {suite, "--scenario", "nope", "-o", out});
   EXPECT_NE(named.err.find("has no scenario named \"nope\""), std::string::npos) << named.err;
 }

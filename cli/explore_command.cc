@@ -14,6 +14,7 @@
 
 #include <absl/strings/str_format.h>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"

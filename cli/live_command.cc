@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/units.h"
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "checker/fault_kind.h"
 #include "cli/protocol_option.h"
@@ -103,7 +104,7 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   };
   if (request.duration) {
     const auto ms = SecondsToMs(*request.duration);
-    if (!ms || *ms < 1'000) return bad("--duration must be seconds, at least 1");
+    if (!ms || *ms < 1'000) return bad(base::InputError{"--duration", "must be seconds, at least 1"}.ToString());
     options.duration_ms = *ms;
   }
   const ProtocolChoice protocol = ReadProtocol(request.protocol);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
@@ -156,7 +157,7 @@ std::string ReadShards(const std::vector<std::string>& directories, const std::s
   for (std::size_t i = 0; i < shards.size(); ++i) {
     std::error_code same;
     if (std::filesystem::equivalent(directories[i], out_dir, same)) {
-      return "--out " + out_dir + " is one of the shard directories; write the merge elsewhere";
+      return base::InputError{"--out", out_dir + " is one of the shard directories; write the merge elsewhere"}.ToString();
     }
     if (const std::string problem = ReadShard(directories[i], shards[i]); !problem.empty()) return problem;
   }

@@ -4,6 +4,7 @@
 #include "base/hash_text.h"
 #include "base/units.h"
 #include "checker/history_io.h"
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/run.h"
@@ -82,7 +83,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   }
   auto seeds = runner::ParseSeeds(*r.seed);
   if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
-    err << "leasesim replay: --seed must be one non-negative integer\n";
+    err << "leasesim replay: " << base::InputError{"--seed", "must be one non-negative integer"}.ToString() << "\n";
     return kExitBadInput;
   }
   const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];

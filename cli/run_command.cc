@@ -13,6 +13,7 @@
 
 #include <absl/strings/str_format.h>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -127,9 +128,9 @@ std::optional<base::InputError> ReadRequest(const CommandLine& args, Request& re
 }
 
 // The scenarios the --scenario patterns name, in file order (all without
-// any); an error message names a pattern that matches none.
-std::variant<std::vector<const runner::Scenario*>, std::string> Select(const runner::ScenarioFile& file,
-                                                                        const std::vector<std::string>& patterns) {
+// any); the bad-input error names a pattern that matches none.
+std::variant<std::vector<const runner::Scenario*>, base::InputError> Select(const runner::ScenarioFile& file,
+                                                                             const std::vector<std::string>& patterns) {
   for (const std::string& pattern : patterns) {
     bool matched = false;
     for (const runner::Scenario& scenario : file.scenarios) {
@@ -137,7 +138,8 @@ std::variant<std::vector<const runner::Scenario*>, std::string> Select(const run
     }
     if (matched) continue;
     const bool glob = pattern.find_first_of("*?[") != std::string::npos;
-    return file.path + " has no scenario " + (glob ? "matching" : "named") + " \"" + pattern + "\"";
+    return base::InputError{"--scenario",
+                            file.path + " has no scenario " + (glob ? "matching" : "named") + " \"" + pattern + "\""};
   }
   std::vector<const runner::Scenario*> selected;
   for (const runner::Scenario& scenario : file.scenarios) {
@@ -229,8 +231,8 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);
   auto selected = Select(file, request.scenario_patterns);
-  if (std::holds_alternative<std::string>(selected)) {
-    err << "leasesim run: " << std::get<std::string>(selected) << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&selected)) {
+    err << "leasesim run: " << error->ToString() << "\n";
     return kExitBadInput;
   }
   if (const std::string problem = reports::PrepareOutputDirectory(request.out_dir); !problem.empty()) {

@@ -119,11 +119,11 @@ std::string SvgPathFor(const std::string& out) {
   return (path.parent_path() / (path.stem().string() + ".sweep.svg")).string();
 }
 
-std::optional<std::string> RefuseOverwrite(const TimingRequest& r) {
+std::optional<base::InputError> RefuseOverwrite(const TimingRequest& r) {
   if (!r.out || r.force) return std::nullopt;
   for (const std::string& path : {*r.out, SvgPathFor(*r.out)}) {
     if (path != *r.out && !r.sweep) continue;
-    if (fs::exists(path)) return "--out: " + path + " exists; not overwriting it (give --force to replace it)";
+    if (fs::exists(path)) return base::InputError{"--out", path + " exists; not overwriting it (give --force to replace it)"};
   }
   return std::nullopt;
 }
@@ -191,13 +191,13 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   std::optional<timing::RegionsPlan> regions;
   if (r.regions) {
     auto loaded = timing::LoadRegions(*r.regions);
-    if (auto* error = std::get_if<base::InputError>(&loaded)) return Fail(err, "--regions: " + error->In(*r.regions));
+    if (auto* error = std::get_if<base::InputError>(&loaded)) return Fail(err, base::InputError{"--regions", error->In(*r.regions)}.ToString());
     regions = std::get<timing::RegionsPlan>(loaded);
     r.targets.region_extra_rtt_ms = regions->extra_rtt_ms;
     r.targets.region_extra_what = regions->farthest;
   }
   if (auto error = timing::CheckTargets(r.targets)) return Fail(err, error->ToString());
-  if (auto error = RefuseOverwrite(r)) return Fail(err, *error);
+  if (auto error = RefuseOverwrite(r)) return Fail(err, error->ToString());
   const auto derived = timing::Derive(r.targets);
   if (auto* unreachable = std::get_if<timing::Unreachable>(&derived)) {
     err << "leasesim timing: " << timing::UnreachableText(r.targets, *unreachable);
