@@ -99,6 +99,11 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
   EXPECT_NE(zoo_protocol.err.find("leasesim zoo: --protocol: \"leasesim\" has no known mistake to hunt (known-broken: "),
             std::string::npos)
       << zoo_protocol.err;
+  // A required option is required where it is declared: its absence is
+  // the usage error naming it.
+  const Outcome no_seed = Invoke(ReplayCommand, {"x.json", "--scenario", "s"});
+  EXPECT_EQ(no_seed.code, kExitBadInput);
+  EXPECT_NE(no_seed.err.find("leasesim replay: --seed: is required (N)"), std::string::npos) << no_seed.err;
   const Outcome replay = Invoke(ReplayCommand, {"x.json", "--scenario", "s", "--seed", "1-2"});
   EXPECT_EQ(replay.code, kExitBadInput);
   EXPECT_NE(replay.err.find("leasesim replay: --seed: must be one non-negative integer"), std::string::npos)

@@ -3,6 +3,7 @@
 // violating placement is written as an ordinary scenario file with the
 // `leasesim run` command that replays it.
 
+#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -51,8 +52,11 @@ struct Request {
 
 void Declare(CommandLine& args, Request& r) {
   args.Positional("FILE", "The scenario file", /*required=*/false)
-      .Option("--scenario", "NAME", "The scenario to explore (required)", r.scenario_name)
-      .Integer("--faults", "K", "Place up to K faults (required)", r.faults, 1, runner::kExploreFaultsMax)
+      .Option("--scenario", "NAME", "The scenario to explore", r.scenario_name)
+      .Required()
+      .Integer("--faults", "K", "Place up to K faults (1.." + std::to_string(runner::kExploreFaultsMax) + ")",
+               r.faults, 1, runner::kExploreFaultsMax)
+      .Required()
       .Option("--menu", "MENU.json", "The faults to place (default: drawn from the fault catalogue)", r.menu_path)
       .Option("-o,--out", "DIR", "Where violating placements go (default out/explore)", r.out)
       .Integer("-s,--seed", "S", "The one seed every placement runs on", r.options.seed, 0,
@@ -71,11 +75,10 @@ void Declare(CommandLine& args, Request& r) {
 std::optional<base::InputError> ReadRequest(const CommandLine& args, Request& request) {
   if (args.positional().size() != 1) return base::InputError{"FILE", "needs exactly one scenario file"};
   request.file = args.positional().front();
-  if (!request.scenario_name) return base::InputError{"--scenario", "NAME is required"};
+  // Both required where declared: CommandLine::Parse refused their absence.
+  assert(request.scenario_name.has_value());
+  assert(request.faults.has_value());
   const std::string& name = *request.scenario_name;
-  if (!request.faults) {
-    return base::InputError{"--faults", "K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")"};
-  }
   request.options.faults = *request.faults;
   auto loaded = runner::LoadScenarioFile(request.file);
   if (auto* error = std::get_if<base::InputError>(&loaded)) return base::InputError{.rule = error->In(request.file)};

@@ -1,3 +1,4 @@
+#include <cassert>
 #include <fstream>
 #include <iostream>
 
@@ -69,18 +70,24 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
                              "figures, each node's leadership periods and the violations.");
   ReplayRequest r;
   args.Positional("FILE", "The scenario file", /*required=*/false)
-      .Option("--scenario", "NAME", "The scenario (required)", r.scenario)
-      .Option("-s,--seed", "N", "The seed (required)", r.seed)
+      .Option("--scenario", "NAME", "The scenario", r.scenario)
+      .Required()
+      .Option("-s,--seed", "N", "The seed", r.seed)
+      .Required()
       .Option("--trace", "FILE", "Write every trace event as JSON lines", r.trace_path)
       .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)", r.history_path)
       .Option("--html", "FILE", "Write the run's timeline picture", r.html_path)
       .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
   DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)", r.protocol);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.positional().size() != 1 || !r.scenario || !r.seed) {
-    err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
+  if (args.positional().size() != 1) {
+    err << "leasesim replay: " << base::InputError{"FILE", "needs exactly one scenario file"}.ToString()
+        << "\n(leasesim replay --help lists the options)\n";
     return kExitBadInput;
   }
+  // --scenario and --seed are required where declared: Parse refused their absence.
+  assert(r.scenario.has_value());
+  assert(r.seed.has_value());
   auto seeds = runner::ParseSeeds(*r.seed);
   if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
     err << "leasesim replay: " << base::InputError{"--seed", "must be one non-negative integer"}.ToString() << "\n";
