@@ -57,9 +57,12 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
       peer_prng_(world.MakePrng("store/peer-links")),
       failpoint_prng_(world.MakePrng("store/failpoints")),
       invariants_(std::make_unique<RaftInvariants>(config_.replicas)) {
-  assert(config_.replicas >= 1 && config_.replicas <= 15);
-  assert(config_.election_timeout_min > 0 && config_.election_timeout_min <= config_.election_timeout_max);
-  assert(config_.heartbeat > 0 && config_.heartbeat < config_.election_timeout_min);
+  assert(config_.replicas >= 1);
+  assert(config_.replicas <= 15);
+  assert(config_.election_timeout_min > 0);
+  assert(config_.election_timeout_min <= config_.election_timeout_max);
+  assert(config_.heartbeat > 0);
+  assert(config_.heartbeat < config_.election_timeout_min);
   assert(config_.client_attempt_timeout > 0);
   assert(config_.fsync >= 0);
   assert(config_.append_batch_max >= 1);

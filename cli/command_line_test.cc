@@ -69,63 +69,38 @@ TEST(CommandLine, EveryCommandHasHelpThatExitsZero) {
   EXPECT_NE(Invoke(CompareCommand, {"--help"}).out.find("--tolerate"), std::string::npos);
 }
 
+// Every usage error is the one bad-input error, printed after the command:
+// the flag (or FILE) it is about, then the rule; exit 2.
 TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
-  const Outcome unknown = Invoke(RunCommand, {"x.json", "--bogus"});
-  EXPECT_EQ(unknown.code, kExitBadInput);
-  EXPECT_NE(unknown.err.find("--bogus"), std::string::npos) << unknown.err;
-  const Outcome missing = Invoke(ReplayCommand, {"x.json", "--seed"});
-  EXPECT_EQ(missing.code, kExitBadInput);
-  EXPECT_NE(missing.err.find("--seed"), std::string::npos) << missing.err;
-  const Outcome twice = Invoke(RunCommand, {"x.json", "--jobs", "1", "-j", "2"});
-  EXPECT_EQ(twice.code, kExitBadInput);
-  EXPECT_NE(twice.err.find("--jobs is given twice"), std::string::npos) << twice.err;
-  const Outcome files = Invoke(RunCommand, {"a.json", "b.json"});
-  EXPECT_EQ(files.code, kExitBadInput);
-  EXPECT_NE(files.err.find("b.json"), std::string::npos) << files.err;
-  // What the flags' texts say is checked into the one bad-input error:
-  // the flag, then the rule.
-  const Outcome no_file = Invoke(RunCommand, {"--seeds", "1"});
-  EXPECT_EQ(no_file.code, kExitBadInput);
-  EXPECT_NE(no_file.err.find("leasesim run: FILE: needs exactly one scenario file"), std::string::npos) << no_file.err;
-  const Outcome both = Invoke(RunCommand, {"x.json", "--seeds", "1-2", "--seed", "3"});
-  EXPECT_EQ(both.code, kExitBadInput);
-  EXPECT_NE(both.err.find("leasesim run: --seed: give --seeds or --seed, not both"), std::string::npos) << both.err;
-  const Outcome protocol = Invoke(RunCommand, {"x.json", "--protocol", "sloppy"});
-  EXPECT_EQ(protocol.code, kExitBadInput);
-  EXPECT_NE(protocol.err.find("leasesim run: --protocol: unknown protocol \"sloppy\" (known: "), std::string::npos)
-      << protocol.err;
-  const Outcome zoo_protocol = Invoke(ZooCommand, {"--protocol", "leasesim"});
-  EXPECT_EQ(zoo_protocol.code, kExitBadInput);
-  EXPECT_NE(zoo_protocol.err.find("leasesim zoo: --protocol: \"leasesim\" has no known mistake to hunt (known-broken: "),
-            std::string::npos)
-      << zoo_protocol.err;
-  // A required option is required where it is declared: its absence is
-  // the usage error naming it.
-  const Outcome no_seed = Invoke(ReplayCommand, {"x.json", "--scenario", "s"});
-  EXPECT_EQ(no_seed.code, kExitBadInput);
-  EXPECT_NE(no_seed.err.find("leasesim replay: --seed: is required (N)"), std::string::npos) << no_seed.err;
-  const Outcome replay = Invoke(ReplayCommand, {"x.json", "--scenario", "s", "--seed", "1-2"});
-  EXPECT_EQ(replay.code, kExitBadInput);
-  EXPECT_NE(replay.err.find("leasesim replay: --seed: must be one non-negative integer"), std::string::npos)
-      << replay.err;
-  const Outcome duration = Invoke(LiveCommand, {"--duration", "0"});
-  EXPECT_EQ(duration.code, kExitBadInput);
-  EXPECT_NE(duration.err.find("leasesim live: --duration: must be seconds, at least 1"), std::string::npos)
-      << duration.err;
-  const Outcome timing = Invoke(TimingCommand, {"--failover-target", "9000", "--store-p99", "50", "--pause-budget",
-                                                "500", "--drift-bound", "100", "--force"});
-  EXPECT_EQ(timing.code, kExitBadInput);
-  EXPECT_NE(timing.err.find("--force: only with --out FILE"), std::string::npos) << timing.err;
-  const Outcome property = Invoke(FuzzCommand, {"--runs", "1", "--property", "no-bugs"});
-  EXPECT_EQ(property.code, kExitBadInput);
-  EXPECT_NE(property.err.find("leasesim fuzz: --property: unknown property \"no-bugs\" (known: all,"),
-            std::string::npos)
-      << property.err;
-  // A bad --faults list is refused before anything starts.
-  const Outcome faults = Invoke(LiveCommand, {"--faults", "kill:1@2,pause@3"});
-  EXPECT_EQ(faults.code, kExitBadInput);
-  EXPECT_NE(faults.err.find("leasesim live: --faults: fault \"pause@3\": needs +DURATION (seconds)"), std::string::npos)
-      << faults.err;
+  const std::vector<std::tuple<Command, std::vector<std::string>, std::string>> cases = {
+      {RunCommand, {"x.json", "--bogus"}, "leasesim run: unknown option --bogus"},
+      {ReplayCommand, {"x.json", "--seed"}, "--seed"},
+      {RunCommand, {"x.json", "--jobs", "1", "-j", "2"}, "--jobs is given twice"},
+      {RunCommand, {"a.json", "b.json"}, "b.json"},
+      {RunCommand, {"--seeds", "1"}, "leasesim run: FILE: needs exactly one scenario file"},
+      {RunCommand, {"x.json", "--seeds", "1-2", "--seed", "3"}, "leasesim run: --seed: give --seeds or --seed, not both"},
+      {RunCommand, {"x.json", "--protocol", "sloppy"}, "leasesim run: --protocol: unknown protocol \"sloppy\" (known: "},
+      {ZooCommand, {"--protocol", "leasesim"},
+       "leasesim zoo: --protocol: \"leasesim\" has no known mistake to hunt (known-broken: "},
+      // A required option is required where it is declared.
+      {ReplayCommand, {"x.json", "--scenario", "s"}, "leasesim replay: --seed: is required (N)"},
+      {ReplayCommand, {"x.json", "--scenario", "s", "--seed", "1-2"},
+       "leasesim replay: --seed: must be one non-negative integer"},
+      {LiveCommand, {"--duration", "0"}, "leasesim live: --duration: must be seconds, at least 1"},
+      {TimingCommand,
+       {"--failover-target", "9000", "--store-p99", "50", "--pause-budget", "500", "--drift-bound", "100", "--force"},
+       "leasesim timing: --force: only with --out FILE"},
+      {FuzzCommand, {"--runs", "1", "--property", "no-bugs"},
+       "leasesim fuzz: --property: unknown property \"no-bugs\" (known: all,"},
+      // A bad --faults list is refused before anything starts.
+      {LiveCommand, {"--faults", "kill:1@2,pause@3"},
+       "leasesim live: --faults: fault \"pause@3\": needs +DURATION (seconds)"},
+  };
+  for (const auto& [command, args, message] : cases) {
+    const Outcome bad = Invoke(command, args);
+    EXPECT_EQ(bad.code, kExitBadInput) << message;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
 }
 
 // An option bound where it is declared: its value lands in the variable,

@@ -12,8 +12,10 @@ constexpr std::int64_t kMillion = base::kPpmOne;
 
 std::string Ms(Nanos ns) {
   // Exact when whole milliseconds, else three decimals.
-  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + " ms";
-  return std::to_string(ns / 1'000'000) + "." + std::to_string((ns % 1'000'000) / 1000) + " ms";
+  using base::kNanosPerMicro;
+  using base::kNanosPerMilli;
+  if (ns % kNanosPerMilli == 0) return std::to_string(ns / kNanosPerMilli) + " ms";
+  return std::to_string(ns / kNanosPerMilli) + "." + std::to_string((ns % kNanosPerMilli) / kNanosPerMicro) + " ms";
 }
 
 }  // namespace

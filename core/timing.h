@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "base/input_error.h"
+#include "base/units.h"
 #include "core/lease_record.h"
 
 namespace leasesim::core {
 
 // The longest lease ValidateTiming accepts (1 day).
-inline constexpr Nanos kLeaseDurationMax = Nanos{86'400} * 1'000'000'000;
+inline constexpr Nanos kLeaseDurationMax = base::Seconds(86'400);
 
 struct TimingConfig {
   Nanos lease_duration = 0;    // how long a lease lasts after its last renewal was sent

@@ -125,7 +125,8 @@ std::int64_t KvRecorder::KvInvoked(int node, const backends::KvRequest& request)
 }
 
 void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
-  assert(op >= 0 && static_cast<std::size_t>(op) < applied_.size());
+  assert(op >= 0);
+  assert(static_cast<std::size_t>(op) < applied_.size());
   applied_[static_cast<std::size_t>(op)] = reply;
   ops_[static_cast<std::size_t>(op)].applied_seq = next_kv_applied_seq_++;
   const Projected& call = projected_[static_cast<std::size_t>(op)];
@@ -135,7 +136,8 @@ void KvRecorder::KvApplied(std::int64_t op, const backends::KvReply& reply) {
 }
 
 void KvRecorder::KvCompleted(std::int64_t index, const backends::KvReply& reply) {
-  assert(index >= 0 && static_cast<std::size_t>(index) < ops_.size());
+  assert(index >= 0);
+  assert(static_cast<std::size_t>(index) < ops_.size());
   checker::KvStoreOp& op = ops_[static_cast<std::size_t>(index)];
   if (const Projected& call = projected_[static_cast<std::size_t>(index)]; call.store_op >= 0) {
     const bool write = call.kind != backends::StoreOpKind::kRead;
