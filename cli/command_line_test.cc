@@ -86,7 +86,9 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
       {ReplayCommand, {"x.json", "--scenario", "s"}, "leasesim replay: --seed: is required (N)"},
       {ReplayCommand, {"x.json", "--scenario", "s", "--seed", "1-2"},
        "leasesim replay: --seed: must be one non-negative integer"},
-      {LiveCommand, {"--duration", "0"}, "leasesim live: --duration: must be seconds, at least 1"},
+      {LiveCommand, {"--duration", "0"}, "leasesim live: --duration: must be a duration like 90s, 10m, 2h or 1h30m, or "
+                                          "whole seconds, from 1 s to 24 h (got \"0\")"},
+      {LiveCommand, {"--duration", "25h"}, "leasesim live: --duration: must be a duration like 90s"},
       {TimingCommand,
        {"--failover-target", "9000", "--store-p99", "50", "--pause-budget", "500", "--drift-bound", "100", "--force"},
        "leasesim timing: --force: only with --out FILE"},
