@@ -94,6 +94,13 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
        "leasesim timing: --force: only with --out FILE"},
       {FuzzCommand, {"--runs", "1", "--property", "no-bugs"},
        "leasesim fuzz: --property: unknown property \"no-bugs\" (known: all,"},
+      {CheckCommand, {}, "leasesim check: FILE: needs exactly one history file"},
+      {CheckCommand, {"x.json", "--format", "csv"},
+       "leasesim check: --format: unknown \"csv\" (expected leasesim, jepsen-log or edn)"},
+      {CheckCommand, {"x.json", "--initial-value", "one"}, "leasesim check: --initial-value: must be an integer"},
+      {MergeCommand, {"a", "b"}, "leasesim merge: --out: is required (DIR)"},
+      {MergeCommand, {"--out", "o"}, "leasesim merge: DIR: needs at least one shard's output directory"},
+      {FuzzCommand, {"--expand", "x.json", "--scenario", "s"}, "leasesim fuzz: --expand: FILE needs --scenario NAME"},
       // A bad --faults list is refused before anything starts.
       {LiveCommand, {"--faults", "kill:1@2,pause@3"},
        "leasesim live: --faults: fault \"pause@3\": needs +DURATION (seconds)"},

@@ -128,7 +128,8 @@ int ExpandCommand(const FuzzRequest& r, std::ostream& out, std::ostream& err) {
     out << fuzz::ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
     return kExitOk;
   }
-  err << "leasesim fuzz: " << file << " has no scenario named \"" << *r.scenario << "\"\n";
+  err << "leasesim fuzz: "
+      << base::InputError{"--scenario", file + " has no scenario named \"" + *r.scenario + "\""}.ToString() << "\n";
   return kExitBadInput;
 }
 

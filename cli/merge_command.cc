@@ -2,6 +2,7 @@
 // --shard K/N` (one directory per shard, in any order) into the summary and
 // reports an unsharded run would have written, byte for byte.
 
+#include <cassert>
 #include <filesystem>
 #include <iostream>
 
@@ -214,13 +215,16 @@ int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
   std::optional<std::string> out_dir;  // each option bound where it is declared
   bool quiet = false;
   args.Positional("DIR", "A shard's output directory", /*required=*/false, /*many=*/true)
-      .Option("-o,--out", "DIR", "Where the merged files go (required)", out_dir)
+      .Option("-o,--out", "DIR", "Where the merged files go", out_dir)
+      .Required()
       .Switch("-q,--quiet", "No line per scenario", quiet)
       .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 otherwise, 2 the inputs are not "
               "the shards of one sweep (nothing is written).");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.positional().empty() || !out_dir) {
-    err << "leasesim merge: needs the shard directories and --out DIR (leasesim merge --help lists the options)\n";
+  assert(out_dir.has_value());  // required where declared: Parse refused its absence
+  if (args.positional().empty()) {
+    err << "leasesim merge: " << base::InputError{"DIR", "needs at least one shard's output directory"}.ToString()
+        << "\n(leasesim merge --help lists the options)\n";
     return kExitBadInput;
   }
   reports::SweepSummary merged;
