@@ -79,6 +79,7 @@ TEST(CommandLine, UsageErrorsNameTheOptionAndExitTwo) {
       {RunCommand, {"a.json", "b.json"}, "b.json"},
       {RunCommand, {"--seeds", "1"}, "leasesim run: FILE: needs exactly one scenario file"},
       {RunCommand, {"x.json", "--seeds", "1-2", "--seed", "3"}, "leasesim run: --seed: give --seeds or --seed, not both"},
+      {RunCommand, {"x.json", "--seeds", "x"}, "leasesim run: --seeds: \"x\" is not a seed (a non-negative integer)"},
       {RunCommand, {"x.json", "--protocol", "sloppy"}, "leasesim run: --protocol: unknown protocol \"sloppy\" (known: "},
       {ZooCommand, {"--protocol", "leasesim"},
        "leasesim zoo: --protocol: \"leasesim\" has no known mistake to hunt (known-broken: "},

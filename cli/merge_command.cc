@@ -192,9 +192,7 @@ std::string Merge(const std::vector<std::string>& directories, const std::string
   count = static_cast<int>(by_index.size());
   const std::string& seeds_text = shards[0].summary.seeds;
   auto seeds = runner::ParseSeeds(seeds_text);
-  if (std::holds_alternative<std::string>(seeds)) {
-    return "seeds \"" + seeds_text + "\": " + std::get<std::string>(seeds);
-  }
+  if (const auto* error = std::get_if<base::InputError>(&seeds)) return "seeds \"" + seeds_text + "\": " + error->rule;
   std::vector<reports::Timeline> timelines;
   if (std::string problem = Interleave(by_index, std::get<std::vector<std::uint64_t>>(seeds), merged, timelines);
       !problem.empty()) {

@@ -80,7 +80,7 @@ std::optional<base::InputError> ReadReplayRequest(const CommandLine& args, const
   assert(r.scenario.has_value());
   assert(r.seed.has_value());
   auto seeds = runner::ParseSeeds(*r.seed);
-  if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
+  if (std::holds_alternative<base::InputError>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
     return base::InputError{"--seed", "must be one non-negative integer"};
   }
   target.seed = std::get<std::vector<std::uint64_t>>(seeds)[0];

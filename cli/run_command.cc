@@ -107,8 +107,8 @@ std::optional<base::InputError> ReadSeedsAndBudget(Request& request) {
   if (!given && request.budget_ms > 0) return std::nullopt;  // 1 upward
   request.seeds_text = given.value_or(kDefaultSeeds);
   auto seeds = runner::ParseSeeds(request.seeds_text);
-  if (std::holds_alternative<std::string>(seeds)) {
-    return base::InputError{request.seed_given ? "--seed" : "--seeds", std::get<std::string>(seeds)};
+  if (const auto* error = std::get_if<base::InputError>(&seeds)) {
+    return base::InputError{request.seed_given ? "--seed" : "--seeds", error->rule};
   }
   request.seeds = std::get<std::vector<std::uint64_t>>(std::move(seeds));
   return std::nullopt;
