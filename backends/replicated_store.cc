@@ -56,9 +56,12 @@ ReplicatedStore::ReplicatedStore(sim::World& world, sim::Network& network, Repli
       peer_prng_(world.MakePrng("store/peer-links")),
       failpoint_prng_(world.MakePrng("store/failpoints")),
       invariants_(std::make_unique<RaftInvariants>(config_.replicas)) {
-  assert(config_.replicas >= 1 && config_.replicas <= 15);
-  assert(config_.election_timeout_min > 0 && config_.election_timeout_min <= config_.election_timeout_max);
-  assert(config_.heartbeat > 0 && config_.heartbeat < config_.election_timeout_min);
+  assert(config_.replicas >= 1);
+  assert(config_.replicas <= 15);
+  assert(config_.election_timeout_min > 0);
+  assert(config_.election_timeout_min <= config_.election_timeout_max);
+  assert(config_.heartbeat > 0);
+  assert(config_.heartbeat < config_.election_timeout_min);
   assert(config_.client_attempt_timeout > 0);
   assert(config_.fsync >= 0);
   assert(config_.append_batch_max >= 1);
@@ -189,7 +192,7 @@ bool ReplicatedStore::ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos 
                                    std::uint32_t chance_ppm) {
   assert(restart_after_ns >= 0);
   assert(chance_ppm >= 1);
-  assert(chance_ppm <= 1'000'000);
+  assert(chance_ppm <= base::kPpmOne);
   if (world_.state(host(replica)) == sim::HostState::kCrashed) return false;
   ReplicaFaults& faults = faults_.at(static_cast<std::size_t>(replica - 1));
   faults.failpoint = point;
@@ -221,7 +224,7 @@ bool ReplicatedStore::FailpointHit(int replica, RaftFailpoint point) {
     return false;
   }
   const std::uint32_t chance = faults.failpoint_chance_ppm;
-  if (chance < 1'000'000 && !failpoint_prng_.ChancePpm(chance)) return false;  // still armed
+  if (chance < base::kPpmOne && !failpoint_prng_.ChancePpm(chance)) return false;  // still armed
   faults.failpoint.reset();
   world_.trace().Record(world_.now(), host(replica), "repl_failpoint", static_cast<std::int64_t>(point));
   // The replica is inside its step: it halts now and dies in an event of its

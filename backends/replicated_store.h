@@ -42,6 +42,7 @@
 #include "core/env.h"
 #include "sim/network.h"
 #include "base/prng.h"
+#include "base/units.h"
 #include "sim/world.h"
 
 namespace leasesim::backends {
@@ -256,7 +257,7 @@ class ReplicatedStore {
   // each step that reaches the point dies there only with that chance
   // (gofail's `N%` terms), else goes on with the failpoint still armed.
   bool ArmFailpoint(int replica, RaftFailpoint point, sim::Nanos until, sim::Nanos restart_after_ns = 0,
-                    std::uint32_t chance_ppm = 1'000'000);
+                    std::uint32_t chance_ppm = base::kPpmOne);
   // A slow disk: the replica's fsyncs take `extra` longer until `until`
   // (etcd's raftBeforeSave/raftAfterSave sleep failpoints).
   void StallDisk(int replica, sim::Nanos extra, sim::Nanos until);
@@ -326,7 +327,7 @@ class ReplicatedStore {
     std::optional<RaftFailpoint> failpoint;
     sim::Nanos failpoint_until = 0;
     sim::Nanos failpoint_restart_after_ns = 0;  // 0: a struck replica stays down
-    std::uint32_t failpoint_chance_ppm = 1'000'000;
+    std::uint32_t failpoint_chance_ppm = base::kPpmOne;
     sim::Nanos disk_stall = 0;
     sim::Nanos disk_stall_until = 0;
     sim::LatencyModel peer_delay;

@@ -4,6 +4,8 @@
 #include <set>
 #include <utility>
 
+#include "base/units.h"
+
 namespace leasesim::base {
 namespace {
 
@@ -162,7 +164,7 @@ std::uint32_t ProbabilityValue(const Json& value, const std::string& path) {
   if (!value.is_number()) throw InputError{path, "must be a number in [0, 1] (got " + Shown(value) + ")"};
   const double p = value.get<double>();
   if (!(p >= 0.0 && p <= 1.0)) throw InputError{path, "must be a probability in [0, 1] (got " + Shown(value) + ")"};
-  return static_cast<std::uint32_t>(std::llround(p * 1'000'000.0));
+  return static_cast<std::uint32_t>(std::llround(p * kPpmOne));
 }
 
 const Json& ArrayValue(const Json& value, const std::string& path, std::size_t max_items) {

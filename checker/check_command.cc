@@ -131,39 +131,40 @@ Report FromLin(const LinResult& result) {
   return report;
 }
 
-// The flags' values, checked; false after naming the bad one on `err`.
-bool ValidFlags(const CheckRequest& args, std::ostream& err) {
+// The flags' values, checked: the bad-input error naming the bad one.
+std::optional<InputError> FlagError(const CheckRequest& args) {
   if (!args.format.empty() && args.format != "leasesim" && args.format != "jepsen-log" && args.format != "edn") {
-    err << "leasesim check: unknown --format \"" << args.format << "\" (expected leasesim, jepsen-log or edn)\n";
-    return false;
+    return InputError{"--format", "unknown \"" + args.format + "\" (expected leasesim, jepsen-log or edn)"};
   }
   if (!args.model.empty() && args.model != "lease" && args.model != "cas-register" && args.model != "kv") {
-    err << "leasesim check: unknown --model \"" << args.model << "\" (expected lease, cas-register or kv)\n";
-    return false;
+    return InputError{"--model", "unknown \"" + args.model + "\" (expected lease, cas-register or kv)"};
   }
-  if (args.budget <= 0) {
-    err << "leasesim check: --budget needs a positive integer number of search steps\n";
-    return false;
-  }
-  return true;
+  if (args.budget <= 0) return InputError{"--budget", "must be a positive integer number of search steps"};
+  return std::nullopt;
 }
 
 // --initial-value: an integer or nil (nullopt). The smallest 64-bit integer
 // is the model's stand-in for nil, so it cannot be a value.
-bool ParseInitialValue(const std::optional<std::string>& text, std::optional<std::int64_t>& initial,
-                       std::ostream& err) {
+std::optional<InputError> ParseInitialValue(const std::optional<std::string>& text,
+                                            std::optional<std::int64_t>& initial) {
   std::int64_t value = 0;
   if (!text || *text == "nil") {
     initial = std::nullopt;
-    return true;
+    return std::nullopt;
   }
   if (!ParseInt64(*text, value) || value == std::numeric_limits<std::int64_t>::min()) {
-    err << "leasesim check: --initial-value needs an integer (above " << std::numeric_limits<std::int64_t>::min()
-        << ") or nil, got \"" << *text << "\"\n";
-    return false;
+    return InputError{"--initial-value", "must be an integer (above " +
+                                             std::to_string(std::numeric_limits<std::int64_t>::min()) +
+                                             ") or nil (got \"" + *text + "\")"};
   }
   initial = value;
-  return true;
+  return std::nullopt;
+}
+
+// A bad flag as every command prints one: the flag, then the rule.
+int BadFlag(const InputError& error, std::ostream& err) {
+  err << "leasesim check: " << error.ToString() << '\n';
+  return kCheckExitBadInput;
 }
 
 // The model to judge with: --model, else the format's own. An EDN history
@@ -214,7 +215,10 @@ int CheckRegister(const CheckRequest& args, const std::string& format, const std
 
 int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
   std::optional<std::int64_t> initial;
-  if (!ValidFlags(args, err) || !ParseInitialValue(args.initial_value, initial, err)) return kCheckExitBadInput;
+  if (const std::optional<InputError> error = FlagError(args)) return BadFlag(*error, err);
+  if (const std::optional<InputError> error = ParseInitialValue(args.initial_value, initial)) {
+    return BadFlag(*error, err);
+  }
   std::ifstream in(args.file, std::ios::binary);
   if (!in) {
     err << "leasesim check: cannot read " << args.file << '\n';
@@ -230,14 +234,14 @@ int RunCheck(const CheckRequest& args, std::ostream& out, std::ostream& err) {
                           (format == "jepsen-log" && model == "cas-register") ||
                           (format == "edn" && (model == "kv" || model == "cas-register"));
   if (!compatible) {
-    err << "leasesim check: --model " << model << " cannot judge a " << format
-        << " history (leasesim: lease; jepsen-log: cas-register; edn: kv or cas-register)\n";
-    return kCheckExitBadInput;
+    return BadFlag({"--model", model + " cannot judge a " + format +
+                                   " history (leasesim: lease; jepsen-log: cas-register; edn: kv or cas-register)"},
+                   err);
   }
   if (args.initial_value && model != "cas-register") {
-    err << "leasesim check: --initial-value applies to the cas-register model only (this " << format
-        << " history is judged with the " << model << " model)\n";
-    return kCheckExitBadInput;
+    return BadFlag({"--initial-value", "applies to the cas-register model only (this " + format +
+                                           " history is judged with the " + model + " model)"},
+                   err);
   }
   LinOptions lin;
   lin.budget = args.budget;

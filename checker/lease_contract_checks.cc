@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/units.h"
 #include "checker/breach_report.h"
 #include "checker/format.h"
 #include "checker/history_index.h"
@@ -77,8 +78,8 @@ void CheckCandidate(const HistoryIndex& index, const LeadershipBelief& belief, J
 // at the slowest rate the drift bound allows, ceil(span / (1 - bound)).
 TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
   const TimeNs span = claim.until_boot_ns - claim.boot_ns;
-  const std::int64_t slow = 1'000'000 - std::clamp<std::int64_t>(drift_bound_ppm, 0, 999'999);
-  return claim.at_ns + span / slow * 1'000'000 + (span % slow * 1'000'000 + slow - 1) / slow;
+  const std::int64_t slow = base::kPpmOne - std::clamp<std::int64_t>(drift_bound_ppm, 0, base::kPpmOne - 1);
+  return claim.at_ns + span / slow * base::kPpmOne + (span % slow * base::kPpmOne + slow - 1) / slow;
 }
 
 // The record whose lease a claim is judged against; null when none.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/units.h"
 #include "checker/format.h"
 
 namespace leasesim::checker {
@@ -45,7 +46,7 @@ void CheckMissedSettlements(const History& history, Verdict& verdict) {
     // The schedule runs on the settling node's wall clock, which may lag
     // true time by the drift bound times the time run so far (a host with
     // no NTP client): a window falls due that much later for it.
-    const TimeNs lag = due / 1'000'000 * a.drift_bound_ppm + due % 1'000'000 * a.drift_bound_ppm / 1'000'000;
+    const TimeNs lag = due / base::kPpmOne * a.drift_bound_ppm + due % base::kPpmOne * a.drift_bound_ppm / base::kPpmOne;
     if (due + lag >= judged_until || std::binary_search(applied.begin(), applied.end(), window) || !reported.insert(window).second) continue;
     std::vector<int> nodes;
     std::string attempts;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/units.h"
 #include "checker/breach_report.h"
 #include "checker/fault_kind.h"
 #include "checker/format.h"
@@ -416,8 +417,9 @@ TimeNs SuspendedBefore(const History& history, int node, TimeNs end) {
 // which may be slow by the drift bound (found by the generic search: a
 // node 1.9% slow woke 79.5 ms late after a 78 ms suspend).
 TimeNs SuspendLag(const History& history, TimeNs suspended) {
-  const std::int64_t bound = std::clamp<std::int64_t>(history.assumptions.drift_bound_ppm, 0, 999'999);
-  return suspended + (suspended * bound + (1'000'000 - bound) - 1) / (1'000'000 - bound);
+  const std::int64_t bound = std::clamp<std::int64_t>(history.assumptions.drift_bound_ppm, 0, base::kPpmOne - 1);
+  const std::int64_t slow = base::kPpmOne - bound;
+  return suspended + (suspended * bound + slow - 1) / slow;
 }
 
 // The first instant of [from, to) at which `process` held no lease and its

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "checker/check_command.h"
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 
@@ -34,7 +35,8 @@ int CheckCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
               "4 step budget exhausted.");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (args.positional().size() != 1) {
-    err << "leasesim check: missing FILE (leasesim check --help lists the options)\n";
+    err << "leasesim check: " << base::InputError{"FILE", "needs exactly one history file"}.ToString()
+        << "\n(leasesim check --help lists the options)\n";
     return checker::kCheckExitBadInput;
   }
   request.file = args.positional()[0];

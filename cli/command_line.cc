@@ -6,6 +6,7 @@
 #include <cassert>
 #include <ostream>
 
+#include "base/input_error.h"
 #include "cli/commands.h"
 #include "cli/cpu_quota.h"
 #include "cli/values.h"
@@ -36,22 +37,35 @@ CommandLine& CommandLine::Positional(const std::string& name, const std::string&
                                    name, [this](const std::string& word) { positional_.push_back(word); }, help);
   option->type_name("");
   if (required) option->required();
+  last_ = nullptr;
+  return *this;
+}
+
+CommandLine& CommandLine::Added(CLI::Option* option, const std::string& flags, const std::string& value_name) {
+  option->type_name(value_name);
+  single_valued_.push_back(LongName(flags));
+  last_ = option;
+  last_names_ = {LongName(flags), value_name};
   return *this;
 }
 
 CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help,
                                  std::optional<std::string>& value) {
-  app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help)
-      ->type_name(value_name);
-  single_valued_.push_back(LongName(flags));
-  return *this;
+  return Added(app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help),
+               flags, value_name);
 }
 
 CommandLine& CommandLine::Option(const std::string& flags, const std::string& value_name, const std::string& help,
                                  std::string& value) {
-  app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help)
-      ->type_name(value_name);
-  single_valued_.push_back(LongName(flags));
+  return Added(app_->add_option_function<std::string>(flags, [&value](const std::string& text) { value = text; }, help),
+               flags, value_name);
+}
+
+CommandLine& CommandLine::Required() {
+  assert(last_ != nullptr);  // follows an Option or Integer
+  last_->required();
+  required_.push_back(last_names_);
+  last_ = nullptr;
   return *this;
 }
 
@@ -67,9 +81,7 @@ CommandLine& CommandLine::BoundInteger(const std::string& flags, const std::stri
     }
     set(value);
   };
-  app_->add_option_function<std::string>(flags, read, help)->type_name(value_name);
-  single_valued_.push_back(flag);
-  return *this;
+  return Added(app_->add_option_function<std::string>(flags, read, help), flags, value_name);
 }
 
 CommandLine& CommandLine::Jobs(int& jobs) {
@@ -87,11 +99,13 @@ CommandLine& CommandLine::Repeatable(const std::string& flags, const std::string
       ->type_name(value_name)
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  last_ = nullptr;
   return *this;
 }
 
 CommandLine& CommandLine::Switch(const std::string& flags, const std::string& help, bool& on) {
   app_->add_flag(flags, on, help);
+  last_ = nullptr;
   return *this;
 }
 
@@ -101,6 +115,10 @@ CommandLine& CommandLine::Footer(const std::string& text) {
 }
 
 std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
+  const auto usage_error = [&](const std::string& text) {
+    err << "leasesim " << command_ << ": " << text << "\n(leasesim " << command_ << " --help lists the options)\n";
+    return kExitBadInput;
+  };
   std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
   try {
     app_->parse(reversed);
@@ -111,18 +129,19 @@ std::optional<int> CommandLine::Parse(const std::vector<std::string>& words, std
     // A word no option or positional takes: named as the user wrote it.
     const std::vector<std::string> left = app_->remaining();
     const std::string word = left.empty() ? std::string() : left.front();
-    err << "leasesim " << command_ << ": " << (word.starts_with("-") ? "unknown option " : "unexpected argument ")
-        << word << "\n(leasesim " << command_ << " --help lists the options)\n";
-    return kExitBadInput;
+    return usage_error((word.starts_with("-") ? "unknown option " : "unexpected argument ") + word);
+  } catch (const CLI::RequiredError& error) {
+    for (const RequiredOption& option : required_) {
+      if (app_->get_option(option.flag)->count() > 0) continue;
+      return usage_error(base::InputError{option.flag, "is required (" + option.value_name + ")"}.ToString());
+    }
+    return usage_error(error.what());
   } catch (const CLI::ParseError& error) {
     for (const std::string& flag : single_valued_) {
       if (app_->get_option(flag)->count() <= 1) continue;
-      err << "leasesim " << command_ << ": " << flag << " is given twice\n(leasesim " << command_
-          << " --help lists the options)\n";
-      return kExitBadInput;
+      return usage_error(flag + " is given twice");
     }
-    err << "leasesim " << command_ << ": " << error.what() << "\n(leasesim " << command_ << " --help lists the options)\n";
-    return kExitBadInput;
+    return usage_error(error.what());
   }
   return std::nullopt;
 }

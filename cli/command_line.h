@@ -25,6 +25,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace leasesim::cli {
@@ -76,6 +77,10 @@ class CommandLine {
   CommandLine& Jobs(int& jobs);
   // A switch without a value, bound to `on`.
   CommandLine& Switch(const std::string& flags, const std::string& help, bool& on);
+  // Makes the option declared just before it (Option or Integer) required:
+  // a command line without it is the usage error "FLAG: is required (VALUE)"
+  // (exit 2), said where the option is declared, not by the command again.
+  CommandLine& Required();
   // Text after the options in the help (exit codes, examples).
   CommandLine& Footer(const std::string& text);
 
@@ -91,10 +96,22 @@ class CommandLine {
   CommandLine& BoundInteger(const std::string& flags, const std::string& value_name, const std::string& help,
                             std::int64_t min, std::int64_t max, std::function<void(std::int64_t)> set);
 
+  // Remembers the option just added (its long name and value name) for Required.
+  CommandLine& Added(CLI::Option* option, const std::string& flags, const std::string& value_name);
+
+  // A required option: its long name and the name of its value ("NAME").
+  struct RequiredOption {
+    std::string flag;
+    std::string value_name;
+  };
+
   std::unique_ptr<CLI::App> app_;
   std::string command_;
   std::vector<std::string> positional_;
   std::vector<std::string> single_valued_;  // long names of the options that take one value
+  CLI::Option* last_ = nullptr;             // the option Required applies to
+  RequiredOption last_names_;
+  std::vector<RequiredOption> required_;
 };
 
 }  // namespace leasesim::cli

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/values.h"
@@ -45,23 +46,25 @@ void DeclareCompareFlags(CommandLine& args, CompareRequest& request) {
               "Exit: 0 nothing got worse, 1 a seed newly fails or a figure regressed, 2 bad input.");
 }
 
-// The parsed words into the request; the message that says what is wrong.
-std::optional<std::string> ReadCompareRequest(const CommandLine& args, CompareRequest& request) {
+// The parsed words into the request; the bad-input error naming the flag.
+std::optional<base::InputError> ReadCompareRequest(const CommandLine& args, CompareRequest& request) {
   constexpr std::size_t kToleratesMax = 1000;
-  if (args.positional().size() != 2) return std::string("give two output directories, BASE_DIR and NEW_DIR");
+  if (args.positional().size() != 2) return base::InputError{.rule = "give two output directories, BASE_DIR and NEW_DIR"};
   request.base = args.positional()[0];
   request.next = args.positional()[1];
-  if (request.tolerates.size() > kToleratesMax) return std::string("too many --tolerate");
+  if (request.tolerates.size() > kToleratesMax) {
+    return base::InputError{"--tolerate", "may be given at most " + std::to_string(kToleratesMax) + " times"};
+  }
   for (const std::string& text : request.tolerates) {
     base::InputError error;
     const std::optional<compare::Tolerance> tolerance = compare::ParseTolerance(text, error);
-    if (!tolerance) return error.ToString();
+    if (!tolerance) return error;
     request.options.tolerances.push_back(*tolerance);
   }
   if (const auto& alpha = request.alpha) {
     double value = 0;
     if (!ParseNumber(*alpha, value) || !(value > 0) || value > 0.5) {
-      return "--alpha must be a number in (0, 0.5] (got \"" + *alpha + "\")";
+      return base::InputError{"--alpha", "must be a number in (0, 0.5] (got \"" + *alpha + "\")"};
     }
     request.options.alpha = value;
   }
@@ -75,13 +78,13 @@ int CompareCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   CompareRequest request;
   DeclareCompareFlags(args, request);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (const std::optional<std::string> problem = ReadCompareRequest(args, request)) {
-    err << "leasesim compare: " << *problem << "\n(leasesim compare --help lists the options)\n";
+  if (const std::optional<base::InputError> problem = ReadCompareRequest(args, request)) {
+    err << "leasesim compare: " << problem->ToString() << "\n(leasesim compare --help lists the options)\n";
     return kExitBadInput;
   }
   auto result = compare::CompareDirectories(request.base, request.next, request.options);
-  if (std::holds_alternative<std::string>(result)) {
-    err << "leasesim compare: cannot compare: " << std::get<std::string>(result) << "\n";
+  if (const auto* refusal = std::get_if<base::InputError>(&result)) {
+    err << "leasesim compare: cannot compare: " << refusal->ToString() << "\n";
     return kExitBadInput;
   }
   const compare::Comparison& comparison = std::get<compare::Comparison>(result);

@@ -149,22 +149,24 @@ TEST(CompareCommand, BadInputIsRefusedWithTheReason) {
     EXPECT_EQ(outcome.code, kExitBadInput) << outcome.out;
     return outcome.err;
   };
-  EXPECT_NE(refusal({three, (dir / "two").string()}).find("the seeds differ: base ran 1-3, new ran 1-2"),
+  EXPECT_NE(refusal({three, (dir / "two").string()})
+                .find("leasesim compare: cannot compare: seeds: the seeds differ: base ran 1-3, new ran 1-2"),
             std::string::npos);
   EXPECT_NE(refusal({three, (dir / "other").string()}).find("scenarios only the base ran: steady-state"),
             std::string::npos);
-  EXPECT_NE(refusal({three, (dir / "empty").string()}).find("new: " + (dir / "empty").string() + ": holds no summary.json"),
+  EXPECT_NE(refusal({three, (dir / "empty").string()}).find("NEW_DIR: " + (dir / "empty").string() + ": holds no summary.json"),
             std::string::npos);
-  EXPECT_NE(refusal({(dir / "nowhere").string(), three}).find("base: " + (dir / "nowhere").string() + ": not a directory"),
+  EXPECT_NE(refusal({(dir / "nowhere").string(), three}).find("BASE_DIR: " + (dir / "nowhere").string() + ": not a directory"),
             std::string::npos);
   EXPECT_NE(refusal({three, (dir / "live").string()}).find("compare like with like"), std::string::npos);
   EXPECT_NE(refusal({three, three, "--tolerate", "leaderless_ms=lots"}).find("must be FIGURE=+N%"), std::string::npos);
-  EXPECT_NE(refusal({three, three, "--alpha", "2"}).find("--alpha must be a number in (0, 0.5]"), std::string::npos);
+  EXPECT_NE(refusal({three, three, "--alpha", "2"}).find("leasesim compare: --alpha: must be a number in (0, 0.5]"), std::string::npos);
   EXPECT_NE(refusal({three}).find("give two output directories"), std::string::npos);
   EXPECT_NE(refusal({three, three, "--bogus"}).find("unknown option --bogus"), std::string::npos);
   const Outcome bad_variant = Invoke(RunCommand, {CiFile(), "--variant", "correct,nope", "--out", (dir / "x").string()});
   EXPECT_EQ(bad_variant.code, kExitBadInput);
-  EXPECT_NE(bad_variant.err.find("--protocol: unknown variant \"nope\""), std::string::npos) << bad_variant.err;
+  EXPECT_NE(bad_variant.err.find("leasesim run: --protocol: unknown variant \"nope\""), std::string::npos)
+      << bad_variant.err;
 }
 
 // compare gates a figure by which way is better: every figure the suites

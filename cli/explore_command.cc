@@ -3,6 +3,7 @@
 // violating placement is written as an ordinary scenario file with the
 // `leasesim run` command that replays it.
 
+#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include <absl/strings/str_format.h>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -50,8 +52,11 @@ struct Request {
 
 void Declare(CommandLine& args, Request& r) {
   args.Positional("FILE", "The scenario file", /*required=*/false)
-      .Option("--scenario", "NAME", "The scenario to explore (required)", r.scenario_name)
-      .Integer("--faults", "K", "Place up to K faults (required)", r.faults, 1, runner::kExploreFaultsMax)
+      .Option("--scenario", "NAME", "The scenario to explore", r.scenario_name)
+      .Required()
+      .Integer("--faults", "K", "Place up to K faults (1.." + std::to_string(runner::kExploreFaultsMax) + ")",
+               r.faults, 1, runner::kExploreFaultsMax)
+      .Required()
       .Option("--menu", "MENU.json", "The faults to place (default: drawn from the fault catalogue)", r.menu_path)
       .Option("-o,--out", "DIR", "Where violating placements go (default out/explore)", r.out)
       .Integer("-s,--seed", "S", "The one seed every placement runs on", r.options.seed, 0,
@@ -65,27 +70,32 @@ void Declare(CommandLine& args, Request& r) {
   DeclareProtocol(args, "The protocol (default: the scenario's)", r.protocol);
 }
 
-std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
-  if (args.positional().size() != 1) return "needs exactly one scenario FILE";
+// A file's own error (its field and rule) names the file in the rule, the
+// input as a whole being that file.
+std::optional<base::InputError> ReadRequest(const CommandLine& args, Request& request) {
+  if (args.positional().size() != 1) return base::InputError{"FILE", "needs exactly one scenario file"};
   request.file = args.positional().front();
-  if (!request.scenario_name) return "--scenario NAME is required";
+  // Both required where declared: CommandLine::Parse refused their absence.
+  assert(request.scenario_name.has_value());
+  assert(request.faults.has_value());
   const std::string& name = *request.scenario_name;
-  if (!request.faults) return "--faults K is required (1.." + std::to_string(runner::kExploreFaultsMax) + ")";
   request.options.faults = *request.faults;
   auto loaded = runner::LoadScenarioFile(request.file);
-  if (auto* error = std::get_if<base::InputError>(&loaded)) return error->In(request.file);
+  if (auto* error = std::get_if<base::InputError>(&loaded)) return base::InputError{.rule = error->In(request.file)};
   const auto& scenarios = std::get<runner::ScenarioFile>(loaded).scenarios;
   const auto it = std::find_if(scenarios.begin(), scenarios.end(), [&](const auto& s) { return s.name == name; });
-  if (it == scenarios.end()) return request.file + " has no scenario named \"" + name + "\"";
+  if (it == scenarios.end()) return base::InputError{"--scenario", request.file + " has no scenario named \"" + name + "\""};
   request.scenario = *it;
-  if (auto refusal = runner::ExploreRefusal(request.scenario)) return *refusal;
+  if (auto refusal = runner::ExploreRefusal(request.scenario)) return base::InputError{"--scenario", *refusal};
   const ProtocolChoice protocol = ReadProtocol(request.protocol);
-  if (!protocol.error.empty()) return protocol.error;
+  if (protocol.error) return protocol.error;
   if (protocol.name) runner::SetScenarioProtocol(request.scenario, *protocol.name);
   runner::ExploreMenu menu = runner::DefaultMenu(request.scenario);
   if (request.menu_path) {
     auto parsed = runner::LoadMenuFile(*request.menu_path, request.scenario);
-    if (auto* error = std::get_if<base::InputError>(&parsed)) return error->In(*request.menu_path);
+    if (auto* error = std::get_if<base::InputError>(&parsed)) {
+      return base::InputError{"--menu", error->In(*request.menu_path)};
+    }
     menu = std::get<runner::ExploreMenu>(parsed);
   }
   request.menu = runner::BuildMenu(request.scenario, menu);
@@ -160,7 +170,7 @@ int ExploreCommand(const std::vector<std::string>& argv, std::ostream& out, std:
   Declare(args, request);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (auto error = ReadRequest(args, request)) {
-    err << "leasesim explore: " << *error << "\n(leasesim explore --help lists the options)\n";
+    err << "leasesim explore: " << error->ToString() << "\n(leasesim explore --help lists the options)\n";
     return kExitBadInput;
   }
   PrintHeader(request, out);

@@ -79,16 +79,20 @@ TEST(ExploreCommand, BadInputExitsTwoWithAClearMessage) {
     EXPECT_EQ(outcome.code, kExitBadInput) << outcome.out << outcome.err;
     EXPECT_NE(outcome.err.find(message), std::string::npos) << outcome.err;
   };
-  expect_bad(Explore({file, "--scenario", "nope", "--faults", "1"}), "has no scenario named \"nope\"");
+  expect_bad(Explore({file, "--scenario", "nope", "--faults", "1"}),
+             "leasesim explore: --scenario: " + file + " has no scenario named \"nope\"");
+  expect_bad(Explore({file, "--faults", "1"}), "leasesim explore: --scenario: is required (NAME)");
+  expect_bad(Explore({"--scenario", "two-nodes", "--faults", "1"}),
+             "leasesim explore: FILE: needs exactly one scenario file");
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "0"}), "--faults: must be a whole number from 1 to 4");
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "5"}), "--faults: must be a whole number from 1 to 4");
-  expect_bad(Explore({file, "--scenario", "two-nodes"}), "--faults K is required");
+  expect_bad(Explore({file, "--scenario", "two-nodes"}), "leasesim explore: --faults: is required (K)");
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "1", "--variant", "sloppy"}),
-             "unknown protocol \"sloppy\"");
+             "leasesim explore: --protocol: unknown protocol \"sloppy\"");
   const fs::path menu = dir / "menu.json";
   std::ofstream(menu) << R"({"kinds": ["pause"], "durations": ["short", "tiny"]})";
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "1", "--menu", menu.string()}),
-             menu.string() + ": durations[1]: unknown duration class \"tiny\"");
+             "--menu: " + menu.string() + ": durations[1]: unknown duration class \"tiny\"");
   expect_bad(Explore({file, "--scenario", "two-nodes", "--faults", "1", "--menu", (dir / "none.json").string()}),
              "cannot be read");
 }

@@ -12,6 +12,7 @@
 
 #include <absl/strings/str_join.h>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -74,7 +75,9 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
   if (r.time_budget) {
     options.time_budget_ms = ParseDurationMs(*r.time_budget);
     if (options.time_budget_ms < 0) {
-      err << "leasesim fuzz: --time-budget " << kDurationRule << " (got \"" << *r.time_budget << "\")\n";
+      err << "leasesim fuzz: "
+          << base::InputError{"--time-budget", std::string(kDurationRule) + " (got \"" + *r.time_budget + "\")"}.ToString()
+          << "\n";
       return kExitBadInput;
     }
     if (!r.runs) options.runs = 10'000'000;  // the budget decides
@@ -87,8 +90,8 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
     options.seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   }
   const ProtocolChoice protocol = ReadProtocol(r.protocol);
-  if (!protocol.error.empty()) {
-    err << "leasesim fuzz: " << protocol.error << "\n";
+  if (protocol.error) {
+    err << "leasesim fuzz: " << protocol.error->ToString() << "\n";
     return kExitBadInput;
   }
   options.protocol = protocol.name.value_or(core::Protocols().default_name());
@@ -109,7 +112,9 @@ std::optional<int> ReadFuzzOptions(const FuzzRequest& r, fuzz::FuzzOptions& opti
 int ExpandCommand(const FuzzRequest& r, std::ostream& out, std::ostream& err) {
   const std::string& file = *r.expand;
   if (!r.scenario || !r.seed) {
-    err << "leasesim fuzz: --expand FILE needs --scenario NAME and --seed N (a non-negative integer)\n";
+    err << "leasesim fuzz: "
+        << base::InputError{"--expand", "FILE needs --scenario NAME and --seed N (a non-negative integer)"}.ToString()
+        << "\n";
     return kExitBadInput;
   }
   const std::uint64_t seed = *r.seed;
@@ -123,7 +128,8 @@ int ExpandCommand(const FuzzRequest& r, std::ostream& out, std::ostream& err) {
     out << fuzz::ScenarioFileText({runner::ExpandNemesis(scenario, seed)});
     return kExitOk;
   }
-  err << "leasesim fuzz: " << file << " has no scenario named \"" << *r.scenario << "\"\n";
+  err << "leasesim fuzz: "
+      << base::InputError{"--scenario", file + " has no scenario named \"" + *r.scenario + "\""}.ToString() << "\n";
   return kExitBadInput;
 }
 

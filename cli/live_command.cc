@@ -7,9 +7,11 @@
 #include <string>
 
 #include "base/units.h"
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "checker/fault_kind.h"
 #include "cli/protocol_option.h"
+#include "cli/values.h"
 #include "cli/commands.h"
 #include "live/live_run.h"
 
@@ -36,23 +38,14 @@ std::string FaultsHelp() {
   return usage;
 }
 
-// Seconds (decimals allowed) as milliseconds.
-std::optional<std::int64_t> SecondsToMs(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double seconds = std::stod(text, &used);
-    if (used != text.size() || seconds <= 0 || seconds > 86'400) return std::nullopt;
-    return static_cast<std::int64_t>(seconds * 1000 + 0.5);
-  } catch (...) {
-    return std::nullopt;
-  }
-}
+// The longest live run --duration allows: a day.
+constexpr std::int64_t kLiveDurationMsMax = 86'400'000;
 
 // What the command line asks for: the options, each bound where it is
 // declared (Declare); the texts checked after parsing.
 struct LiveRequest {
   live::LiveOptions options;
-  std::optional<std::string> duration;  // seconds, decimals allowed
+  std::optional<std::string> duration;  // a duration in cli/values.h's syntax (bare: whole seconds)
   std::optional<std::string> faults;    // the fault list (below)
   std::optional<std::string> protocol;
 };
@@ -62,7 +55,7 @@ void Declare(CommandLine& parsed, LiveRequest& r) {
   constexpr std::int64_t kMsMax = std::numeric_limits<std::int64_t>::max() / base::kNanosPerMilli;
   live::LiveOptions& o = r.options;
   parsed.Integer("--nodes", "N", "Node processes (1..9; default 3)", o.nodes, 1, 9)
-      .Option("--duration", "SECONDS", "How long the run lasts", r.duration)
+      .Option("--duration", "DURATION", "How long the run lasts: whole seconds (40) or 90s, 10m, 1h30m", r.duration)
       .Option("--etcd", "URLS", "An existing etcd cluster's client URLs, comma-separated", o.etcd_urls)
       .Option("--faults", "LIST", "Real faults to inject (below)", r.faults)
       .Option("-o,--out", "DIR", "Where the history and reports go", o.out_dir)
@@ -102,12 +95,17 @@ int LiveCommand(const std::vector<std::string>& args, std::ostream& out, std::os
     return kExitBadInput;
   };
   if (request.duration) {
-    const auto ms = SecondsToMs(*request.duration);
-    if (!ms || *ms < 1'000) return bad("--duration must be seconds, at least 1");
-    options.duration_ms = *ms;
+    // The commands' one duration syntax (cli/values.h), as --time-budget's.
+    const std::int64_t ms = ParseDurationMs(*request.duration);
+    if (ms < 1'000 || ms > kLiveDurationMsMax) {
+      return bad(base::InputError{"--duration", std::string(kDurationRule) + ", from 1 s to 24 h (got \"" +
+                                                    *request.duration + "\")"}
+                     .ToString());
+    }
+    options.duration_ms = ms;
   }
   const ProtocolChoice protocol = ReadProtocol(request.protocol);
-  if (!protocol.error.empty()) return bad(protocol.error);
+  if (protocol.error) return bad(protocol.error->ToString());
   options.protocol = protocol.name.value_or("");
   if (request.faults) {
     if (const auto error = live::ParseFaults(*request.faults, options.nodes, options.faults)) {

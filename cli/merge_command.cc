@@ -2,9 +2,11 @@
 // --shard K/N` (one directory per shard, in any order) into the summary and
 // reports an unsharded run would have written, byte for byte.
 
+#include <cassert>
 #include <filesystem>
 #include <iostream>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "reports/report_files.h"
@@ -156,7 +158,7 @@ std::string ReadShards(const std::vector<std::string>& directories, const std::s
   for (std::size_t i = 0; i < shards.size(); ++i) {
     std::error_code same;
     if (std::filesystem::equivalent(directories[i], out_dir, same)) {
-      return "--out " + out_dir + " is one of the shard directories; write the merge elsewhere";
+      return base::InputError{"--out", out_dir + " is one of the shard directories; write the merge elsewhere"}.ToString();
     }
     if (const std::string problem = ReadShard(directories[i], shards[i]); !problem.empty()) return problem;
   }
@@ -190,9 +192,7 @@ std::string Merge(const std::vector<std::string>& directories, const std::string
   count = static_cast<int>(by_index.size());
   const std::string& seeds_text = shards[0].summary.seeds;
   auto seeds = runner::ParseSeeds(seeds_text);
-  if (std::holds_alternative<std::string>(seeds)) {
-    return "seeds \"" + seeds_text + "\": " + std::get<std::string>(seeds);
-  }
+  if (const auto* error = std::get_if<base::InputError>(&seeds)) return "seeds \"" + seeds_text + "\": " + error->rule;
   std::vector<reports::Timeline> timelines;
   if (std::string problem = Interleave(by_index, std::get<std::vector<std::uint64_t>>(seeds), merged, timelines);
       !problem.empty()) {
@@ -213,13 +213,16 @@ int MergeCommand(const std::vector<std::string>& argv, std::ostream& out, std::o
   std::optional<std::string> out_dir;  // each option bound where it is declared
   bool quiet = false;
   args.Positional("DIR", "A shard's output directory", /*required=*/false, /*many=*/true)
-      .Option("-o,--out", "DIR", "Where the merged files go (required)", out_dir)
+      .Option("-o,--out", "DIR", "Where the merged files go", out_dir)
+      .Required()
       .Switch("-q,--quiet", "No line per scenario", quiet)
       .Footer("Exit: 0 every run passed and the suite's requirements are met, 1 otherwise, 2 the inputs are not "
               "the shards of one sweep (nothing is written).");
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.positional().empty() || !out_dir) {
-    err << "leasesim merge: needs the shard directories and --out DIR (leasesim merge --help lists the options)\n";
+  assert(out_dir.has_value());  // required where declared: Parse refused its absence
+  if (args.positional().empty()) {
+    err << "leasesim merge: " << base::InputError{"DIR", "needs at least one shard's output directory"}.ToString()
+        << "\n(leasesim merge --help lists the options)\n";
     return kExitBadInput;
   }
   reports::SweepSummary merged;

@@ -1,5 +1,7 @@
 #include "cli/protocol_option.h"
 
+#include <utility>
+
 #include "core/protocol.h"
 
 namespace leasesim::cli {
@@ -12,9 +14,9 @@ CommandLine& DeclareProtocol(CommandLine& args, const std::string& help, std::op
 ProtocolChoice ReadProtocol(const std::optional<std::string>& name) {
   if (!name) return {};
   if (std::string error = core::Protocols().Find(*name).error; !error.empty()) {
-    return {std::nullopt, "--protocol: " + error};
+    return {std::nullopt, base::InputError{"--protocol", std::move(error)}};
   }
-  return {name, ""};
+  return {name, std::nullopt};
 }
 
 }  // namespace leasesim::cli

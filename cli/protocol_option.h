@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 
 namespace leasesim::cli {
@@ -15,11 +16,11 @@ namespace leasesim::cli {
 // `name` (nullopt when not given).
 CommandLine& DeclareProtocol(CommandLine& args, const std::string& help, std::optional<std::string>& name);
 
-// What the command line named: nothing, a registered protocol, or an error
-// (naming the option and the known protocols).
+// What the command line named: nothing, a registered protocol, or the
+// bad-input error (path "--protocol", the rule naming the known protocols).
 struct ProtocolChoice {
   std::optional<std::string> name;
-  std::string error;
+  std::optional<base::InputError> error;
 };
 ProtocolChoice ReadProtocol(const std::optional<std::string>& name);
 

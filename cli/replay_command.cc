@@ -1,9 +1,12 @@
+#include <algorithm>
+#include <cassert>
 #include <fstream>
 #include <iostream>
 
 #include "base/hash_text.h"
 #include "base/units.h"
 #include "checker/history_io.h"
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/run.h"
@@ -61,6 +64,44 @@ std::optional<int> WriteRequestedFiles(const ReplayRequest& r, const runner::Run
   return std::nullopt;
 }
 
+// What the request names, read and checked: the file, the seed, its
+// scenario (with --protocol's protocol when given) and that protocol.
+struct ReplayTarget {
+  std::string file;
+  std::uint64_t seed = 0;
+  runner::Scenario scenario;
+  std::string protocol;  // --protocol ("" when not given)
+};
+
+std::optional<base::InputError> ReadReplayRequest(const CommandLine& args, const ReplayRequest& r,
+                                                  ReplayTarget& target) {
+  if (args.positional().size() != 1) return base::InputError{"FILE", "needs exactly one scenario file"};
+  // --scenario and --seed are required where declared: Parse refused their absence.
+  assert(r.scenario.has_value());
+  assert(r.seed.has_value());
+  auto seeds = runner::ParseSeeds(*r.seed);
+  if (std::holds_alternative<base::InputError>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
+    return base::InputError{"--seed", "must be one non-negative integer"};
+  }
+  target.seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
+  target.file = args.positional()[0];
+  auto loaded = runner::LoadScenarioFile(target.file);
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) return base::InputError{.rule = error->In(target.file)};
+  const std::vector<runner::Scenario>& scenarios = std::get<runner::ScenarioFile>(loaded).scenarios;
+  const auto found = std::find_if(scenarios.begin(), scenarios.end(),
+                                  [&](const runner::Scenario& candidate) { return candidate.name == *r.scenario; });
+  if (found == scenarios.end()) {
+    return base::InputError{"--scenario", target.file + " has no scenario named \"" + *r.scenario + "\""};
+  }
+  target.scenario = *found;
+  // --protocol: the protocol `run --protocol` ran it with (its replay line says so).
+  const ProtocolChoice protocol = ReadProtocol(r.protocol);
+  if (protocol.error) return protocol.error;
+  target.protocol = protocol.name.value_or("");
+  if (protocol.name) runner::SetScenarioProtocol(target.scenario, *protocol.name);
+  return std::nullopt;
+}
+
 }  // namespace
 
 int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -68,45 +109,24 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
                              "figures, each node's leadership periods and the violations.");
   ReplayRequest r;
   args.Positional("FILE", "The scenario file", /*required=*/false)
-      .Option("--scenario", "NAME", "The scenario (required)", r.scenario)
-      .Option("-s,--seed", "N", "The seed (required)", r.seed)
+      .Option("--scenario", "NAME", "The scenario", r.scenario)
+      .Required()
+      .Option("-s,--seed", "N", "The seed", r.seed)
+      .Required()
       .Option("--trace", "FILE", "Write every trace event as JSON lines", r.trace_path)
       .Option("--history", "FILE", "Write the run's history (docs/HISTORY_FORMAT.md)", r.history_path)
       .Option("--html", "FILE", "Write the run's timeline picture", r.html_path)
       .Footer("Exit: 0 the run passes, 1 it fails, 2 bad input or usage.");
   DeclareProtocol(args, "The protocol run --protocol ran it with (its replay line says so)", r.protocol);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (args.positional().size() != 1 || !r.scenario || !r.seed) {
-    err << "leasesim replay: needs FILE, --scenario NAME and --seed N (leasesim replay --help lists the options)\n";
+  ReplayTarget target;
+  if (const std::optional<base::InputError> error = ReadReplayRequest(args, r, target)) {
+    err << "leasesim replay: " << error->ToString() << "\n(leasesim replay --help lists the options)\n";
     return kExitBadInput;
   }
-  auto seeds = runner::ParseSeeds(*r.seed);
-  if (std::holds_alternative<std::string>(seeds) || std::get<std::vector<std::uint64_t>>(seeds).size() != 1) {
-    err << "leasesim replay: --seed must be one non-negative integer\n";
-    return kExitBadInput;
-  }
-  const std::uint64_t seed = std::get<std::vector<std::uint64_t>>(seeds)[0];
-  const std::string file_path = args.positional()[0];
-  auto loaded = runner::LoadScenarioFile(file_path);
-  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
-    err << "leasesim: " << error->In(file_path) << "\n";
-    return kExitBadInput;
-  }
-  runner::Scenario* scenario = nullptr;
-  for (runner::Scenario& candidate : std::get<runner::ScenarioFile>(loaded).scenarios) {
-    if (candidate.name == *r.scenario) scenario = &candidate;
-  }
-  if (scenario == nullptr) {
-    err << "leasesim replay: " << file_path << " has no scenario named \"" << *r.scenario << "\"\n";
-    return kExitBadInput;
-  }
-  // --protocol: the protocol `run --protocol` ran it with (its replay line says so).
-  const ProtocolChoice protocol = ReadProtocol(r.protocol);
-  if (!protocol.error.empty()) {
-    err << "leasesim replay: " << protocol.error << "\n";
-    return kExitBadInput;
-  }
-  if (protocol.name) runner::SetScenarioProtocol(*scenario, *protocol.name);
+  const runner::Scenario* scenario = &target.scenario;
+  const std::string& file_path = target.file;
+  const std::uint64_t seed = target.seed;
   const runner::RunResult result =
       runner::RunScenario(*scenario, seed, {.retain_trace = r.trace_path.has_value(), .keep_history = true});
   out << "scenario " << result.scenario << " seed " << result.seed << " protocol " << scenario->protocol << "\n";
@@ -121,7 +141,7 @@ int ReplayCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   for (const checker::Violation& violation : result.verdict.violations) {
     out << "violation " << violation.kind << ": " << violation.message << "\n";
   }
-  if (const std::optional<int> bad = WriteRequestedFiles(r, result, file_path, protocol.name.value_or(""), out, err)) return *bad;
+  if (const std::optional<int> bad = WriteRequestedFiles(r, result, file_path, target.protocol, out, err)) return *bad;
   return result.ok() ? kExitOk : kExitViolation;
 }
 

@@ -13,6 +13,7 @@
 
 #include <absl/strings/str_format.h>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
@@ -33,7 +34,8 @@ constexpr const char* kDefaultSeeds = "1-100";
 constexpr int kFailuresPrintedMax = 20;
 
 // What the command line asks for: each option bound where it is declared
-// (Declare), the texts then checked together (ReadRequest).
+// (Declare), the texts then checked together (ReadRequest) into the one
+// bad-input error naming the flag.
 struct Request {
   std::string file_path;
   std::optional<std::string> seeds_given;   // --seeds
@@ -73,7 +75,7 @@ void Declare(CommandLine& args, Request& request) {
                   request.protocol_given);
 }
 
-std::optional<std::string> ReadShard(Request& request) {
+std::optional<base::InputError> ReadShard(Request& request) {
   // CI engines hand each job its index in the environment (docs/ci/).
   std::optional<std::string> shard = request.shard_given;
   const char* from_environment = std::getenv("LEASESIM_SHARD");
@@ -82,46 +84,53 @@ std::optional<std::string> ReadShard(Request& request) {
   if (!shard) return std::nullopt;
   auto parsed = reports::ParseShard(*shard);
   if (const auto* error = std::get_if<base::InputError>(&parsed)) {
-    return base::InputError{shard_from_environment ? "LEASESIM_SHARD" : "--shard", error->rule}.ToString();
+    return base::InputError{shard_from_environment ? "LEASESIM_SHARD" : "--shard", error->rule};
   }
   request.options.shard = std::get<reports::Shard>(parsed);
   return std::nullopt;
 }
 
-std::optional<std::string> ReadSeedsAndBudget(Request& request) {
-  if (request.seeds_given && request.seed_given) return "give --seeds or --seed, not both";
+std::optional<base::InputError> ReadSeedsAndBudget(Request& request) {
+  if (request.seeds_given && request.seed_given) return base::InputError{"--seed", "give --seeds or --seed, not both"};
   if (const auto& budget = request.budget_given) {
     request.budget_ms = ParseDurationMs(*budget);
-    if (request.budget_ms < 0) return std::string("--time-budget ") + kDurationRule + " (got \"" + *budget + "\")";
+    if (request.budget_ms < 0) {
+      return base::InputError{"--time-budget", std::string(kDurationRule) + " (got \"" + *budget + "\")"};
+    }
     if (!request.options.shard.whole()) {
-      return "--time-budget cannot be sharded: which seeds a budget runs is known only afterwards, so shards "
-             "could not be merged (give each job --seeds instead)";
+      return base::InputError{"--time-budget",
+                              "cannot be sharded: which seeds a budget runs is known only afterwards, so shards "
+                              "could not be merged (give each job --seeds instead)"};
     }
   }
   const std::optional<std::string> given = request.seed_given ? request.seed_given : request.seeds_given;
   if (!given && request.budget_ms > 0) return std::nullopt;  // 1 upward
   request.seeds_text = given.value_or(kDefaultSeeds);
   auto seeds = runner::ParseSeeds(request.seeds_text);
-  if (std::holds_alternative<std::string>(seeds)) return "--seeds: " + std::get<std::string>(seeds);
+  if (const auto* error = std::get_if<base::InputError>(&seeds)) {
+    return base::InputError{request.seed_given ? "--seed" : "--seeds", error->rule};
+  }
   request.seeds = std::get<std::vector<std::uint64_t>>(std::move(seeds));
   return std::nullopt;
 }
 
-std::optional<std::string> ReadRequest(const CommandLine& args, Request& request) {
-  if (args.positional().size() != 1) return "needs exactly one scenario FILE (leasesim run --help lists the options)";
+std::optional<base::InputError> ReadRequest(const CommandLine& args, Request& request) {
+  if (args.positional().size() != 1) {
+    return base::InputError{"FILE", "needs exactly one scenario file (leasesim run --help lists the options)"};
+  }
   request.file_path = args.positional()[0];
   if (auto problem = ReadShard(request)) return problem;
   if (auto problem = ReadSeedsAndBudget(request)) return problem;
   const ProtocolChoice protocol = ReadProtocol(request.protocol_given);
-  if (!protocol.error.empty()) return protocol.error;
+  if (protocol.error) return protocol.error;
   request.options.protocol = protocol.name.value_or("");
   return std::nullopt;
 }
 
 // The scenarios the --scenario patterns name, in file order (all without
-// any); an error message names a pattern that matches none.
-std::variant<std::vector<const runner::Scenario*>, std::string> Select(const runner::ScenarioFile& file,
-                                                                        const std::vector<std::string>& patterns) {
+// any); the bad-input error names a pattern that matches none.
+std::variant<std::vector<const runner::Scenario*>, base::InputError> Select(const runner::ScenarioFile& file,
+                                                                             const std::vector<std::string>& patterns) {
   for (const std::string& pattern : patterns) {
     bool matched = false;
     for (const runner::Scenario& scenario : file.scenarios) {
@@ -129,7 +138,8 @@ std::variant<std::vector<const runner::Scenario*>, std::string> Select(const run
     }
     if (matched) continue;
     const bool glob = pattern.find_first_of("*?[") != std::string::npos;
-    return file.path + " has no scenario " + (glob ? "matching" : "named") + " \"" + pattern + "\"";
+    return base::InputError{"--scenario",
+                            file.path + " has no scenario " + (glob ? "matching" : "named") + " \"" + pattern + "\""};
   }
   std::vector<const runner::Scenario*> selected;
   for (const runner::Scenario& scenario : file.scenarios) {
@@ -211,7 +221,7 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   Declare(args, request);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
   if (const auto problem = ReadRequest(args, request)) {
-    err << "leasesim run: " << *problem << "\n";
+    err << "leasesim run: " << problem->ToString() << "\n";
     return kExitBadInput;
   }
   auto loaded = runner::LoadScenarioFile(request.file_path);
@@ -221,8 +231,8 @@ int RunCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   const runner::ScenarioFile& file = std::get<runner::ScenarioFile>(loaded);
   auto selected = Select(file, request.scenario_patterns);
-  if (std::holds_alternative<std::string>(selected)) {
-    err << "leasesim run: " << std::get<std::string>(selected) << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&selected)) {
+    err << "leasesim run: " << error->ToString() << "\n";
     return kExitBadInput;
   }
   if (const std::string problem = reports::PrepareOutputDirectory(request.out_dir); !problem.empty()) {

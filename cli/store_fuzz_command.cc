@@ -8,6 +8,7 @@
 #include <map>
 #include <ostream>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/store_fuzz.h"
@@ -55,7 +56,9 @@ void Declare(CommandLine& args, StoreFuzzArgs& a) {
 
 bool Apply(StoreFuzzArgs& a, std::ostream& err) {
   if (a.clients + a.record_clients == 0) {
-    err << "leasesim store-fuzz: --clients and --record-clients must not both be 0 (no traffic to judge)\n";
+    err << "leasesim store-fuzz: "
+        << base::InputError{"--clients", "must not be 0 when --record-clients is 0 (no traffic to judge)"}.ToString()
+        << "\n";
     return false;
   }
   a.options.replicas = a.replicas;

@@ -92,22 +92,24 @@ void Declare(CommandLine& args, TimingRequest& r) {
 
 // The targets' texts into the request, and the flags' combinations; the
 // first problem as "FLAG: rule".
-std::optional<std::string> ReadTimingArgs(const CommandLine& args, TimingRequest& r) {
-  if (!args.positional().empty()) return "unexpected argument \"" + args.positional().front() + "\"";
+std::optional<base::InputError> ReadTimingArgs(const CommandLine& args, TimingRequest& r) {
+  if (!args.positional().empty()) {
+    return base::InputError{.rule = "unexpected argument \"" + args.positional().front() + "\""};
+  }
   for (std::size_t i = 0; i < kTargetFlags.size(); ++i) {
     const TargetFlag& target = kTargetFlags[i];
     const std::optional<std::string>& text = r.target_texts[i];
     const std::string meaning = std::string(" (") + target.meaning + ")";
     if (!text) {
-      if (target.required) return base::InputError{target.flag, "is required" + meaning}.ToString();
+      if (target.required) return base::InputError{target.flag, "is required" + meaning};
       continue;
     }
     if (!ParseNumber(*text, r.targets.*target.field)) {
-      return base::InputError{target.flag, "must be a whole number (got \"" + *text + "\")" + meaning}.ToString();
+      return base::InputError{target.flag, "must be a whole number (got \"" + *text + "\")" + meaning};
     }
   }
-  if (r.seeds_given && !r.verify && !r.sweep) return "--seeds: only with --verify or --sweep";
-  if (r.force && !r.out) return "--force: only with --out FILE";
+  if (r.seeds_given && !r.verify && !r.sweep) return base::InputError{"--seeds", "only with --verify or --sweep"};
+  if (r.force && !r.out) return base::InputError{"--force", "only with --out FILE"};
   return std::nullopt;
 }
 
@@ -117,11 +119,11 @@ std::string SvgPathFor(const std::string& out) {
   return (path.parent_path() / (path.stem().string() + ".sweep.svg")).string();
 }
 
-std::optional<std::string> RefuseOverwrite(const TimingRequest& r) {
+std::optional<base::InputError> RefuseOverwrite(const TimingRequest& r) {
   if (!r.out || r.force) return std::nullopt;
   for (const std::string& path : {*r.out, SvgPathFor(*r.out)}) {
     if (path != *r.out && !r.sweep) continue;
-    if (fs::exists(path)) return "--out: " + path + " exists; not overwriting it (give --force to replace it)";
+    if (fs::exists(path)) return base::InputError{"--out", path + " exists; not overwriting it (give --force to replace it)"};
   }
   return std::nullopt;
 }
@@ -182,20 +184,20 @@ int TimingCommand(const std::vector<std::string>& argv, std::ostream& out, std::
   TimingRequest r;
   Declare(args, r);
   if (const std::optional<int> code = args.Parse(argv, out, err)) return *code;
-  if (auto error = ReadTimingArgs(args, r)) return Fail(err, *error);
+  if (auto error = ReadTimingArgs(args, r)) return Fail(err, error->ToString());
   const ProtocolChoice protocol = ReadProtocol(r.protocol_given);
-  if (!protocol.error.empty()) return Fail(err, protocol.error);
+  if (protocol.error) return Fail(err, protocol.error->ToString());
   r.protocol = protocol.name.value_or("");
   std::optional<timing::RegionsPlan> regions;
   if (r.regions) {
     auto loaded = timing::LoadRegions(*r.regions);
-    if (auto* error = std::get_if<base::InputError>(&loaded)) return Fail(err, "--regions: " + error->In(*r.regions));
+    if (auto* error = std::get_if<base::InputError>(&loaded)) return Fail(err, base::InputError{"--regions", error->In(*r.regions)}.ToString());
     regions = std::get<timing::RegionsPlan>(loaded);
     r.targets.region_extra_rtt_ms = regions->extra_rtt_ms;
     r.targets.region_extra_what = regions->farthest;
   }
   if (auto error = timing::CheckTargets(r.targets)) return Fail(err, error->ToString());
-  if (auto error = RefuseOverwrite(r)) return Fail(err, *error);
+  if (auto error = RefuseOverwrite(r)) return Fail(err, error->ToString());
   const auto derived = timing::Derive(r.targets);
   if (auto* unreachable = std::get_if<timing::Unreachable>(&derived)) {
     err << "leasesim timing: " << timing::UnreachableText(r.targets, *unreachable);

@@ -6,11 +6,13 @@
 #include <limits>
 #include <ostream>
 
+#include "base/input_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
-#include "fuzz/zoo.h"
+#include "cli/protocol_option.h"
 #include "core/protocol.h"
+#include "fuzz/zoo.h"
 
 namespace leasesim::cli {
 
@@ -62,7 +64,19 @@ void Declare(CommandLine& args, ZooRequest& r) {
                0, kCountMax)
       .Switch("-q,--quiet", "No progress line on a terminal", r.quiet)
       .Footer("Exit: 0 every variant caught and no false alarm, 1 otherwise, 2 bad input or usage.");
-  args.Option("--protocol,--variant", "NAME", "Hunt this known-broken protocol only (--variant is an alias)", r.only);
+  DeclareProtocol(args, "Hunt this known-broken protocol only", r.only);
+}
+
+// --protocol, when given, must be registered (ReadProtocol) and have a
+// known mistake to hunt.
+std::optional<base::InputError> CheckOnly(const ZooRequest& r) {
+  if (!r.only) return std::nullopt;
+  if (const ProtocolChoice choice = ReadProtocol(r.only); choice.error) return choice.error;
+  for (const core::Protocol* protocol : BrokenProtocols()) {
+    if (protocol->name == *r.only) return std::nullopt;
+  }
+  return base::InputError{"--protocol", "\"" + *r.only + "\" has no known mistake to hunt (known-broken: " +
+                                            BrokenNames() + ")"};
 }
 
 // `leasesim zoo --generic`: every variant hunted by the generic search
@@ -93,12 +107,8 @@ int GenericZoo(const ZooRequest& r, const std::vector<fuzz::ZooEntry>& entries, 
     }
     progress.Done(generic.back());
   }
-  if (generic.empty()) {
-    err << "leasesim zoo: no known-broken protocol \"" << only.value_or("") << "\" (known: " << BrokenNames() << ")\n";
-    return kExitBadInput;
-  }
   if (!only && correct_runs > 0) {
-    generic.push_back(progress.Done(fuzz::CheckCorrectGeneric(correct_runs, seed, progress.Hunting("correct"))));
+    generic.push_back(progress.Done(fuzz::CheckCorrectGeneric(correct_runs, seed, progress.Hunting(fuzz::kCorrectRow))));
   }
   progress.Clear();
   out << fuzz::FormatGenericTable(generic, aimed);
@@ -107,7 +117,7 @@ int GenericZoo(const ZooRequest& r, const std::vector<fuzz::ZooEntry>& entries, 
     out << "generic search, session seed " << seed << ": " << cases.size() << " of " << (generic.size() - (only || correct_runs == 0 ? 0 : 1))
         << " caught within " << runs << " cases, median " << cases[cases.size() / 2] << " cases to the first catch\n";
   }
-  const bool false_alarm = !generic.empty() && generic.back().variant == "correct" && generic.back().false_alarms > 0;
+  const bool false_alarm = !generic.empty() && generic.back().correct && generic.back().false_alarms > 0;
   if (escaped) out << "FAIL: a variant escaped the generic search's " << runs << " cases\n";
   if (false_alarm) out << "FAIL: the correct protocol raised a violation: " << generic.back().false_alarm << "\n";
   return escaped || false_alarm ? kExitViolation : kExitOk;
@@ -126,9 +136,13 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
   const int correct_seeds = r.correct_seeds;
   const std::optional<std::string>& only = r.only;
   const std::string& file = r.file;
+  if (const std::optional<base::InputError> error = CheckOnly(r)) {
+    err << "leasesim zoo: " << error->ToString() << "\n";
+    return kExitBadInput;
+  }
   auto loaded = fuzz::LoadZoo(file);
-  if (std::holds_alternative<std::string>(loaded)) {
-    err << "leasesim zoo: " << std::get<std::string>(loaded) << "\n";
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) {
+    err << "leasesim zoo: " << error->In(file) << "\n";
     return kExitBadInput;
   }
   const std::vector<fuzz::ZooEntry>& entries = std::get<std::vector<fuzz::ZooEntry>>(loaded);
@@ -143,27 +157,27 @@ int ZooCommand(const std::vector<std::string>& argv, std::ostream& out, std::ost
     escaped = escaped || !rows.back().caught;
   }
   if (rows.empty() && only) {
-    err << "leasesim zoo: " << file << " has no scenario for protocol \"" << *only << "\" (known-broken: "
-        << BrokenNames() << ")\n";
+    err << "leasesim zoo: " << base::InputError{"--protocol", file + " has no scenario hunting \"" + *only + "\""}.ToString()
+        << "\n";
     return kExitBadInput;
   }
   bool false_alarm = false;
   if (!only && correct_seeds > 0) {
-    rows.push_back(progress.Done(fuzz::CheckCorrect(entries, correct_seeds, progress.Hunting("correct"))));
+    rows.push_back(progress.Done(fuzz::CheckCorrect(entries, correct_seeds, progress.Hunting(fuzz::kCorrectRow))));
     false_alarm = rows.back().false_alarms > 0;
   }
   progress.Clear();
   out << fuzz::FormatZooTable(rows);
   std::vector<std::uint64_t> first;
   for (const fuzz::ZooRow& row : rows) {
-    if (row.variant != "correct" && row.caught) first.push_back(row.first_seed);
+    if (!row.correct && row.caught) first.push_back(row.first_seed);
   }
   if (!first.empty()) {
     std::sort(first.begin(), first.end());
     out << "median seeds to first catch: " << first[first.size() / 2] << "\n";
   }
   for (const fuzz::ZooRow& row : rows) {
-    if (row.variant == "correct" || !row.shrunk) continue;
+    if (row.correct || !row.shrunk) continue;
     out << "  " << row.variant << ": seed " << row.first_seed << ", shrunk in " << row.shrink.runs << " runs; "
         << (row.shrink.result.unexpected.empty() ? std::string("-")
                                                  : row.shrink.result.unexpected.front().kind + ": " +

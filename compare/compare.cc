@@ -297,9 +297,9 @@ int Comparison::ExitCode() const {
   return newly_failing() > 0 || CountFigures(FigureVerdict::kRegressed) > 0 ? kExitWorse : kExitNotWorse;
 }
 
-std::variant<Comparison, std::string> Compare(const Side& base, const Side& next, const CompareOptions& options) {
+std::variant<Comparison, base::InputError> Compare(const Side& base, const Side& next, const CompareOptions& options) {
   const Pairing pairing = PairSides(base, next, options.allow_scenario_change);
-  if (!pairing.refusal.empty()) return pairing.refusal;
+  if (pairing.refusal) return *pairing.refusal;
   Comparison comparison{.base_directory = base.directory, .next_directory = next.directory,
                         .base_protocol = base.sweep.protocol, .next_protocol = next.sweep.protocol,
                         .scenario_file = next.sweep.scenario_file, .seeds = next.sweep.seeds,
@@ -311,12 +311,12 @@ std::variant<Comparison, std::string> Compare(const Side& base, const Side& next
   return comparison;
 }
 
-std::variant<Comparison, std::string> CompareDirectories(const std::string& base, const std::string& next,
-                                                         const CompareOptions& options) {
+std::variant<Comparison, base::InputError> CompareDirectories(const std::string& base, const std::string& next,
+                                                              const CompareOptions& options) {
   auto base_side = LoadSide(base);
-  if (std::holds_alternative<std::string>(base_side)) return "base: " + std::get<std::string>(base_side);
+  if (auto* error = std::get_if<std::string>(&base_side)) return base::InputError{"BASE_DIR", std::move(*error)};
   auto next_side = LoadSide(next);
-  if (std::holds_alternative<std::string>(next_side)) return "new: " + std::get<std::string>(next_side);
+  if (auto* error = std::get_if<std::string>(&next_side)) return base::InputError{"NEW_DIR", std::move(*error)};
   return Compare(std::get<Side>(base_side), std::get<Side>(next_side), options);
 }
 

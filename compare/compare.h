@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
 #include "compare/figures.h"
 #include "compare/side.h"
 #include "compare/stats.h"
@@ -119,11 +120,14 @@ struct Comparison {
   int ExitCode() const;
 };
 
-// The comparison, or the reason the two sides cannot be compared (exit 2).
-std::variant<Comparison, std::string> Compare(const Side& base, const Side& next, const CompareOptions& options);
+// The comparison, or the bad-input error saying why the two sides cannot
+// be compared (exit 2): Pairing::refusal.
+std::variant<Comparison, base::InputError> Compare(const Side& base, const Side& next, const CompareOptions& options);
 
-// Compares two output directories (LoadSide, then Compare).
-std::variant<Comparison, std::string> CompareDirectories(const std::string& base, const std::string& next,
-                                                         const CompareOptions& options);
+// Compares two output directories (LoadSide, then Compare); a directory
+// that cannot be read is refused as its argument, BASE_DIR or NEW_DIR (the
+// rule names the directory or file and what is wrong).
+std::variant<Comparison, base::InputError> CompareDirectories(const std::string& base, const std::string& next,
+                                                              const CompareOptions& options);
 
 }  // namespace leasesim::compare

@@ -34,7 +34,7 @@ Side MakeSide(int seeds, const std::function<std::int64_t(int)>& leaderless, con
 
 Comparison MustCompare(const Side& base, const Side& next, const CompareOptions& options = {}) {
   auto result = Compare(base, next, options);
-  EXPECT_TRUE(std::holds_alternative<Comparison>(result)) << std::get<std::string>(result);
+  EXPECT_TRUE(std::holds_alternative<Comparison>(result)) << std::get<base::InputError>(result).ToString();
   return std::get<Comparison>(std::move(result));
 }
 
@@ -147,12 +147,18 @@ TEST(Compare, RefusesSidesThatAreNotTheSameExperiment) {
   const Side base = MakeSide(10, Spread);
   auto refusal = [&](const Side& next, const CompareOptions& options = {}) {
     auto result = Compare(base, next, options);
-    return std::holds_alternative<std::string>(result) ? std::get<std::string>(result) : std::string("compared");
+    const auto* error = std::get_if<base::InputError>(&result);
+    return error != nullptr ? error->ToString() : std::string("compared");
   };
-  EXPECT_NE(refusal(MakeSide(9, Spread)).find("the seeds differ: base ran 1-10, new ran 1-9"), std::string::npos);
+  // The refusal is the one bad-input error: the summary.json field the
+  // sides disagree on, and how.
+  auto fewer_seeds = Compare(base, MakeSide(9, Spread), {});
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(fewer_seeds));
+  EXPECT_EQ(std::get<base::InputError>(fewer_seeds).path, "seeds");
+  EXPECT_EQ(std::get<base::InputError>(fewer_seeds).rule, "the seeds differ: base ran 1-10, new ran 1-9");
   Side other_file = MakeSide(10, Spread);
   other_file.sweep.file_digest = std::string(64, '9');
-  EXPECT_NE(refusal(other_file).find("the scenario files differ"), std::string::npos);
+  EXPECT_EQ(refusal(other_file).rfind("file_digest: the scenario files differ", 0), 0u) << refusal(other_file);
   Side other_scenario = MakeSide(10, Spread);
   other_scenario.sweep.scenario_digests["s"] = std::string(64, '7');
   EXPECT_NE(refusal(other_scenario).find("scenarios whose content differs (scenario_digest): s"), std::string::npos);
@@ -162,7 +168,7 @@ TEST(Compare, RefusesSidesThatAreNotTheSameExperiment) {
   EXPECT_NE(std::get<Comparison>(allowed).notes.at(0).find("--allow-scenario-change"), std::string::npos);
   Side missing_run = MakeSide(10, Spread);
   missing_run.sweep.runs.pop_back();
-  EXPECT_NE(refusal(missing_run).find("the seeds differ in scenario s"), std::string::npos);
+  EXPECT_EQ(refusal(missing_run).rfind("runs: the seeds differ in scenario s", 0), 0u) << refusal(missing_run);
   Side live = MakeSide(10, Spread);
   live.live = true;
   EXPECT_NE(refusal(live).find("compare like with like"), std::string::npos);

@@ -68,6 +68,8 @@ std::variant<Side, std::string> LoadLiveRuns(const std::string& directory) {
   return side;
 }
 
+constexpr const char* kAllowChange = " (give --allow-scenario-change to compare them anyway)";
+
 // The file check: same content (by digest, or by path when a side has none).
 std::string FileDifference(const reports::SweepSummary& base, const reports::SweepSummary& next,
                            std::vector<std::string>& notes) {
@@ -180,9 +182,10 @@ std::variant<Side, std::string> LoadSide(const std::string& directory) {
 Pairing PairSides(const Side& base, const Side& next, bool allow_scenario_change) {
   Pairing pairing;
   if (base.live != next.live) {
-    pairing.refusal = std::string("the base (") + base.directory + ") is " + (base.live ? "live runs" : "a sweep") +
-                      " and the new side (" + next.directory + ") " + (next.live ? "live runs" : "a sweep") +
-                      ": compare like with like";
+    pairing.refusal = base::InputError{
+        "scenario_file", std::string("the base (") + base.directory + ") is " + (base.live ? "live runs" : "a sweep") +
+                             " and the new side (" + next.directory + ") " + (next.live ? "live runs" : "a sweep") +
+                             ": compare like with like"};
     return pairing;
   }
   if (base.live) {
@@ -190,30 +193,36 @@ Pairing PairSides(const Side& base, const Side& next, bool allow_scenario_change
     return pairing;
   }
   if (base.sweep.seeds != next.sweep.seeds) {
-    pairing.refusal = "the seeds differ: base ran " + base.sweep.seeds + ", new ran " + next.sweep.seeds;
+    pairing.refusal =
+        base::InputError{"seeds", "the seeds differ: base ran " + base.sweep.seeds + ", new ran " + next.sweep.seeds};
     return pairing;
   }
   if (base.sweep.shard != next.sweep.shard) {
-    pairing.refusal = "the shards differ: base is shard " + reports::FormatShard(base.sweep.shard) + ", new is " +
-                      reports::FormatShard(next.sweep.shard) + " (merge shards with leasesim merge first)";
+    pairing.refusal = base::InputError{"shard", "the shards differ: base is shard " +
+                                                    reports::FormatShard(base.sweep.shard) + ", new is " +
+                                                    reports::FormatShard(next.sweep.shard) +
+                                                    " (merge shards with leasesim merge first)"};
     return pairing;
   }
   if (std::string problem = FileDifference(base.sweep, next.sweep, pairing.notes); !problem.empty()) {
+    const bool digests = !base.sweep.file_digest.empty() && !next.sweep.file_digest.empty();
     if (!allow_scenario_change) {
-      pairing.refusal = problem + " (give --allow-scenario-change to compare them anyway)";
+      pairing.refusal = base::InputError{digests ? "file_digest" : "scenario_file", problem + kAllowChange};
       return pairing;
     }
     pairing.notes.push_back(problem + " (compared anyway: --allow-scenario-change)");
   }
   if (std::string problem = ScenarioDifference(base, next, allow_scenario_change, pairing); !problem.empty()) {
-    pairing.refusal = problem + " (give --allow-scenario-change to compare them anyway)";
+    pairing.refusal = base::InputError{"scenarios", problem + kAllowChange};
     return pairing;
   }
   if (pairing.scenarios.empty()) {
-    pairing.refusal = "the two sides have no scenario in common";
+    pairing.refusal = base::InputError{"scenarios", "the two sides have no scenario in common"};
     return pairing;
   }
-  pairing.refusal = SeedDifference(base, next, pairing.scenarios);
+  if (std::string problem = SeedDifference(base, next, pairing.scenarios); !problem.empty()) {
+    pairing.refusal = base::InputError{"runs", std::move(problem)};
+  }
   return pairing;
 }
 

@@ -5,10 +5,12 @@
 // subdirectories that each hold one). Also the check that two sides can be
 // compared at all: the same scenario file content, scenarios and seeds.
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
 #include "reports/run_summary.h"
 
 namespace leasesim::compare {
@@ -29,12 +31,14 @@ std::variant<Side, std::string> LoadSide(const std::string& directory);
 
 // What two sides are compared on: the scenarios both hold (in base order),
 // notes for the reader (a scenario only one side has, content that changed
-// when that is allowed), and the reason to refuse when they are not the
-// same experiment (empty when they are).
+// when that is allowed), and, when they are not the same experiment, the
+// bad-input error that refuses them: its path the summary.json field the
+// sides disagree on (seeds, shard, file_digest, scenarios, runs), its rule
+// how.
 struct Pairing {
   std::vector<std::string> scenarios;
   std::vector<std::string> notes;
-  std::string refusal;
+  std::optional<base::InputError> refusal;
 };
 
 // allow_scenario_change: differing file or scenario digests (or scenario

@@ -7,13 +7,12 @@
 namespace leasesim::core {
 namespace {
 
-// base::kPpmOne, signed for the drift arithmetic below.
-constexpr std::int64_t kMillion = base::kPpmOne;
-
 std::string Ms(Nanos ns) {
   // Exact when whole milliseconds, else three decimals.
-  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + " ms";
-  return std::to_string(ns / 1'000'000) + "." + std::to_string((ns % 1'000'000) / 1000) + " ms";
+  using base::kNanosPerMicro;
+  using base::kNanosPerMilli;
+  if (ns % kNanosPerMilli == 0) return std::to_string(ns / kNanosPerMilli) + " ms";
+  return std::to_string(ns / kNanosPerMilli) + "." + std::to_string((ns % kNanosPerMilli) / kNanosPerMicro) + " ms";
 }
 
 }  // namespace
@@ -49,7 +48,7 @@ std::vector<TimingError> ValidateTiming(const TimingConfig& t) {
     errors.push_back({"renew_interval", "must be < renew_deadline (" + Ms(t.renew_interval) +
                                             " >= " + Ms(t.renew_deadline) + ")"});
   }
-  const Nanos shrunk = t.lease_duration - t.lease_duration * t.drift_bound_ppm / kMillion - t.safety_margin;
+  const Nanos shrunk = ShrunkLease(t.lease_duration, t.drift_bound_ppm, t.safety_margin);
   if (t.renew_deadline >= shrunk) {
     errors.push_back({"renew_deadline",
                       "must be < lease_duration*(1 - drift_bound) - safety_margin (" +
@@ -73,11 +72,15 @@ std::vector<TimingError> ValidateTiming(const TimingConfig& t) {
   return errors;
 }
 
+Nanos ShrunkLease(Nanos lease_duration, std::int64_t drift_bound_ppm, Nanos safety_margin) {
+  return lease_duration - lease_duration * drift_bound_ppm / base::kPpmOne - safety_margin;
+}
+
 Nanos TakeoverWait(Nanos holder_duration, std::int64_t drift_bound_ppm) {
   // The holder's deadline is at most holder_duration of true time after it
   // sent the renewal that made this version; our clock may run fast by the
   // drift bound, so wait that much longer on it.
-  return holder_duration + (holder_duration * drift_bound_ppm + kMillion - 1) / kMillion;
+  return holder_duration + (holder_duration * drift_bound_ppm + base::kPpmOne - 1) / base::kPpmOne;
 }
 
 Nanos RecoveryBound(const TimingConfig& t) {
@@ -92,7 +95,7 @@ Nanos RecoveryBound(const TimingConfig& t) {
   const Nanos wait = std::max(TakeoverWait(t.lease_duration, t.drift_bound_ppm), ReleasedRecordWait(t));
   const Nanos local = wait + 2 * t.retry + 2 * t.request_timeout;
   // ceil(local * drift / (10^6 - drift)), split so no product overflows.
-  const std::int64_t slow = kMillion - t.drift_bound_ppm;
+  const std::int64_t slow = base::kPpmOne - t.drift_bound_ppm;
   const Nanos whole = local / slow * t.drift_bound_ppm;
   const Nanos part = (local % slow * t.drift_bound_ppm + slow - 1) / slow;
   return local + whole + part;

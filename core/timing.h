@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "base/input_error.h"
+#include "base/units.h"
 #include "core/lease_record.h"
 
 namespace leasesim::core {
 
 // The longest lease ValidateTiming accepts (1 day).
-inline constexpr Nanos kLeaseDurationMax = Nanos{86'400} * 1'000'000'000;
+inline constexpr Nanos kLeaseDurationMax = base::Seconds(86'400);
 
 struct TimingConfig {
   Nanos lease_duration = 0;    // how long a lease lasts after its last renewal was sent
@@ -34,6 +35,12 @@ using TimingError = base::InputError;
 
 // Every broken rule, in a fixed order; empty when the configuration is sound.
 std::vector<TimingError> ValidateTiming(const TimingConfig& timing);
+
+// What a lease of `lease_duration` leaves its holder to count on its own
+// clock: lease_duration*(1 - drift_bound) - safety_margin, the right-hand
+// side of ValidateTiming's renew_deadline and pause_budget rules (and of
+// timing's derivation and explanation, which say the same rules).
+Nanos ShrunkLease(Nanos lease_duration, std::int64_t drift_bound_ppm, Nanos safety_margin);
 
 // How long a candidate must see one version unchanged, on its own clock,
 // before it may take over a lease of `holder_duration`.

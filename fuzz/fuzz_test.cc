@@ -126,8 +126,22 @@ TEST(FaultPoints, ARequiredPointThatNeverFiresFailsTheRun) {
 std::vector<ZooEntry> LoadZooFile() {
   const char* root = std::getenv("LEASESIM_SOURCE_DIR");
   auto loaded = LoadZoo(std::string(root != nullptr ? root : ".") + "/scenarios/zoo.json");
-  if (std::holds_alternative<std::string>(loaded)) ADD_FAILURE() << std::get<std::string>(loaded);
-  return std::holds_alternative<std::string>(loaded) ? std::vector<ZooEntry>{} : std::get<std::vector<ZooEntry>>(loaded);
+  if (const auto* error = std::get_if<base::InputError>(&loaded)) ADD_FAILURE() << error->ToString();
+  return std::holds_alternative<base::InputError>(loaded) ? std::vector<ZooEntry>{}
+                                                          : std::get<std::vector<ZooEntry>>(loaded);
+}
+
+// A zoo file whose scenario hunts no broken protocol is bad input: the one
+// error, naming the scenario's field, for the command to print after the file.
+TEST(Zoo, AScenarioThatHuntsNoBrokenProtocolIsRefusedByItsField) {
+  const char* root = std::getenv("LEASESIM_SOURCE_DIR");
+  auto loaded = LoadZoo(std::string(root != nullptr ? root : ".") + "/scenarios/explore.json");
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(loaded));
+  const base::InputError& error = std::get<base::InputError>(loaded);
+  EXPECT_EQ(error.path, "scenarios[0].protocol");
+  EXPECT_EQ(error.rule.rfind("a zoo scenario must name the known-broken protocol it hunts (scenario \"two-nodes\"", 0),
+            0u)
+      << error.rule;
 }
 
 TEST(Zoo, TheAimedZooHasOneScenarioPerBrokenVariant) {

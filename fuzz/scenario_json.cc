@@ -13,7 +13,7 @@ using Json = nlohmann::json;
 using runner::Nanos;
 
 std::int64_t Ms(Nanos ns) { return ns / base::kNanosPerMilli; }
-double Probability(std::uint32_t ppm) { return static_cast<double>(ppm) / 1'000'000.0; }
+double Probability(std::uint32_t ppm) { return static_cast<double>(ppm) / base::kPpmOne; }
 
 Json Latency(const sim::LatencyModel& model) {
   Json json = {{"base", Ms(model.base_ns)}, {"jitter", Ms(model.jitter_ns)}};

@@ -19,14 +19,18 @@ std::string JoinKinds(const std::vector<std::string>& kinds) {
   return out;
 }
 
-std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path) {
+std::variant<std::vector<ZooEntry>, base::InputError> LoadZoo(const std::string& path) {
   auto parsed = runner::LoadScenarioFile(path);
-  if (const auto* error = std::get_if<base::InputError>(&parsed)) return error->In(path);
+  if (auto* error = std::get_if<base::InputError>(&parsed)) return std::move(*error);
   std::vector<ZooEntry> entries;
-  for (const runner::Scenario& scenario : std::get<runner::ScenarioFile>(parsed).scenarios) {
+  const std::vector<runner::Scenario>& scenarios = std::get<runner::ScenarioFile>(parsed).scenarios;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const runner::Scenario& scenario = scenarios[i];
     const core::ProtocolRegistry::Lookup hunted = core::Protocols().Find(scenario.protocol);
     if (!hunted.protocol || hunted.protocol->mistake.empty()) {
-      return path + ": " + scenario.name + ": a zoo scenario must name the broken protocol it hunts";
+      return base::InputError{"scenarios[" + std::to_string(i) + "].protocol",
+                              "a zoo scenario must name the known-broken protocol it hunts (scenario \"" +
+                                  scenario.name + "\" runs \"" + scenario.protocol + "\", which has no known mistake)"};
     }
     entries.push_back(ZooEntry{scenario.protocol, scenario});
   }
@@ -58,7 +62,8 @@ ZooRow HuntVariant(const ZooEntry& entry, int seeds, bool shrink, const HuntWatc
 
 ZooRow CheckCorrect(const std::vector<ZooEntry>& entries, int seeds, const HuntWatcher& watch) {
   ZooRow row;
-  row.variant = "correct";
+  row.variant = kCorrectRow;
+  row.correct = true;
   for (const ZooEntry& entry : entries) {
     runner::Scenario scenario = entry.scenario;
     scenario.protocol = core::Protocols().default_name();
@@ -115,7 +120,8 @@ ZooRow HuntGeneric(const std::string& variant, int runs_max, std::uint64_t seed,
 
 ZooRow CheckCorrectGeneric(int runs, std::uint64_t seed, const HuntWatcher& watch) {
   ZooRow row;
-  row.variant = "correct";
+  row.variant = kCorrectRow;
+  row.correct = true;
   SearchOptions options;
   options.runs = runs;
   options.seed = seed;
@@ -144,7 +150,7 @@ std::string FormatGenericTable(const std::vector<ZooRow>& generic, const std::ve
     for (const ZooRow& other : aimed) {
       if (other.variant == row.variant) aimed_seeds = other.caught ? std::to_string(other.first_seed) : ">" + std::to_string(other.seeds_run);
     }
-    if (row.variant == "correct") {
+    if (row.correct) {
       out += line("correct (false alarms)", row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs), "-",
                   row.false_alarms == 0 ? "-" : row.false_alarm);
       continue;
@@ -162,7 +168,7 @@ std::string FormatZooTable(const std::vector<ZooRow>& rows) {
   };
   std::string out = line("variant", "caught", "seeds", "violation kinds", "shrunk (faults, nodes, sim s)");
   for (const ZooRow& row : rows) {
-    if (row.variant == "correct") {
+    if (row.correct) {
       out += line("correct (false alarms)", row.false_alarms == 0 ? "none" : "FALSE", std::to_string(row.runs),
                   row.false_alarms == 0 ? "-" : row.false_alarm, "-");
       continue;

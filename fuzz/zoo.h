@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
 #include "fuzz/shrink.h"
 #include "runner/scenario.h"
 
@@ -24,14 +25,20 @@ struct ZooEntry {
 };
 
 // The zoo scenario file's entries, one per scenario (each must name a
-// broken variant), or the reason the file cannot be used.
-std::variant<std::vector<ZooEntry>, std::string> LoadZoo(const std::string& path);
+// broken variant), or the bad-input error saying why the file cannot be
+// used (its field's path and rule; the caller names the file: In(path)).
+std::variant<std::vector<ZooEntry>, base::InputError> LoadZoo(const std::string& path);
+
+// The label of the correct protocol's row (its false alarms), beside the
+// variants' rows; ZooRow::correct marks that row.
+inline constexpr const char* kCorrectRow = "correct";
 
 // Every variant escaping fewer seeds than this is a regression.
 inline constexpr int kZooSeedBudget = 30;
 
 struct ZooRow {
-  std::string variant;
+  std::string variant;        // kCorrectRow in the correct protocol's row
+  bool correct = false;       // the correct protocol's row, not a variant's hunt
   bool caught = false;
   std::vector<std::string> kinds;  // violation kinds of the first catching run
   std::uint64_t first_seed = 0;    // seeds until the first catch (seeds run 1, 2, ...); 0 = escaped

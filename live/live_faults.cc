@@ -9,6 +9,7 @@
 #include <absl/strings/str_format.h>
 #include <absl/strings/str_join.h>
 
+#include "base/units.h"
 #include "live/processes.h"
 
 namespace leasesim::live {
@@ -377,7 +378,7 @@ const LiveFaultSpec* FindLiveFault(const std::string& kind) {
 }
 
 std::string Seconds(std::int64_t ns) {
-  return absl::StrFormat("%.2f s", static_cast<double>(ns) / 1e9);
+  return absl::StrFormat("%.2f s", static_cast<double>(ns) / static_cast<double>(base::kNanosPerSecond));
 }
 
 std::optional<base::InputError> ParseFaults(const std::string& text, int nodes, std::vector<LiveFault>& faults) {

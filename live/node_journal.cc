@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/etcd/real_env.h"
+#include "base/units.h"
 
 namespace leasesim::live {
 namespace {
@@ -24,14 +25,14 @@ core::Nanos MonotonicNanos() {
   // determinism-ok: live mode — CLOCK_MONOTONIC, shared by every process of the machine.
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<core::Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  return base::Seconds(ts.tv_sec) + ts.tv_nsec;
 }
 
 core::Nanos BootNanos() {
   // determinism-ok: live mode — CLOCK_BOOTTIME, the clock lease deadlines are on.
   timespec ts{};
   ::clock_gettime(CLOCK_BOOTTIME, &ts);
-  return static_cast<core::Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  return base::Seconds(ts.tv_sec) + ts.tv_nsec;
 }
 
 const char* StoreStatusName(core::StoreStatus status) {

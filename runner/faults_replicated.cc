@@ -33,6 +33,20 @@ std::optional<int> ResolveReplica(Injector& injector, const Fault& fault, checke
   return replica;
 }
 
+// A replica's host crashed or restarted now (`act`), the record saying so
+// (`done`); an instant fault: nothing to heal.
+Heal StrikeReplicaHost(Injector& injector, const Fault& fault, checker::FaultRecord& record, const char* done,
+                       void (sim::World::*act)(sim::HostId)) {
+  std::string name;
+  const std::optional<int> replica = ResolveReplica(injector, fault, record, name);
+  if (!replica) return {};
+  record.end_ns = record.start_ns;
+  record.description = name + " " + done;
+  (injector.world().*act)(injector.parts().replicated()->HostOfReplica(*replica));
+  injector.NoteReplicasChanged();
+  return {};
+}
+
 int DrawReplica(FaultDrawContext& context) {
   if (context.draw.Percent(50)) return kStoreLeaderReplica;
   return static_cast<int>(context.draw.Range(1, context.scenario.replicated.store.replicas));
@@ -45,25 +59,11 @@ bool HasReplicatedStore(const Scenario& scenario, const NemesisConfig&) { return
 bool HasRegions(const Scenario& scenario, const NemesisConfig&) { return scenario.replicated.regions.enabled(); }
 
 Heal StrikeReplicaCrash(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
-  std::string name;
-  const std::optional<int> replica = ResolveReplica(injector, fault, record, name);
-  if (!replica) return {};
-  record.end_ns = record.start_ns;
-  record.description = name + " crashed";
-  injector.world().Crash(injector.parts().replicated()->HostOfReplica(*replica));
-  injector.NoteReplicasChanged();
-  return {};
+  return StrikeReplicaHost(injector, fault, record, "crashed", &sim::World::Crash);
 }
 
 Heal StrikeReplicaRestart(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {
-  std::string name;
-  const std::optional<int> replica = ResolveReplica(injector, fault, record, name);
-  if (!replica) return {};
-  record.end_ns = record.start_ns;
-  record.description = name + " restarted";
-  injector.world().Restart(injector.parts().replicated()->HostOfReplica(*replica));
-  injector.NoteReplicasChanged();
-  return {};
+  return StrikeReplicaHost(injector, fault, record, "restarted", &sim::World::Restart);
 }
 
 Heal StrikeReplicaPause(Injector& injector, const Fault& fault, int, checker::FaultRecord& record) {

@@ -13,10 +13,10 @@ bool ParseNumber(std::string_view text, std::uint64_t& out) {
 
 }  // namespace
 
-std::variant<std::vector<std::uint64_t>, std::string> ParseSeeds(const std::string& text) {
+std::variant<std::vector<std::uint64_t>, base::InputError> ParseSeeds(const std::string& text) {
   std::vector<std::uint64_t> seeds;
   std::string_view rest = text;
-  if (rest.empty()) return std::string("seed list is empty");
+  if (rest.empty()) return base::InputError{.rule = "seed list is empty"};
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     const std::string_view part = rest.substr(0, comma);
@@ -25,16 +25,18 @@ std::variant<std::vector<std::uint64_t>, std::string> ParseSeeds(const std::stri
     std::uint64_t first = 0;
     std::uint64_t last = 0;
     if (dash == std::string_view::npos) {
-      if (!ParseNumber(part, first)) return "\"" + std::string(part) + "\" is not a seed (a non-negative integer)";
+      if (!ParseNumber(part, first)) return base::InputError{.rule = "\"" + std::string(part) + "\" is not a seed (a non-negative integer)"};
       last = first;
     } else {
       if (!ParseNumber(part.substr(0, dash), first) || !ParseNumber(part.substr(dash + 1), last)) {
-        return "\"" + std::string(part) + "\" is not a seed range A-B";
+        return base::InputError{.rule = "\"" + std::string(part) + "\" is not a seed range A-B"};
       }
-      if (last < first) return "\"" + std::string(part) + "\": a range must not run backwards";
+      if (last < first) {
+        return base::InputError{.rule = "\"" + std::string(part) + "\": a range must not run backwards"};
+      }
     }
     if (last - first >= kSeedsMax || seeds.size() + (last - first + 1) > kSeedsMax) {
-      return std::string("more than 10000000 seeds");
+      return base::InputError{.rule = "more than " + std::to_string(kSeedsMax) + " seeds"};
     }
     for (std::uint64_t seed = first;; ++seed) {
       seeds.push_back(seed);

@@ -6,12 +6,16 @@
 #include <variant>
 #include <vector>
 
+#include "base/input_error.h"
+
 namespace leasesim::runner {
 
 inline constexpr std::size_t kSeedsMax = 10'000'000;
 
-// The seeds in the order written; an error message naming the broken rule otherwise.
-std::variant<std::vector<std::uint64_t>, std::string> ParseSeeds(const std::string& text);
+// The seeds in the order written; otherwise the bad-input error whose rule
+// names the part that breaks it (its path empty: the caller knows where the
+// text was written, --seeds, --seed or a summary's "seeds").
+std::variant<std::vector<std::uint64_t>, base::InputError> ParseSeeds(const std::string& text);
 
 // The seeds as ParseSeeds reads them back, consecutive ones as ranges:
 // {1, 2, 3, 7} -> "1-3,7".

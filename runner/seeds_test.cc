@@ -12,11 +12,16 @@ TEST(Seeds, RangesAndListsInOrder) {
 }
 
 TEST(Seeds, BadInputIsExplained) {
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSeeds("5-3")));
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSeeds("x")));
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSeeds("")));
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSeeds("1-")));
-  EXPECT_TRUE(std::holds_alternative<std::string>(ParseSeeds("0-99999999999")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSeeds("5-3")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSeeds("x")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSeeds("")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSeeds("1-")));
+  EXPECT_TRUE(std::holds_alternative<base::InputError>(ParseSeeds("0-99999999999")));
+  // The rule names the part; the caller names where it was written.
+  const auto backwards = ParseSeeds("1,5-3");
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(backwards));
+  EXPECT_EQ(std::get<base::InputError>(backwards).path, "");
+  EXPECT_EQ(std::get<base::InputError>(backwards).rule, "\"5-3\": a range must not run backwards");
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ void DrawNetwork(FaultDraw& draw, Scenario& s) {
 
 Nanos MeanLatency(const sim::LatencyModel& model) {
   return model.base_ns + model.jitter_ns / 2 +
-         static_cast<Nanos>(static_cast<std::int64_t>(model.tail_ppm) * (model.tail_ns / 2) / 1'000'000);
+         static_cast<Nanos>(static_cast<std::int64_t>(model.tail_ppm) * (model.tail_ns / 2) / base::kPpmOne);
 }
 
 // A schedule the ledger can keep up with: a window's write takes a network
@@ -103,7 +103,7 @@ void DrawSettlement(FaultDraw& draw, Scenario& s) {
   // the fuzzer: 2% of messages held up to 2.4 s stalled a 100 ms schedule
   // for good).
   const Nanos reordered = static_cast<Nanos>(static_cast<std::int64_t>(s.network.reorder_ppm) *
-                                             (s.network.reorder_delay_ns_max / 2) / 1'000'000);
+                                             (s.network.reorder_delay_ns_max / 2) / base::kPpmOne);
   const Nanos write = 2 * (MeanLatency(s.network.latency) + reordered) + MeanLatency(s.store.service) + lost;
   s.settlement_period = PickOf(draw, std::array<Nanos, 6>{100, 200, 500, 1000, 2000, 5000}) * kNanosPerMilli;
   if (s.settlement_period < 4 * write) s.settlement_period = (4 * write / Millis(100) + 1) * 100 * kNanosPerMilli;
@@ -221,13 +221,13 @@ std::int64_t TimeoutShareBoundPpm(const sim::LatencyModel& net, const sim::Laten
   std::int64_t share = 0;
   for (int tails = 0; tails < 8; ++tails) {
     Nanos longest = 0;
-    std::int64_t ppm = 1'000'000;
+    std::int64_t ppm = base::kPpmOne;
     for (int hop = 0; hop < 3; ++hop) {
       const sim::LatencyModel& model = *hops[static_cast<std::size_t>(hop)];
       const bool tail = ((tails >> hop) & 1) != 0;
       longest += model.base_ns + model.jitter_ns + (tail ? model.tail_ns : 0);
-      const std::int64_t p = tail ? model.tail_ppm : 1'000'000 - model.tail_ppm;
-      ppm = ppm * p / 1'000'000;
+      const std::int64_t p = tail ? model.tail_ppm : base::kPpmOne - model.tail_ppm;
+      ppm = ppm * p / base::kPpmOne;
     }
     if (longest > timeout) share += ppm;
   }

@@ -81,8 +81,10 @@ void Network::SetRegions(int regions, std::vector<LatencyModel> matrix) {
 }
 
 void Network::PlaceHost(HostId host, int region) {
-  assert(host >= 0 && host < world_.host_count());
-  assert(region >= -1 && region < regions_);
+  assert(host >= 0);
+  assert(host < world_.host_count());
+  assert(region >= -1);
+  assert(region < regions_);
   if (host_region_.size() <= static_cast<std::size_t>(host)) host_region_.resize(static_cast<std::size_t>(host) + 1, -1);
   host_region_[static_cast<std::size_t>(host)] = region;
 }

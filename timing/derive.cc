@@ -17,11 +17,11 @@ constexpr int kSearchStepsMax = 64;  // bisection over int64 milliseconds ends w
 std::int64_t CeilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The longest renew deadline, in whole ms, with deadline + pause budget <
-// duration*(1 - drift) - margin, computed in ns as core/timing.cc does.
+// duration*(1 - drift) - margin (core::ShrunkLease, ValidateTiming's rule).
 // Nothing when the lease cannot even hold the pause budget and the margin.
 std::optional<std::int64_t> LongestDeadline(const Targets& t, std::int64_t duration_ms, std::int64_t margin_ms) {
   const Nanos duration = Millis(duration_ms);
-  const Nanos shrunk = duration - duration * t.drift_bound_ppm / 1'000'000 - Millis(margin_ms);
+  const Nanos shrunk = core::ShrunkLease(duration, t.drift_bound_ppm, Millis(margin_ms));
   const Nanos room = shrunk - Millis(t.pause_budget_ms);
   if (room <= kNanosPerMilli) return std::nullopt;
   return (room - 1) / kNanosPerMilli;  // strictly below room

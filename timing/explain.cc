@@ -14,9 +14,7 @@ using base::Nanos;
 std::string Ms(std::int64_t ms) { return std::to_string(ms) + " ms"; }
 std::int64_t AsMs(Nanos ns) { return ns / kNanosPerMilli; }
 
-Nanos Shrunk(const core::TimingConfig& t) {
-  return t.lease_duration - t.lease_duration * t.drift_bound_ppm / 1'000'000 - t.safety_margin;
-}
+Nanos Shrunk(const core::TimingConfig& t) { return core::ShrunkLease(t.lease_duration, t.drift_bound_ppm, t.safety_margin); }
 
 // "the store's p99 (200 ms)", or with regions "(200 ms + 160 ms to reach it from ap)".
 std::string P99Words(const Targets& t) {
@@ -115,7 +113,7 @@ std::vector<ValueReason> Reasons(const Targets& t, const Derivation& d) {
                      "rule pause_budget < duration*(1 - drift_bound) - safety_margin - renew_deadline"});
   reasons.push_back({"drift_bound_ppm", c.drift_bound_ppm, "--drift-bound as given",
                      "the deadline gives up duration x drift (" +
-                         FormatMs(c.lease_duration * c.drift_bound_ppm / 1'000'000) +
+                         FormatMs(c.lease_duration * c.drift_bound_ppm / base::kPpmOne) +
                          "); a candidate waits duration*(1 + drift) on its own clock"});
   return reasons;
 }

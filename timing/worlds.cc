@@ -22,7 +22,7 @@ std::int64_t Ms(base::Nanos ns) { return ns / base::kNanosPerMilli; }
 Json Latency(std::int64_t base, std::int64_t jitter, std::int64_t tail_ppm, std::int64_t tail) {
   Json json = {{"base", base}, {"jitter", jitter}};
   if (tail_ppm > 0 && tail > 0) {
-    json["tail_p"] = static_cast<double>(tail_ppm) / 1e6;
+    json["tail_p"] = static_cast<double>(tail_ppm) / base::kPpmOne;
     json["tail"] = tail;
   }
   return json;
@@ -156,7 +156,7 @@ Json PauseBeyondBudget(const Builder& b) {
 // latest takeover the rules allow by a renew interval: overlap every time.
 std::int64_t BeyondDriftPpm(const core::TimingConfig& t) {
   const base::Nanos outlast = core::RecoveryBound(t) + t.renew_interval;
-  const std::int64_t drift = 1'000'000 - t.renew_deadline / std::max<base::Nanos>(1, outlast / 1'000'000);
+  const std::int64_t drift = base::kPpmOne - t.renew_deadline / std::max<base::Nanos>(1, outlast / base::kPpmOne);
   return std::clamp(drift, std::max(kBeyondDriftPpmMin, t.drift_bound_ppm + kBeyondDriftPpmMin), kBeyondDriftPpmMax);
 }
 

@@ -55,7 +55,7 @@ std::string VariantNames() {
   return names;
 }
 
-CombinationOrError Combine(std::string_view names) {
+std::variant<Combination, base::InputError> Combine(std::string_view names) {
   constexpr int kPartsMax = 16;
   Combination combination{&CorrectRules(), {}};
   std::string_view rest = names;
@@ -64,19 +64,20 @@ CombinationOrError Combine(std::string_view names) {
     const std::string_view name = rest.substr(0, comma);
     const Variant* variant = FindVariant(name == core::kLeasesimProtocol ? std::string_view("correct") : name);
     if (variant == nullptr) {
-      return {std::nullopt, "unknown variant \"" + std::string(name) + "\" (known: " + VariantNames() + ")"};
+      return base::InputError{.rule = "unknown variant \"" + std::string(name) + "\" (known: " + VariantNames() + ")"};
     }
     if (variant->rules != &CorrectRules()) {
       if (combination.rules != &CorrectRules()) {
-        return {std::nullopt, "at most one variant may change the protocol's rules (\"" + std::string(name) + "\")"};
+        return base::InputError{.rule = "at most one variant may change the protocol's rules (\"" + std::string(name) +
+                                        "\")"};
       }
       combination.rules = variant->rules;
     }
     combination.ledger.checks_fence = combination.ledger.checks_fence && variant->ledger.checks_fence;
-    if (comma == std::string_view::npos) return {combination, ""};
+    if (comma == std::string_view::npos) return combination;
     rest = rest.substr(comma + 1);
   }
-  return {std::nullopt, "more than " + std::to_string(kPartsMax) + " variants"};
+  return base::InputError{.rule = "more than " + std::to_string(kPartsMax) + " variants"};
 }
 
 core::Protocol ProtocolOf(std::string name, const Combination& combination, std::string mistake) {
@@ -102,12 +103,12 @@ void RegisterZooProtocols(core::ProtocolRegistry& registry) {
   }
   registry.AddCombiner([](std::string_view name, core::Protocol& protocol, std::string& error) {
     if (name.find(',') == std::string_view::npos) return false;
-    const CombinationOrError combined = Combine(name);
-    if (!combined.combination) {
-      error = combined.error;
+    const std::variant<Combination, base::InputError> combined = Combine(name);
+    if (const auto* refusal = std::get_if<base::InputError>(&combined)) {
+      error = refusal->rule;
       return true;
     }
-    protocol = ProtocolOf(std::string(name), *combined.combination, "a combination of zoo mistakes");
+    protocol = ProtocolOf(std::string(name), std::get<Combination>(combined), "a combination of zoo mistakes");
     return true;
   });
 }

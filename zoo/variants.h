@@ -4,11 +4,12 @@
 // the first entry. Each variant is registered as a protocol of its own
 // (core/protocol.h), so every command runs it by name like any protocol.
 
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 
+#include "base/input_error.h"
 #include "core/protocol.h"
 #include "core/protocol_rules.h"
 
@@ -43,12 +44,11 @@ struct Combination {
   LedgerFlaws ledger;
 };
 
-// The combination, or an error naming the unknown or conflicting part.
-struct CombinationOrError {
-  std::optional<Combination> combination;
-  std::string error;
-};
-CombinationOrError Combine(std::string_view names);
+// The combination, or the bad-input error whose rule names the unknown or
+// conflicting part. Its path is empty: the name is one value, and only the
+// caller knows where it was written (--protocol, a scenario's "protocol"),
+// so the registry's callers put the rule under that path.
+std::variant<Combination, base::InputError> Combine(std::string_view names);
 
 // The protocol a combination runs: leasesim's node with its rules, named `name`.
 core::Protocol ProtocolOf(std::string name, const Combination& combination, std::string mistake);

@@ -62,18 +62,21 @@ TEST(ZooVariants, FindsByExactName) {
 }
 
 TEST(ZooVariants, CombinesLedgerFlawsWithOneRulesChange) {
-  const CombinationOrError both = Combine("no-fencing,no-idempotency-key");
-  ASSERT_TRUE(both.combination) << both.error;
-  EXPECT_FALSE(both.combination->ledger.checks_fence);
-  EXPECT_EQ(both.combination->rules, FindVariant("no-idempotency-key")->rules);
+  const auto both = Combine("no-fencing,no-idempotency-key");
+  ASSERT_TRUE(std::holds_alternative<Combination>(both)) << std::get<base::InputError>(both).ToString();
+  EXPECT_FALSE(std::get<Combination>(both).ledger.checks_fence);
+  EXPECT_EQ(std::get<Combination>(both).rules, FindVariant("no-idempotency-key")->rules);
 
-  const CombinationOrError two_rules = Combine("blind-write,no-term-bump");
-  EXPECT_FALSE(two_rules.combination);
-  EXPECT_NE(two_rules.error.find("at most one"), std::string::npos);
+  // Refusals are the one bad-input error; its rule names the part.
+  const auto two_rules = Combine("blind-write,no-term-bump");
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(two_rules));
+  EXPECT_EQ(std::get<base::InputError>(two_rules).rule,
+            "at most one variant may change the protocol's rules (\"no-term-bump\")");
 
-  const CombinationOrError unknown = Combine("correct,nope");
-  EXPECT_FALSE(unknown.combination);
-  EXPECT_NE(unknown.error.find("\"nope\""), std::string::npos);
+  const auto unknown = Combine("correct,nope");
+  ASSERT_TRUE(std::holds_alternative<base::InputError>(unknown));
+  EXPECT_EQ(std::get<base::InputError>(unknown).path, "");
+  EXPECT_EQ(std::get<base::InputError>(unknown).rule.rfind("unknown variant \"nope\" (known: correct, ", 0), 0u);
 }
 
 // The correct rules, decision by decision, as the protocol documents them.

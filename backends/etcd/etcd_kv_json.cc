@@ -187,6 +187,20 @@ void ReadStreamError(const Json& error, int& code, std::string& message) {
   if (text != error.end() && text->is_string()) message = text->get<std::string>();
 }
 
+// One line of a gateway stream: {"error": {...}} (read into `code` and
+// `message`) or {"result": {...}}. The result object; nullptr for an error
+// line; nullopt for a line that is neither.
+std::optional<const Json*> StreamLine(const Json& json, int& code, std::string& message) {
+  if (!json.is_object()) return std::nullopt;
+  if (auto error = json.find("error"); error != json.end()) {
+    ReadStreamError(*error, code, message);
+    return nullptr;
+  }
+  auto result = json.find("result");
+  if (result == json.end() || !result->is_object()) return std::nullopt;
+  return &*result;
+}
+
 }  // namespace
 
 std::string KvTxnBody(const core::KvTxn& txn) {
@@ -236,27 +250,24 @@ std::string WatchCreateBody(const core::KvKeys& keys, std::int64_t start_revisio
 
 std::optional<WatchMessage> ParseWatchMessage(std::string_view line) {
   const Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return std::nullopt;
   WatchMessage message;
-  if (auto error = json.find("error"); error != json.end()) {
-    ReadStreamError(*error, message.error_code, message.error);
-    return message;
-  }
-  auto result = json.find("result");
-  if (result == json.end() || !result->is_object()) return std::nullopt;
-  std::optional<std::int64_t> revision = HeaderRevision(*result);
-  std::optional<bool> created = BoolField(*result, "created");
-  std::optional<bool> canceled = BoolField(*result, "canceled");
-  std::optional<std::int64_t> compact = Int64Field(*result, "compact_revision");
+  const std::optional<const Json*> streamed = StreamLine(json, message.error_code, message.error);
+  if (!streamed) return std::nullopt;
+  if (*streamed == nullptr) return message;
+  const Json& result = **streamed;
+  std::optional<std::int64_t> revision = HeaderRevision(result);
+  std::optional<bool> created = BoolField(result, "created");
+  std::optional<bool> canceled = BoolField(result, "canceled");
+  std::optional<std::int64_t> compact = Int64Field(result, "compact_revision");
   if (!revision || !created || !canceled || !compact) return std::nullopt;
   message.revision = *revision;
   message.created = *created;
   message.canceled = *canceled;
   message.compact_revision = *compact;
-  if (auto reason = result->find("cancel_reason"); reason != result->end() && reason->is_string()) {
+  if (auto reason = result.find("cancel_reason"); reason != result.end() && reason->is_string()) {
     message.cancel_reason = reason->get<std::string>();
   }
-  if (auto events = result->find("events"); events != result->end() && !events->is_null()) {
+  if (auto events = result.find("events"); events != result.end() && !events->is_null()) {
     if (!events->is_array()) return std::nullopt;
     for (const Json& e : *events) {
       std::optional<core::KvWatchEvent> event = ParseEvent(e);
@@ -306,16 +317,13 @@ std::optional<core::KvLeaseResult> ParseLeaseRevoke(std::string_view body, core:
 std::optional<KeepAliveAnswer> ParseLeaseKeepAlive(std::string_view body, core::KvLeaseId lease) {
   const std::size_t end = body.find('\n');
   const Json json = Json::parse(body.substr(0, end), nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return std::nullopt;
   KeepAliveAnswer answer;
-  if (auto error = json.find("error"); error != json.end()) {
-    ReadStreamError(*error, answer.error_code, answer.error);
-    return answer;
-  }
-  auto result = json.find("result");
-  if (result == json.end() || !result->is_object()) return std::nullopt;
-  std::optional<std::int64_t> revision = HeaderRevision(*result);
-  std::optional<std::int64_t> ttl = Int64Field(*result, "TTL");
+  const std::optional<const Json*> streamed = StreamLine(json, answer.error_code, answer.error);
+  if (!streamed) return std::nullopt;
+  if (*streamed == nullptr) return answer;
+  const Json& result = **streamed;
+  std::optional<std::int64_t> revision = HeaderRevision(result);
+  std::optional<std::int64_t> ttl = Int64Field(result, "TTL");
   if (!revision || !ttl) return std::nullopt;
   const bool found = *ttl > 0;
   answer.result = core::KvLeaseResult{.status = found ? core::KvStatus::kOk : core::KvStatus::kLeaseNotFound,

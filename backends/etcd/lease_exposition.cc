@@ -3,11 +3,12 @@
 #include <vector>
 
 #include "backends/etcd/prometheus_text.h"
+#include "base/units.h"
 
 namespace leasesim::etcd {
 namespace {
 
-double Seconds(core::Nanos ns) { return static_cast<double>(ns) / 1e9; }
+double Seconds(core::Nanos ns) { return static_cast<double>(ns) / static_cast<double>(base::kNanosPerSecond); }
 
 void Counter(PrometheusText& out, const char* name, const char* help, const Labels& labels, std::int64_t value) {
   out.Family(name, "counter", help);

@@ -59,7 +59,7 @@ HealthStatus LeaseHealth::Check(core::Nanos boot_now) const {
   }
   return HealthStatus{false, "leader failed to renew lease " + options_.lease + ": " +
                                  std::to_string(overdue / base::kNanosPerMilli) + " ms past its deadline (timeout " +
-                                 std::to_string(options_.timeout / 1'000'000) + " ms), " +
+                                 std::to_string(options_.timeout / base::kNanosPerMilli) + " ms), " +
                                  (leading ? "still leading" : "the record last seen still names it")};
 }
 

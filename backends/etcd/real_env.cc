@@ -4,6 +4,7 @@
 #include <ctime>
 #include <chrono>
 
+#include "base/units.h"
 #include "base/write_all.h"
 
 namespace leasesim::etcd {
@@ -52,7 +53,7 @@ core::Nanos RealEnv::BootClockNanos() {
   const int rc = ::clock_gettime(CLOCK_BOOTTIME, &now);
   assert(rc == 0);
   (void)rc;
-  return static_cast<core::Nanos>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  return base::Seconds(now.tv_sec) + now.tv_nsec;
 }
 
 core::Nanos RealEnv::WallNow() {
