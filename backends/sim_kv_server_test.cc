@@ -29,6 +29,7 @@ class RecordingKvObserver : public KvObserver {
     return static_cast<std::int64_t>(stream_answers.size() - 1);
   }
   void KvStreamDelivered(std::int64_t op) override { delivered.push_back(op); }
+  bool ReportsStream(const KvStreamRequest&) override { return report_streams; }
 
   // A stream's answer: to whom, with how many events (0: `created`).
   struct StreamAnswer {
@@ -38,6 +39,7 @@ class RecordingKvObserver : public KvObserver {
   };
   std::vector<StreamAnswer> stream_answers;
   std::vector<std::int64_t> delivered;
+  bool report_streams = true;
   // Run at each stream answer, with the key's entry the store reported.
   std::function<void(const KvStreamRequest&, const core::KvEntry*)> on_stream_answer;
 
@@ -393,6 +395,17 @@ TEST(SimKvStream, EachAnswerReportsTheKeysEntryAsTheStoreHoldsIt) {
   rig.world.RunUntil(sim::Seconds(3));
   EXPECT_EQ(checked, 7);  // `created`, then the five writes and the expiry
   EXPECT_FALSE(rig.Holds("k"));
+}
+
+TEST(SimKvStream, AStreamItsObserverDeclinesIsAnsweredUnreported) {
+  // KvObserver::ReportsStream, asked once at registration: false leaves
+  // every answer on the stream unreported (id -1), and still delivered.
+  StreamRig rig;
+  rig.observer.report_streams = false;
+  rig.WriteValues(3);
+  EXPECT_EQ(WatchStream(rig, 2, 6), (std::vector<std::vector<std::int64_t>>{{2}, {3}, {4}}));
+  EXPECT_TRUE(rig.observer.stream_answers.empty());
+  EXPECT_TRUE(rig.observer.delivered.empty());
 }
 
 TEST(SimKvStream, ARegistrationFromAnOlderRevisionGetsEverythingSinceInOneAnswer) {
