@@ -408,6 +408,31 @@ TEST(SimKvStream, AStreamItsObserverDeclinesIsAnsweredUnreported) {
   EXPECT_TRUE(rig.observer.delivered.empty());
 }
 
+TEST(SimKvStream, WatchWhileSharedTellsTheTimeoutItLastDrew) {
+  // A stream's quiet waits draw their timeouts in the scheduler
+  // (AfterQuietTimeout): `last_timeout` ends as the last one drawn, whether
+  // an answer ended the wait or again() declined the next.
+  StreamRig rig;
+  rig.WriteValues(1);  // revision 2 at 100 ms
+  core::Nanos drawn = sim::Millis(20);
+  const std::function<core::Nanos()> next = [&] { return drawn += sim::Millis(1); };  // 21, 22, ... ms
+  int asked = 0;
+  core::Nanos news_timeout = 0;
+  core::Nanos quiet_timeout = 0;
+  rig.Client([&] {
+    const core::KvWatchAnswer news =
+        rig.watcher->WatchWhileShared(KvKeys::Single("k"), 2, next, [] { return true; }, news_timeout);
+    EXPECT_EQ(news->status, KvStatus::kOk);
+    const core::KvWatchAnswer quiet =
+        rig.watcher->WatchWhileShared(KvKeys::Single("k"), 3, next, [&] { return ++asked < 3; }, quiet_timeout);
+    EXPECT_EQ(quiet->status, KvStatus::kTimeout);
+  });
+  rig.world.RunUntil(sim::Seconds(1));
+  EXPECT_EQ(news_timeout, sim::Millis(25));  // 21 + 22 + 23 + 24 ms of quiet, then news within the 25 ms wait
+  EXPECT_EQ(quiet_timeout, drawn);           // the third wait's, after which again() declined
+  EXPECT_EQ(drawn, sim::Millis(28));
+}
+
 TEST(SimKvStream, ARegistrationFromAnOlderRevisionGetsEverythingSinceInOneAnswer) {
   StreamRig rig;
   rig.WriteValues(3);
