@@ -391,11 +391,11 @@ class OneAnswerKvClient final : public core::KvClient {
   }
   core::KvWatchAnswer WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
-                                       const std::function<bool()>& again) override {
+                                       const std::function<bool()>& again, core::Nanos& last_timeout) override {
     (void)keys;
     (void)start_revision;
     (void)again;
-    (void)next_timeout();
+    last_timeout = next_timeout();
     return answer;
   }
   core::KvLeaseResult LeaseGrant(core::Nanos ttl, core::Nanos timeout) override {

@@ -552,15 +552,16 @@ core::KvWatchResult SimKvClient::Watch(const core::KvKeys& keys, std::int64_t st
 
 core::KvWatchAnswer SimKvClient::WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
                                                   const std::function<core::Nanos()>& next_timeout,
-                                                  const std::function<bool()>& again) {
-  if (stream_watch_) return StreamWatchWhile(keys, start_revision, next_timeout, again);
-  return std::make_shared<const core::KvWatchResult>(WatchWhile(keys, start_revision, next_timeout, again));
+                                                  const std::function<bool()>& again, core::Nanos& last_timeout) {
+  if (stream_watch_) return StreamWatchWhile(keys, start_revision, next_timeout, again, last_timeout);
+  return KvClient::WatchWhileShared(keys, start_revision, next_timeout, again, last_timeout);  // long polls
 }
 
 core::KvWatchResult SimKvClient::WatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                             const std::function<core::Nanos()>& next_timeout,
                                             const std::function<bool()>& again) {
-  if (stream_watch_) return *StreamWatchWhile(keys, start_revision, next_timeout, again);
+  core::Nanos last_timeout = 0;  // (not asked for)
+  if (stream_watch_) return *StreamWatchWhile(keys, start_revision, next_timeout, again, last_timeout);
   assert(world_.in_fiber());
   const core::Nanos timeout = next_timeout();
   assert(timeout > 0);
@@ -624,16 +625,16 @@ core::KvWatchResult SimKvClient::StreamWatch(const core::KvKeys& keys, std::int6
 
 core::KvWatchAnswer SimKvClient::StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                                   const std::function<core::Nanos()>& next_timeout,
-                                                  const std::function<bool()>& again) {
+                                                  const std::function<bool()>& again, core::Nanos& last_timeout) {
   assert(world_.in_fiber());
-  const core::Nanos timeout = next_timeout();  // drawn first, as Watch's argument would be
+  const core::Nanos timeout = last_timeout = next_timeout();  // drawn first, as Watch's argument would be
   assert(timeout > 0);
   if (!stream_->held.empty()) {  // (seldom: an answer came while the caller was busy)
     if (KvStreamAnswer news = TakeNews(start_revision)) return news;
   }
   const sim::WaitToken token = world_.PrepareWait();
   StartWait(keys, start_revision, token);
-  const QuietWait wait{&keys, start_revision, &next_timeout, &again, token, stream_->registrations};
+  const QuietWait wait{&keys, start_revision, &next_timeout, &again, &last_timeout, token, stream_->registrations};
   const std::function<core::Nanos()> step = [this, &wait] { return AfterQuietTimeout(wait); };  // stored inline
   world_.WaitStepping(token, world_.MonotonicNow(host_) + timeout, step);
   stream_->waiting = false;
@@ -653,7 +654,7 @@ core::Nanos SimKvClient::AfterQuietTimeout(const QuietWait& wait) {
     stream.held.clear();
   }
   if (!(*wait.again)()) return -1;
-  const core::Nanos next = (*wait.next_timeout)();
+  const core::Nanos next = *wait.last_timeout = (*wait.next_timeout)();
   assert(next > 0);
   // Its keys are the wait's: the stream has not been registered since the wait's first StartWait.
   StartWait(*wait.keys, wait.start_revision, wait.token, stream.registrations == wait.registrations);

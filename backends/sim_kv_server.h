@@ -343,7 +343,7 @@ class SimKvClient final : public core::KvClient {
   // the caller asked for, as it usually does.
   core::KvWatchAnswer WatchWhileShared(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
-                                       const std::function<bool()>& again) override;
+                                       const std::function<bool()>& again, core::Nanos& last_timeout) override;
 
  private:
   // The client's end of its watch stream: shared with the answers in
@@ -365,6 +365,7 @@ class SimKvClient final : public core::KvClient {
     std::int64_t start_revision;
     const std::function<core::Nanos()>* next_timeout;
     const std::function<bool()>* again;
+    core::Nanos* last_timeout;  // each timeout drawn
     sim::WaitToken token;
     // The stream's registrations when the wait began: while unchanged, the
     // stream's keys are still *keys (compared, or set, by the first StartWait).
@@ -381,7 +382,7 @@ class SimKvClient final : public core::KvClient {
   core::KvWatchResult StreamWatch(const core::KvKeys& keys, std::int64_t start_revision, core::Nanos timeout);
   core::KvWatchAnswer StreamWatchWhile(const core::KvKeys& keys, std::int64_t start_revision,
                                        const std::function<core::Nanos()>& next_timeout,
-                                       const std::function<bool()>& again);
+                                       const std::function<bool()>& again, core::Nanos& last_timeout);
   void SendStream(const core::KvKeys& keys, std::int64_t start_revision);
   // A wait for events from start_revision begins (registering the stream
   // again if it does not cover them); the waiter is `token`. `same_keys`:

@@ -29,6 +29,7 @@ class RecordingKvObserver : public KvObserver {
     return static_cast<std::int64_t>(stream_answers.size() - 1);
   }
   void KvStreamDelivered(std::int64_t op) override { delivered.push_back(op); }
+  bool ReportsStream(const KvStreamRequest&) override { return report_streams; }
 
   // A stream's answer: to whom, with how many events (0: `created`).
   struct StreamAnswer {
@@ -38,6 +39,7 @@ class RecordingKvObserver : public KvObserver {
   };
   std::vector<StreamAnswer> stream_answers;
   std::vector<std::int64_t> delivered;
+  bool report_streams = true;
   // Run at each stream answer, with the key's entry the store reported.
   std::function<void(const KvStreamRequest&, const core::KvEntry*)> on_stream_answer;
 
@@ -393,6 +395,42 @@ TEST(SimKvStream, EachAnswerReportsTheKeysEntryAsTheStoreHoldsIt) {
   rig.world.RunUntil(sim::Seconds(3));
   EXPECT_EQ(checked, 7);  // `created`, then the five writes and the expiry
   EXPECT_FALSE(rig.Holds("k"));
+}
+
+TEST(SimKvStream, AStreamItsObserverDeclinesIsAnsweredUnreported) {
+  // KvObserver::ReportsStream, asked once at registration: false leaves
+  // every answer on the stream unreported (id -1), and still delivered.
+  StreamRig rig;
+  rig.observer.report_streams = false;
+  rig.WriteValues(3);
+  EXPECT_EQ(WatchStream(rig, 2, 6), (std::vector<std::vector<std::int64_t>>{{2}, {3}, {4}}));
+  EXPECT_TRUE(rig.observer.stream_answers.empty());
+  EXPECT_TRUE(rig.observer.delivered.empty());
+}
+
+TEST(SimKvStream, WatchWhileSharedTellsTheTimeoutItLastDrew) {
+  // A stream's quiet waits draw their timeouts in the scheduler
+  // (AfterQuietTimeout): `last_timeout` ends as the last one drawn, whether
+  // an answer ended the wait or again() declined the next.
+  StreamRig rig;
+  rig.WriteValues(1);  // revision 2 at 100 ms
+  core::Nanos drawn = sim::Millis(20);
+  const std::function<core::Nanos()> next = [&] { return drawn += sim::Millis(1); };  // 21, 22, ... ms
+  int asked = 0;
+  core::Nanos news_timeout = 0;
+  core::Nanos quiet_timeout = 0;
+  rig.Client([&] {
+    const core::KvWatchAnswer news =
+        rig.watcher->WatchWhileShared(KvKeys::Single("k"), 2, next, [] { return true; }, news_timeout);
+    EXPECT_EQ(news->status, KvStatus::kOk);
+    const core::KvWatchAnswer quiet =
+        rig.watcher->WatchWhileShared(KvKeys::Single("k"), 3, next, [&] { return ++asked < 3; }, quiet_timeout);
+    EXPECT_EQ(quiet->status, KvStatus::kTimeout);
+  });
+  rig.world.RunUntil(sim::Seconds(1));
+  EXPECT_EQ(news_timeout, sim::Millis(25));  // 21 + 22 + 23 + 24 ms of quiet, then news within the 25 ms wait
+  EXPECT_EQ(quiet_timeout, drawn);           // the third wait's, after which again() declined
+  EXPECT_EQ(drawn, sim::Millis(28));
 }
 
 TEST(SimKvStream, ARegistrationFromAnOlderRevisionGetsEverythingSinceInOneAnswer) {

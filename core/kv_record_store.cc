@@ -415,14 +415,14 @@ StoreResult KvRecordStore::WaitForChangeWhile(std::string_view key, std::int64_t
                                               const std::function<bool()>& again) {
   if (!options_.watch) return StoreResult{StoreStatus::kUnavailable, {}};
   if (watched_.key != key) watched_.key.assign(key);  // (its end stays empty: the key alone)
-  next_timeout_ = &next_timeout;
-  last_timeout_ = 0;
+  Nanos last_timeout = 0;  // the read after a compaction gets as long as the last wait had
   for (;;) {
     // Shared, not copied: a simulated stream's one answer of a change serves every follower.
-    const KvWatchAnswer watched = kv_.WatchWhileShared(watched_, WatchStart(key, known_version), drawn_, again);
+    const KvWatchAnswer watched =
+        kv_.WatchWhileShared(watched_, WatchStart(key, known_version), next_timeout, again, last_timeout);
     assert(watched != nullptr);
     if (watched->status == KvStatus::kOk) return NewsOfAnswer(watched);
-    StoreResult result = FromWatch(key, known_version, *watched, last_timeout_);
+    StoreResult result = FromWatch(key, known_version, *watched, last_timeout);
     // A compaction's read that found nothing new: keep waiting from there.
     const bool quiet_after_read = watched->status == KvStatus::kCompacted && result.status == StoreStatus::kTimeout;
     if (!quiet_after_read || !again()) return result;

@@ -78,9 +78,6 @@ struct KvRecordStoreOptions {
 class KvRecordStore final : public StoreClient {
  public:
   explicit KvRecordStore(KvClient& kv, KvRecordStoreOptions options = {}) : kv_(kv), options_(options) {}
-  // Not copied: drawn_ refers to this store.
-  KvRecordStore(const KvRecordStore&) = delete;
-  KvRecordStore& operator=(const KvRecordStore&) = delete;
 
   StoreResult Read(std::string_view key, Nanos timeout) override;
   StoreResult Create(std::string_view key, const LeaseRecord& record, Nanos timeout) override;
@@ -110,15 +107,9 @@ class KvRecordStore final : public StoreClient {
 
   KvClient& kv_;
   KvRecordStoreOptions options_;
-  // WaitForChangeWhile's: the keys it watches (kept: a store watches one
-  // key, and the keys were built anew at every wait), and the timeouts it
-  // hands the client, drawn from the caller's next_timeout and remembered
-  // (the read after a compaction gets as long as the last wait had). One
-  // function for every wait: not built and destroyed per wait.
+  // WaitForChangeWhile's keys (kept: a store watches one key, and the keys
+  // were built anew at every wait).
   KvKeys watched_;
-  const std::function<Nanos()>* next_timeout_ = nullptr;
-  Nanos last_timeout_ = 0;
-  const std::function<Nanos()> drawn_ = [this] { return last_timeout_ = (*next_timeout_)(); };
   // After a compaction: the record under resume_key_ was read unchanged at
   // resume_known_, with the store at resume_revision_.
   std::string resume_key_;

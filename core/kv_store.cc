@@ -117,8 +117,9 @@ KvWatchResult KvClient::WatchWhile(const KvKeys& keys, std::int64_t start_revisi
 
 KvWatchAnswer KvClient::WatchWhileShared(const KvKeys& keys, std::int64_t start_revision,
                                          const std::function<Nanos()>& next_timeout,
-                                         const std::function<bool()>& again) {
-  return std::make_shared<const KvWatchResult>(WatchWhile(keys, start_revision, next_timeout, again));
+                                         const std::function<bool()>& again, Nanos& last_timeout) {
+  const std::function<Nanos()> drawn = [&] { return last_timeout = next_timeout(); };
+  return std::make_shared<const KvWatchResult>(WatchWhile(keys, start_revision, drawn, again));
 }
 
 }  // namespace leasesim::core

@@ -228,10 +228,13 @@ class KvClient {
                                    const std::function<Nanos()>& next_timeout, const std::function<bool()>& again);
   // WatchWhile's answer as it is held (never null): a client whose answers
   // are shared (a simulated stream's) hands one over without a copy; by
-  // default, WatchWhile's answer in a new allocation.
+  // default, WatchWhile's answer in a new allocation. `last_timeout` is set
+  // to each timeout next_timeout() gives, so it ends as the one the answer
+  // ended (a caller reading after a kCompacted answer gives the read as
+  // long), without the caller wrapping next_timeout in a function of its own.
   virtual KvWatchAnswer WatchWhileShared(const KvKeys& keys, std::int64_t start_revision,
                                          const std::function<Nanos()>& next_timeout,
-                                         const std::function<bool()>& again);
+                                         const std::function<bool()>& again, Nanos& last_timeout);
   virtual KvLeaseResult LeaseGrant(Nanos ttl, Nanos timeout) = 0;
   // Restarts the lease's full TTL; kLeaseNotFound once it expired or was revoked.
   virtual KvLeaseResult LeaseKeepAlive(KvLeaseId lease, Nanos timeout) = 0;
