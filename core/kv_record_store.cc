@@ -187,8 +187,8 @@ StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written
 StoreResult RecordResultOf(const KvGuardedPutResult& result, const LeaseRecord& written) {
   if (result.status != KvStatus::kOk) return StoreResult{FailedCall(result.status), {}};
   if (result.succeeded) return StoreResult{StoreStatus::kOk, VersionedRecord{true, result.revision, written}};
-  if (!result.found) return StoreResult{StoreStatus::kConflict, {}};  // the range found no record
-  StoreResult conflict = RecordIn(result.current);
+  if (!result.current) return StoreResult{StoreStatus::kConflict, {}};  // the range found no record
+  StoreResult conflict = RecordIn(*result.current);
   if (conflict.status != StoreStatus::kOk) return StoreResult{StoreStatus::kConflict, {}};
   conflict.status = StoreStatus::kConflict;
   return conflict;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -152,8 +153,10 @@ struct KvGuardedPutResult {
   KvStatus status = KvStatus::kTimeout;
   bool succeeded = false;     // the compare held: the put ran
   std::int64_t revision = 0;  // the header revision (the put's mod revision when it ran)
-  bool found = false;         // kOk, not succeeded: the key exists, as `current`
-  KvEntry current;
+  // kOk, not succeeded: the key's entry, when it exists. Optional, not an
+  // empty entry: the answer is moved several times on its way, and most
+  // answers (a renewal's) carry none.
+  std::optional<KvEntry> current;
   friend bool operator==(const KvGuardedPutResult&, const KvGuardedPutResult&) = default;
 };
 
