@@ -110,9 +110,10 @@ std::string PlainEncoding(const core::LeaseRecord& record) {
   return out;
 }
 
-TEST(KvRecordEncoding, ConsecutiveEncodingsSharingTheirFirstNumbersAreWrittenWhole) {
-  // The encoder copies the first three numbers' bytes when they are the
-  // last encoding's: every mix of kept and changed fields, of every length.
+TEST(KvRecordEncoding, ConsecutiveEncodingsSharingFieldsAreWrittenWhole) {
+  // The encoder copies the first three numbers' bytes, and the two texts',
+  // when they are the last encoding's: every mix of kept and changed
+  // fields, of every length.
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
   core::LeaseRecord record = Record("n1#1", 7);
@@ -130,6 +131,10 @@ TEST(KvRecordEncoding, ConsecutiveEncodingsSharingTheirFirstNumbersAreWrittenWho
     sequence.push_back(record);
     sequence.push_back(record);  // the same again
     record.holder += "x";
+    sequence.push_back(record);
+    record.preferred_successor = std::to_string(number);
+    sequence.push_back(record);
+    record.holder.clear();
     sequence.push_back(record);
   }
   for (const core::LeaseRecord& each : sequence) {

@@ -124,10 +124,7 @@ core::KvGuardedPutResult KvState::GuardedPut(const core::KvGuardedPut& put) {
   result.succeeded = NumberHolds(entry, put.target, put.result, put.number);
   if (!result.succeeded) {
     // The else branch's range of the key.
-    if (entry != nullptr) {
-      result.found = true;
-      result.current = *entry;
-    }
+    if (entry != nullptr) result.current = *entry;
     result.revision = revision_;
     return result;
   }

@@ -598,13 +598,13 @@ TEST(KvState, AGuardedPutAnswersItsTxnsShapeOnHitsAndMisses) {
   EXPECT_EQ(created.status, KvStatus::kOk);
   EXPECT_TRUE(created.succeeded);
   EXPECT_EQ(created.revision, 2);
-  EXPECT_FALSE(created.found);
+  EXPECT_FALSE(created.current.has_value());
   // A second create finds the key: the else branch's range answers it.
   const core::KvGuardedPutResult again = state.GuardedPut(create);
   EXPECT_FALSE(again.succeeded);
   EXPECT_EQ(again.revision, 2);
-  ASSERT_TRUE(again.found);
-  EXPECT_EQ(again.current, state.keys().at("r"));
+  ASSERT_TRUE(again.current.has_value());
+  EXPECT_EQ(*again.current, state.keys().at("r"));
   const core::KvTxnResult as_txn = core::KvGuardedPutTxnResult(again);
   ASSERT_EQ(as_txn.responses.size(), 1u);
   EXPECT_EQ(as_txn.responses[0].kind, KvRequestOp::Kind::kRange);
@@ -621,7 +621,7 @@ TEST(KvState, AGuardedPutAnswersItsTxnsShapeOnHitsAndMisses) {
   cas.key = "absent";
   const core::KvGuardedPutResult missed = state.GuardedPut(cas);
   EXPECT_FALSE(missed.succeeded);
-  EXPECT_FALSE(missed.found);
+  EXPECT_FALSE(missed.current.has_value());
   EXPECT_EQ(missed.revision, 3);
 }
 

@@ -196,8 +196,8 @@ StoreResult RecordResultOf(const KvTxnResult& result, const LeaseRecord* written
 StoreResult RecordResultOf(const KvGuardedPutResult& result, const LeaseRecord& written) {
   if (result.status != KvStatus::kOk) return StoreResult{FailedCall(result.status), {}};
   if (result.succeeded) return StoreResult{StoreStatus::kOk, VersionedRecord{true, result.revision, written}};
-  if (!result.found) return StoreResult{StoreStatus::kConflict, {}};  // the range found no record
-  StoreResult conflict = RecordIn(result.current);
+  if (!result.current) return StoreResult{StoreStatus::kConflict, {}};  // the range found no record
+  StoreResult conflict = RecordIn(*result.current);
   if (conflict.status != StoreStatus::kOk) return StoreResult{StoreStatus::kConflict, {}};
   conflict.status = StoreStatus::kConflict;
   return conflict;
@@ -273,6 +273,39 @@ char* PutRecordPrefix(char* at, const LeaseRecord& record) {
   return at;
 }
 
+// The encoding's two texts (holder and successor) as this thread last
+// wrote them, for the same reason: a renewal keeps both.
+struct LastRecordTexts {
+  bool written = false;
+  std::string holder;
+  std::string preferred_successor;
+  std::string bytes;  // "<length>:<holder> <length>:<successor>"
+};
+
+LastRecordTexts& LastTexts() {
+  thread_local LastRecordTexts last;
+  return last;
+}
+
+// Writes the record's two texts, with the space between, at `at` (which has
+// room for them); returns the end.
+char* PutRecordTexts(char* at, const LeaseRecord& record) {
+  LastRecordTexts& last = LastTexts();
+  if (last.written && record.holder == last.holder && record.preferred_successor == last.preferred_successor) {
+    std::memcpy(at, last.bytes.data(), last.bytes.size());
+    return at + last.bytes.size();
+  }
+  char* const start = at;
+  at = PutText(at, record.holder);
+  *at++ = ' ';
+  at = PutText(at, record.preferred_successor);
+  last.written = true;
+  last.holder = record.holder;
+  last.preferred_successor = record.preferred_successor;
+  last.bytes.assign(start, at);
+  return at;
+}
+
 std::optional<LeaseRecord> DecodeUncached(std::string_view value) {
   LeaseRecord record;
   std::string_view rest = value;
@@ -300,9 +333,7 @@ std::string EncodeLeaseRecord(const LeaseRecord& record) {
   char* at = PutRecordPrefix(out.data(), record);
   at = PutNumber(at, record.renewed_wall_ns);
   *at++ = ' ';
-  at = PutText(at, record.holder);
-  *at++ = ' ';
-  at = PutText(at, record.preferred_successor);
+  at = PutRecordTexts(at, record);
   out.resize(static_cast<std::size_t>(at - out.data()));
   LastCoded().Remember(out, record);
   return out;

@@ -76,7 +76,6 @@ KvGuardedPutResult KvGuardedPutResultOf(const KvTxnResult& result) {
   const std::vector<KvEntry>& kvs = result.responses.front().kvs;
   assert(kvs.size() <= 1);  // a range of one key
   if (kvs.empty()) return guarded;
-  guarded.found = true;
   guarded.current = kvs.front();
   return guarded;
 }
@@ -90,7 +89,7 @@ KvTxnResult KvGuardedPutTxnResult(const KvGuardedPutResult& result) {
   if (result.status != KvStatus::kOk) return txn;
   KvResponseOp& response = txn.responses.emplace_back();
   response.kind = result.succeeded ? KvRequestOp::Kind::kPut : KvRequestOp::Kind::kRange;
-  if (result.found) response.kvs.push_back(result.current);
+  if (result.current) response.kvs.push_back(*result.current);
   // A range counts the keys it found; a put without prev_kv counts nothing.
   response.count = result.succeeded ? 0 : static_cast<std::int64_t>(response.kvs.size());
   return txn;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -117,9 +118,11 @@ struct KvTxn {
 // .Else(Range(key)). It is the txn Kubernetes' apiserver issues for every
 // object write (k8s.io/apiserver pkg/storage/etcd3/store.go,
 // GuaranteedUpdate: If(ModRevision(key) == rev).Then(OpPut(key, data))
-// .Else(OpGet(key)); its Create compares the key's revision with 0), and
-// KvRecordStore's create and CAS. The compare is on a number (not kValue);
-// the put names no lease. Its meaning is exactly KvGuardedPutTxn's.
+// .Else(OpGet(key)), retried with the range's entry on a conflict; its
+// Create is If(ModRevision(key) == 0).Then(OpPut) without the else), and
+// KvRecordStore's create (create_revision == 0: the key is absent) and
+// CAS. The compare is on a number (not kValue); the put names no lease.
+// Its meaning is exactly KvGuardedPutTxn's.
 struct KvGuardedPut {
   std::string key;
   KvCompareTarget target = KvCompareTarget::kModRevision;  // kVersion, kCreateRevision or kModRevision
@@ -152,8 +155,10 @@ struct KvGuardedPutResult {
   KvStatus status = KvStatus::kTimeout;
   bool succeeded = false;     // the compare held: the put ran
   std::int64_t revision = 0;  // the header revision (the put's mod revision when it ran)
-  bool found = false;         // kOk, not succeeded: the key exists, as `current`
-  KvEntry current;
+  // kOk, not succeeded: the key's entry, when it exists. Optional, not an
+  // empty entry: the answer is moved several times on its way, and most
+  // answers (a renewal's) carry none.
+  std::optional<KvEntry> current;
   friend bool operator==(const KvGuardedPutResult&, const KvGuardedPutResult&) = default;
 };
 

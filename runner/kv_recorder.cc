@@ -121,8 +121,8 @@ void KvRecorder::LearnVersions(const Projected& call, const backends::KvReply& r
   }
   if (call.guarded_put) {
     // What the else branch's range found (the then branch's put answers nothing).
-    const core::KvEntry& found = reply.put.current;
-    if (reply.put.found && found.key == record_key_) LearnVersion(found.mod_revision, found.version);
+    const std::optional<core::KvEntry>& found = reply.put.current;
+    if (found && found->key == record_key_) LearnVersion(found->mod_revision, found->version);
     return;
   }
   for (const core::KvResponseOp& response : reply.txn.responses) {

@@ -35,7 +35,7 @@ void GuardedUpdate(core::KvClient& kv, const std::string& key, std::string value
                          .value = std::move(value)},
       timeout);
   if (put.status != core::KvStatus::kOk) return;
-  known = put.succeeded ? put.revision : put.found ? put.current.mod_revision : 0;
+  known = put.succeeded ? put.revision : put.current ? put.current->mod_revision : 0;
 }
 
 // One client of an election-like workload: campaigns for keys on its own
