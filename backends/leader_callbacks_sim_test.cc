@@ -16,32 +16,11 @@
 
 #include "backends/sim_kv_server.h"
 #include "backends/sim_node.h"
+#include "backends/sim_observer_test_support.h"
 #include "backends/sim_services.h"
 
 namespace leasesim::backends {
 namespace {
-
-// Numbers the backends' reports and keeps none: this test reads the callbacks.
-class QuietObserver : public SimObserver {
- public:
-  std::int64_t StoreInvoked(int, std::string_view, StoreOpKind, const std::string&, std::int64_t,
-                            const core::LeaseRecord&) override {
-    return next_++;
-  }
-  void StoreApplied(std::int64_t, std::int64_t) override {}
-  std::int64_t WatchAnswered(int, const std::string&, const std::string&, std::int64_t) override { return next_++; }
-  void StoreCompleted(std::int64_t, const core::StoreResult&) override {}
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
-    return 0;
-  }
-  void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
-  void ProtocolEvent(int, const core::LeaseEvent&) override {}
-  bool FaultPointReached(int, core::FaultPoint) override { return false; }
-  void ProbeReached(int, core::Probe) override {}
-
- private:
-  std::int64_t next_ = 0;
-};
 
 // The lease store's calls, unrecorded.
 class QuietKvObserver : public KvObserver {
@@ -107,7 +86,7 @@ std::pair<std::vector<std::string>, std::vector<std::string>> RunWorld(std::uint
   const sim::HostId store_host = world.AddHost({.name = "store"});
   const sim::HostId ledger_host = world.AddHost({.name = "ledger"});
   sim::Network network{world, base::Prng(seed + 1), {.latency = {.base_ns = sim::Millis(1)}}};
-  QuietObserver observer;
+  NumberingObserver observer;  // keeps none of the reports: this test reads the callbacks
   QuietKvObserver store_observer;
   SimKvServer store{world, store_host, base::Prng(seed + 2), KvServerConfig{.service = {.base_ns = sim::Millis(2)}},
                     store_observer};

@@ -8,6 +8,7 @@
 
 #include "backends/sim_kv_server.h"
 #include "backends/sim_node.h"
+#include "backends/sim_observer_test_support.h"
 
 namespace leasesim::backends {
 namespace {
@@ -26,7 +27,7 @@ class RecordingStoreObserver : public KvObserver {
   std::vector<core::KvStatus> completed;
 };
 
-class RecordingObserver : public SimObserver {
+class RecordingObserver : public NumberingObserver {
  public:
   std::int64_t StoreInvoked(int, std::string_view, StoreOpKind, const std::string&, std::int64_t,
                             const core::LeaseRecord&) override {
@@ -43,13 +44,6 @@ class RecordingObserver : public SimObserver {
   void StoreCompleted(std::int64_t, const core::StoreResult& result) override {
     completed.push_back(result.status);
   }
-  std::int64_t LedgerSent(int, const std::string&, const core::SettlementBatch&, const LedgerSendFacts&) override {
-    return 0;
-  }
-  void LedgerArrived(std::int64_t, core::LedgerStatus) override {}
-  void ProtocolEvent(int, const core::LeaseEvent&) override {}
-  bool FaultPointReached(int, core::FaultPoint) override { return false; }
-  void ProbeReached(int, core::Probe) override {}
 
   std::vector<bool> invoked;
   std::vector<std::int64_t> applied;
