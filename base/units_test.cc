@@ -25,5 +25,14 @@ TEST(Units, WholeMillisCutsTowardZero) {
   EXPECT_EQ(WholeMillis(-Millis(2) - 1), -Millis(2));
 }
 
+TEST(Units, TrueSpanAtSlowestIsTheSpanOverTheSlowestRateRoundedUp) {
+  static_assert(TrueSpanAtSlowest(Millis(100), 0) == Millis(100));
+  static_assert(TrueSpanAtSlowest(Millis(100), 100'000) == 111'111'112);  // not 110 ms
+  static_assert(TrueSpanAtSlowest(Millis(90), 100'000) == Millis(100));   // exact: no rounding up
+  static_assert(TrueSpanAtSlowest(Millis(100), -5) == Millis(100));       // a bound below 0 is 0
+  // No product overflows, even for the longest span at a bound near one.
+  EXPECT_EQ(TrueSpanAtSlowest(kNeverNanos / kPpmOne, kPpmOne - 1), kNeverNanos / kPpmOne * kPpmOne);
+}
+
 }  // namespace
 }  // namespace leasesim::base

@@ -77,9 +77,7 @@ void CheckCandidate(const HistoryIndex& index, const LeadershipBelief& belief, J
 // The latest true instant a claim can mean: its boot-clock deadline reached
 // at the slowest rate the drift bound allows, ceil(span / (1 - bound)).
 TimeNs LatestTrueEnd(const ValidityClaim& claim, std::int64_t drift_bound_ppm) {
-  const TimeNs span = claim.until_boot_ns - claim.boot_ns;
-  const std::int64_t slow = base::kPpmOne - std::clamp<std::int64_t>(drift_bound_ppm, 0, base::kPpmOne - 1);
-  return claim.at_ns + span / slow * base::kPpmOne + (span % slow * base::kPpmOne + slow - 1) / slow;
+  return claim.at_ns + base::TrueSpanAtSlowest(claim.until_boot_ns - claim.boot_ns, drift_bound_ppm);
 }
 
 // The record whose lease a claim is judged against; null when none.

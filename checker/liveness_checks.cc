@@ -45,8 +45,9 @@ void CheckMissedSettlements(const History& history, Verdict& verdict) {
     const TimeNs due = have_times ? history.due_window_ns[i] : (window + 1) * a.settlement_period_ns;
     // The schedule runs on the settling node's wall clock, which may lag
     // true time by the drift bound times the time run so far (a host with
-    // no NTP client): a window falls due that much later for it.
-    const TimeNs lag = due / base::kPpmOne * a.drift_bound_ppm + due % base::kPpmOne * a.drift_bound_ppm / base::kPpmOne;
+    // no NTP client): a window falls due that much later for it, due / (1 -
+    // bound) - due.
+    const TimeNs lag = base::TrueSpanAtSlowest(due, a.drift_bound_ppm) - due;
     if (due + lag >= judged_until || std::binary_search(applied.begin(), applied.end(), window) || !reported.insert(window).second) continue;
     std::vector<int> nodes;
     std::string attempts;

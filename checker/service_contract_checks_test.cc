@@ -131,6 +131,19 @@ TEST(ServiceContract, AStopLaterThanTheBoundIsCaught) {
   EXPECT_TRUE(Kinds(h).empty());
 }
 
+// A runner's clock slow by the drift bound takes bound / (1 - drift) of
+// true time, not bound * (1 + drift): at 10%, 100 ms may take 111.11 ms
+// (the generic search found a correct stop 0.1 ms past the shorter
+// allowance).
+TEST(ServiceContract, AStopWithinTheBoundOnTheSlowestClockPasses) {
+  History h = OneLeadership();
+  h.assumptions.drift_bound_ppm = 100'000;
+  h.callbacks.back().at_ns = Millis(1500) + 111'111'112;  // ceil(100 ms / 0.9), in ns
+  EXPECT_TRUE(Kinds(h).empty());
+  h.callbacks.back().at_ns += 1;
+  EXPECT_EQ(Kinds(h), Only(ViolationKind::kCallbackLate));
+}
+
 TEST(ServiceContract, ALeaseReconfirmedInItsTermBeforeTheJobLookedIsOneLeadership) {
   History h = OneLeadership();
   h.beliefs.push_back({1, "n1.1", 1, Millis(1520), Millis(3000), "deadline"});
