@@ -33,6 +33,14 @@ constexpr Nanos TrueSpanAtSlowest(Nanos span, std::int64_t drift_ppm) {
   const std::int64_t slow = kPpmOne - bound;
   return span / slow * kPpmOne + (span % slow * kPpmOne + slow - 1) / slow;
 }
+
+// The longest a clock that may run fast by up to `drift_ppm` (clamped to
+// [0, one]) reads across `span` of true time: span * (1 + drift), rounded
+// up; split so no product overflows.
+constexpr Nanos LocalSpanAtFastest(Nanos span, std::int64_t drift_ppm) {
+  const std::int64_t bound = drift_ppm < 0 ? 0 : (drift_ppm > kPpmOne ? kPpmOne : drift_ppm);
+  return span + span / kPpmOne * bound + (span % kPpmOne * bound + kPpmOne - 1) / kPpmOne;
+}
 // A time cut to whole milliseconds (toward zero, as integer division does):
 // what scenario files, written in milliseconds, can say exactly.
 constexpr Nanos WholeMillis(Nanos ns) { return ns / kNanosPerMilli * kNanosPerMilli; }

@@ -34,5 +34,12 @@ TEST(Units, TrueSpanAtSlowestIsTheSpanOverTheSlowestRateRoundedUp) {
   EXPECT_EQ(TrueSpanAtSlowest(kNeverNanos / kPpmOne, kPpmOne - 1), kNeverNanos / kPpmOne * kPpmOne);
 }
 
+TEST(Units, LocalSpanAtFastestIsTheSpanAtTheFastestRateRoundedUp) {
+  static_assert(LocalSpanAtFastest(Millis(100), 0) == Millis(100));
+  static_assert(LocalSpanAtFastest(Millis(100), 10'000) == Millis(101));
+  static_assert(LocalSpanAtFastest(3, 10'000) == 4);  // 3.03 ns rounded up
+  EXPECT_EQ(LocalSpanAtFastest(kNeverNanos / 4, kPpmOne), kNeverNanos / 4 * 2);
+}
+
 }  // namespace
 }  // namespace leasesim::base

@@ -154,6 +154,16 @@ TEST(HistoryChecks, AWriteLateByNoMoreThanThePauseBudgetIsAllowed) {
   beyond.ledger_writes[2].late_ns = Seconds(3);
   EXPECT_TRUE(Has(CheckHistory(beyond), "write_outside_lease"));
 
+  // The budget is true time, the lateness the writer's clock: one fast by
+  // the 1% drift bound reads a pause of the whole 2 s budget as 2.02 s.
+  History fast_clock = within;
+  fast_clock.assumptions.drift_bound_ppm = 10'000;
+  fast_clock.faults[0].start_ns = fast_clock.ledger_writes[2].sent_ns - Seconds(3);  // a pause of the whole budget
+  fast_clock.ledger_writes[2].late_ns = Seconds(2) + base::Millis(20);
+  EXPECT_FALSE(Has(CheckHistory(fast_clock), "write_outside_lease"));
+  fast_clock.ledger_writes[2].late_ns += 1;
+  EXPECT_TRUE(Has(CheckHistory(fast_clock), "write_outside_lease"));
+
   // Late by as little, but with no pause to explain it: the protocol wrote
   // without checking its lease.
   History unchecked = within;
